@@ -1,0 +1,200 @@
+// Encodings shared by both implementations, so they decode the same bytes the same way.
+import { createHash } from "node:crypto";
+import { pyFloat, pyFloatRepr, pyJsonBytes } from "./pyjson";
+import type { BytesLike, JsonObject, PoolItemRecord, StatsFrame, WorkerRecord } from "./types";
+
+export function toBuffer(v: BytesLike): Buffer {
+  return typeof v === "string" ? Buffer.from(v, "utf8") : v;
+}
+
+/** Hex SHA-1 of the bytes: how dead letters are addressed. */
+export function sha1Hex(v: BytesLike): string {
+  return createHash("sha1").update(toBuffer(v)).digest("hex");
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** Strict UTF-8 decode; null when the bytes are not UTF-8. */
+export function decodeUtf8(buf: Buffer): string | null {
+  try {
+    return utf8.decode(buf);
+  } catch {
+    return null;
+  }
+}
+
+export type JsonParse = { ok: true; value: unknown } | { ok: false };
+
+export function parseJsonBytes(buf: Buffer): JsonParse {
+  const text = decodeUtf8(buf);
+  if (text === null) return { ok: false };
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch {
+    return { ok: false };
+  }
+}
+
+export function isJsonObject(v: unknown): v is JsonObject {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** Python's float(str): accepts what `str(float)` writes, rejects the rest. */
+export function parseFloatStrict(text: string): number | null {
+  const t = text.trim();
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(t)) return null;
+  const n = Number(t);
+  return Number.isFinite(n) ? n : null;
+}
+
+export function parseIntStrict(text: string): number | null {
+  const t = text.trim();
+  if (!/^[+-]?\d+$/.test(t)) return null;
+  const n = Number(t);
+  return Number.isSafeInteger(n) ? n : null;
+}
+
+/** `str(time.time())` as Python writes last_seen. */
+export function encodeUnixFloat(seconds: number): string {
+  return pyFloatRepr(seconds);
+}
+
+// ---- pool items: JSON {"p": base64 payload, "t": tags, "x": expires_at or null}
+
+export function encodePoolItem(payload: BytesLike, tags: JsonObject, expiresAt: number | null): Buffer {
+  return pyJsonBytes({ p: toBuffer(payload).toString("base64"), t: tags, x: expiresAt === null ? null : pyFloat(expiresAt) });
+}
+
+export function decodePoolItem(raw: Buffer): { payload: Buffer; tags: JsonObject; expiresAt: number | null } | null {
+  const parsed = parseJsonBytes(raw);
+  if (!parsed.ok || !isJsonObject(parsed.value)) return null;
+  const { p, t, x } = parsed.value;
+  if (typeof p !== "string" || !isJsonObject(t)) return null;
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(p) || p.length % 4 !== 0) return null;
+  if (x !== undefined && x !== null && typeof x !== "number") return null;
+  return { payload: Buffer.from(p, "base64"), tags: t, expiresAt: typeof x === "number" ? x : null };
+}
+
+export function poolItemRecord(id: string, raw: Buffer, claimPttlMs: number, now: number): PoolItemRecord {
+  const d = decodePoolItem(raw);
+  const inUseUntil = claimPttlMs > 0 ? now + claimPttlMs / 1000 : null;
+  if (!d) return { id, raw, payload: null, tags: null, expiresAt: null, expired: false, inUseUntil, corrupt: true };
+  return {
+    id,
+    raw,
+    payload: d.payload,
+    tags: d.tags,
+    expiresAt: d.expiresAt,
+    expired: d.expiresAt !== null && d.expiresAt < now,
+    inUseUntil,
+    corrupt: false,
+  };
+}
+
+/** Python's pool_claim_any `where`: every key equal (deep, JSON-wise) to the item's tag. */
+export function tagsMatch(tags: JsonObject, where: JsonObject): boolean {
+  return Object.entries(where).every(([k, v]) => jsonEqual(tags[k], v));
+}
+
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    return a.length === bb.length && a.every((v, i) => jsonEqual(v, bb[i]));
+  }
+  const ao = a as JsonObject;
+  const bo = b as JsonObject;
+  const ak = Object.keys(ao);
+  return ak.length === Object.keys(bo).length && ak.every((k) => k in bo && jsonEqual(ao[k], bo[k]));
+}
+
+// ---- task bodies
+
+/** The task id a reserve registers: `str(envelope["id"])`; null when there is no usable id. */
+export function taskIdOfBody(body: Buffer): string | null {
+  const parsed = parseJsonBytes(body);
+  if (!parsed.ok || !isJsonObject(parsed.value)) return null;
+  const id = parsed.value.id;
+  if (id === undefined || id === null) return null;
+  const s = typeof id === "string" ? id : typeof id === "number" || typeof id === "boolean" ? String(id) : null;
+  return s ? s : null;
+}
+
+// ---- workers
+
+/** Raw values of one worker's keys, as read from storage (null = key absent). */
+export interface WorkerRawValues {
+  registered: boolean;
+  hardware: Buffer | null;
+  config: Buffer | null;
+  gen: Buffer | null;
+  /** HGETALL of the state hash; empty object = key absent. */
+  state: Record<string, Buffer>;
+  stats: Buffer | null;
+  historyLen: number;
+}
+
+function parseObjectField(buf: Buffer | null, field: string, corrupt: string[]): JsonObject | null {
+  if (buf === null) return null;
+  const parsed = parseJsonBytes(buf);
+  if (parsed.ok && isJsonObject(parsed.value)) return parsed.value;
+  corrupt.push(field);
+  return null;
+}
+
+export function workerRecordFromRaw(automationType: string, workerId: string, raw: WorkerRawValues): WorkerRecord {
+  const corrupt: string[] = [];
+  const hardware = parseObjectField(raw.hardware, "hardware", corrupt);
+  const config = parseObjectField(raw.config, "config", corrupt);
+  const stats = parseObjectField(raw.stats, "stats", corrupt);
+  let configGen: number | null = null;
+  if (raw.gen !== null) {
+    const text = decodeUtf8(raw.gen);
+    configGen = text === null ? null : parseIntStrict(text);
+    if (configGen === null) corrupt.push("config_gen");
+  }
+  const hasState = Object.keys(raw.state).length > 0;
+  let state: WorkerRecord["state"] = null;
+  let lastSeen: number | null = null;
+  let lastError: string | null = null;
+  if (hasState) {
+    const s = raw.state.state ? decodeUtf8(raw.state.state) : null;
+    if (s === "IDLE" || s === "RUNNING" || s === "ERROR") state = s;
+    else corrupt.push("state");
+    const ls = raw.state.last_seen ? decodeUtf8(raw.state.last_seen) : null;
+    lastSeen = ls === null ? null : parseFloatStrict(ls);
+    if (lastSeen === null) corrupt.push("last_seen");
+    if (raw.state.last_error === undefined) corrupt.push("last_error");
+    else {
+      const le = decodeUtf8(raw.state.last_error);
+      if (le === null) corrupt.push("last_error");
+      else lastError = le === "" ? null : le;
+    }
+  }
+  return {
+    automationType,
+    workerId,
+    registered: raw.registered,
+    hardware,
+    config,
+    configGen,
+    state,
+    lastSeen,
+    lastError,
+    stats,
+    historyLen: raw.historyLen,
+    corrupt,
+  };
+}
+
+export function statsFrameFromRaw(raw: Buffer, ts: number): StatsFrame {
+  const parsed = parseJsonBytes(raw);
+  return { ts, frame: parsed.ok && isJsonObject(parsed.value) ? parsed.value : null, raw };
+}
+
+/** Escapes SCAN/glob metacharacters so a name is matched literally. */
+export function escapeGlob(s: string): string {
+  return s.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
+}

@@ -1,0 +1,6 @@
+// The contract only: importing this never loads ioredis.
+export type * from "./types";
+export * from "./keys";
+export * from "./errors";
+export * from "./pyjson";
+export * from "./codec";

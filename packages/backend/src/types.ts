@@ -1,0 +1,297 @@
+// The Fleet Backend contract: every operation of the upstream Python `Backend` protocol
+// (../shared/spec/backend.py), in camelCase, plus what a console needs beyond it.
+// Implementations: `@fleet/backend/redis` (ioredis) and `@fleet/backend/memory`.
+//
+// Bytes are Buffers; inputs accept a string too (encoded as UTF-8). Times are unix
+// seconds (floats). Nothing here throws for corrupt data on a read: a value that does
+// not parse comes back as null with its field name listed in `corrupt`.
+
+import type { Priority } from "./keys";
+
+export type Bytes = Buffer;
+export type BytesLike = Buffer | string;
+export type JsonObject = Record<string, unknown>;
+
+/** Python's RawItem. */
+export interface RawItem {
+  id: string;
+  payload: Buffer;
+  tags: JsonObject;
+  expiresAt: number | null;
+  inUseUntil: number | null;
+}
+
+/** Every item of a pool as stored, expired and undecodable ones included (for the console). */
+export interface PoolItemRecord {
+  id: string;
+  /** The stored hash value as is. */
+  raw: Buffer;
+  /** Decoded payload, null when the item does not decode. */
+  payload: Buffer | null;
+  tags: JsonObject | null;
+  expiresAt: number | null;
+  expired: boolean;
+  /** Unix seconds when the current claim lease ends; null when unclaimed. */
+  inUseUntil: number | null;
+  /** True when the stored value is not a `{"p", "t", "x"}` document. */
+  corrupt: boolean;
+}
+
+export interface PoolSummary {
+  name: string;
+  size: number;
+  live: number;
+  expired: number;
+  claimed: number;
+}
+
+export interface QueueDepths {
+  name: string;
+  pending: { high: number; normal: number; low: number; total: number };
+  /** Reservations in flight. */
+  processing: number;
+  /** Reservations past their visibility deadline. */
+  overdue: number;
+  /** Nacked retries waiting in `:scheduled`. */
+  scheduled: number;
+  /** Scheduled retries whose ready time has passed. */
+  due: number;
+  dead: number;
+}
+
+export interface QueueDetail {
+  depths: QueueDepths;
+  /** High, then normal, then low, each in list order; at most `limit` in all. */
+  pending: Array<{ priority: Priority; body: Buffer }>;
+  /** Oldest deadline first; body null when the `:processing:body` entry is missing. */
+  processing: Array<{ id: string; deadline: number; body: Buffer | null }>;
+  /** Soonest first. */
+  scheduled: Array<{ readyAt: number; body: Buffer }>;
+}
+
+export interface SweepResult {
+  /** Bodies moved back onto the normal pending list. */
+  requeued: number;
+  /** Expired `:processing` ids whose body was missing: dropped from `:processing`, reported here. */
+  orphaned: string[];
+}
+
+/** Dead letters are addressed by content: `ref` is the hex SHA-1 of the body bytes. */
+export type DeadLetterSelector = { refs: string[] } | { all: true };
+
+export interface StreamSummary {
+  name: string;
+  length: number;
+  /** Score of the oldest and newest member (push time), null when empty. */
+  oldest: number | null;
+  newest: number | null;
+}
+
+export interface StreamEntry {
+  score: number;
+  envelope: Buffer;
+}
+
+export interface WorkerRef {
+  automationType: string;
+  workerId: string;
+}
+
+/**
+ * One worker as stored. A key that does not exist is null (not corrupt); a value that
+ * exists but does not parse is null and its field is named in `corrupt` (`hardware`,
+ * `config`, `config_gen`, `state`, `last_seen`, `last_error`, `stats`).
+ */
+export interface WorkerRecord extends WorkerRef {
+  /** Listed in `wkrs:<type>`. */
+  registered: boolean;
+  hardware: JsonObject | null;
+  config: JsonObject | null;
+  configGen: number | null;
+  /** The raw `state` field: IDLE, RUNNING or ERROR when valid. */
+  state: "IDLE" | "RUNNING" | "ERROR" | null;
+  lastSeen: number | null;
+  /** "" in Redis is null here, as in Python. */
+  lastError: string | null;
+  stats: JsonObject | null;
+  /** Number of `stats:history` frames. */
+  historyLen: number;
+  corrupt: string[];
+}
+
+export interface StatsFrame {
+  ts: number;
+  /** Null when the member is not a JSON object (then `raw` says what is there). */
+  frame: JsonObject | null;
+  raw: Buffer;
+}
+
+export interface ConfigWrite extends WorkerRef {
+  config: JsonObject;
+  /** When set, the write happens only if the current generation equals it. */
+  expectedGen?: number;
+}
+
+export interface KvNamespaceSummary {
+  ns: string;
+  keys: number;
+}
+
+export interface KvKeySummary {
+  key: string;
+  ttlMs: number | null;
+  bytes: number;
+}
+
+export interface LockSummary {
+  name: string;
+  /** Null when the lock has no TTL (should not happen: Fleet always sets one). */
+  ttlMs: number | null;
+}
+
+export interface CounterSummary {
+  name: string;
+  /** Null when the stored value is not an integer (then `raw` holds it). */
+  value: number | null;
+  raw: Buffer;
+}
+
+export interface HealthInfo {
+  version: string;
+  latencyMs: number;
+  /** Null for the in-memory backend, which has no persistence. */
+  aofEnabled: boolean | null;
+  usedMemoryBytes: number | null;
+}
+
+export interface BusMessage {
+  /** Channel without the `event:` prefix. */
+  topic: string;
+  payload: Buffer;
+}
+
+export interface Subscription {
+  close(): Promise<void>;
+}
+
+export interface Backend {
+  readonly kind: "redis" | "memory";
+  /** The URL it was made from, password masked. */
+  readonly url: string;
+  close(): Promise<void>;
+  health(): Promise<HealthInfo>;
+
+  // ---- kv (fleet:kv:<ns>:<key>)
+  kvSet(ns: string, key: string, value: BytesLike, ttlSeconds?: number | null): Promise<void>;
+  kvSetNx(ns: string, key: string, value: BytesLike, ttlSeconds?: number | null): Promise<boolean>;
+  kvGet(ns: string, key: string): Promise<Buffer | null>;
+  kvDel(ns: string, key: string): Promise<boolean>;
+  kvGetEntry(ns: string, key: string): Promise<{ value: Buffer; ttlMs: number | null } | null>;
+  kvNamespaces(): Promise<KvNamespaceSummary[]>;
+  kvKeys(ns: string): Promise<KvKeySummary[]>;
+
+  // ---- pools (fleet:pool:<name>, fleet:pool:<name>:claim:<id>)
+  poolPut(name: string, itemId: string, payload: BytesLike, tags: JsonObject, ttlSeconds?: number | null): Promise<void>;
+  /** Live (unexpired, decodable) items with their claim state, as Python's pool_list. */
+  poolList(name: string): Promise<RawItem[]>;
+  poolRemove(name: string, itemId: string): Promise<boolean>;
+  poolRelease(name: string, itemId: string): Promise<boolean>;
+  poolClaimAny(name: string, where: JsonObject, holdSeconds: number): Promise<RawItem | null>;
+  poolSize(name: string): Promise<number>;
+  poolNames(): Promise<string[]>;
+  poolSummaries(names: string[]): Promise<PoolSummary[]>;
+  poolItems(name: string): Promise<PoolItemRecord[]>;
+  /** Removes the pool hash and every claim key of its items. */
+  poolDelete(name: string): Promise<{ deleted: boolean; items: number }>;
+
+  // ---- locks (fleet:lock:<name>)
+  lockAcquire(name: string, holdSeconds: number, waitSeconds: number): Promise<string | null>;
+  lockRelease(name: string, token: string): Promise<boolean>;
+  lockList(): Promise<LockSummary[]>;
+  lockForceRelease(name: string): Promise<boolean>;
+
+  // ---- counters (fleet:counter:<name>)
+  counterIncr(name: string, by: number): Promise<number>;
+  counterGet(name: string): Promise<number>;
+  counterSet(name: string, value: number): Promise<void>;
+  counterDel(name: string): Promise<boolean>;
+  counterList(): Promise<CounterSummary[]>;
+
+  // ---- queues (fleet:queue:<name>[:high|:low|:processing|:processing:body|:scheduled|:dead])
+  queuePush(name: string, body: BytesLike, opts?: { priority?: number | Priority }): Promise<void>;
+  /** All bodies pushed in one MULTI: all or none. */
+  queuePushMany(name: string, items: Array<{ body: BytesLike; priority?: Priority }>): Promise<void>;
+  queueSize(name: string): Promise<number>;
+  queuePeek(name: string, n: number): Promise<Buffer[]>;
+  /**
+   * One atomic step: move due `:scheduled` bodies back, pop high then normal then low,
+   * register the body's `id` in `:processing` with its deadline. Waits up to
+   * `timeoutSeconds` for a body. A body with no usable id is returned unregistered.
+   */
+  queueReserve(name: string, timeoutSeconds: number, visibilitySeconds: number): Promise<Buffer | null>;
+  queueAck(name: string, taskId: string): Promise<boolean>;
+  queueNack(name: string, taskId: string, body: BytesLike, opts: { delaySeconds: number }): Promise<boolean>;
+  /** Ends a reservation and dead-letters the body, atomically. */
+  queueFail(name: string, taskId: string, body: BytesLike): Promise<boolean>;
+  queueSweepExpired(name: string, now?: number): Promise<SweepResult>;
+  queueDead(name: string, body: BytesLike): Promise<void>;
+  dlqPeek(name: string, n: number): Promise<Buffer[]>;
+  dlqPop(name: string, n: number): Promise<Buffer[]>;
+  dlqLength(name: string): Promise<number>;
+  dlqClear(name: string): Promise<number>;
+  dlqRange(name: string, offset: number, limit: number): Promise<{ total: number; items: Buffer[] }>;
+  /** Moves the selected dead letters onto the normal pending list, atomically. */
+  dlqRequeue(name: string, which: DeadLetterSelector): Promise<{ requeued: number; missing: string[] }>;
+  dlqDelete(name: string, which: DeadLetterSelector): Promise<{ deleted: number; missing: string[] }>;
+  queueNames(): Promise<string[]>;
+  queueDepths(names: string[], now?: number): Promise<QueueDepths[]>;
+  queueDetail(name: string, limit: number, now?: number): Promise<QueueDetail>;
+
+  // ---- streams (stream:<name>)
+  streamPush(name: string, envelope: BytesLike, opts: { score: number; maxLen: number; ttlSeconds: number }): Promise<void>;
+  streamPop(name: string, n: number): Promise<Buffer[]>;
+  streamPeek(name: string, n: number): Promise<Buffer[]>;
+  streamLength(name: string): Promise<number>;
+  streamTrim(name: string, opts: { maxLen: number; ttlSeconds: number }): Promise<void>;
+  streamNames(): Promise<string[]>;
+  streamSummaries(names: string[]): Promise<StreamSummary[]>;
+  /** Never pops. `newest` returns newest first. */
+  streamRange(name: string, limit: number, order: "newest" | "oldest"): Promise<StreamEntry[]>;
+
+  // ---- event bus (event:<topic>)
+  eventPublish(topic: string, body: BytesLike): Promise<void>;
+  /** One pattern subscription to `event:*`. Call once per process and fan out yourself. */
+  subscribeEvents(onMessage: (msg: BusMessage) => void): Promise<Subscription>;
+
+  // ---- workers (wkr:<type>:<id>:<field>, wkrs:<type>, wkrs:all)
+  workerRegister(automationType: string, workerId: string, hardware: JsonObject): Promise<void>;
+  workerGetConfig(automationType: string, workerId: string): Promise<{ config: JsonObject; gen: number }>;
+  /** Writes config and increments gen in one step. Throws StaleGenerationError (writing nothing) on a stale expectedGen. */
+  workerSetConfig(automationType: string, workerId: string, config: JsonObject, opts?: { expectedGen?: number }): Promise<{ config: JsonObject; gen: number }>;
+  /** All-or-nothing: every expectedGen is checked before anything is written. */
+  workerSetConfigMany(writes: ConfigWrite[]): Promise<Array<{ automationType: string; workerId: string; gen: number }>>;
+  workerSetState(automationType: string, workerId: string, state: string, lastError: string | null, lastSeen: number): Promise<void>;
+  workerSetStats(automationType: string, workerId: string, stats: JsonObject): Promise<void>;
+  workerStatsPush(automationType: string, workerId: string, ts: number, frame: JsonObject, opts?: { maxEntries?: number }): Promise<void>;
+  /** Python's worker_stats_history: the oldest `limit` frames with ts >= since, parsed, corrupt ones skipped. */
+  workerStatsHistory(automationType: string, workerId: string, opts?: { since?: number; limit?: number }): Promise<JsonObject[]>;
+  /** The newest `limit` frames with ts > since, oldest first, corrupt ones included. */
+  workerStatsFrames(automationType: string, workerId: string, opts: { since?: number; limit: number }): Promise<StatsFrame[]>;
+  /** Python's worker_get shape, or null when the worker is not in `wkrs:<type>`. */
+  workerGet(automationType: string, workerId: string): Promise<WorkerRecord | null>;
+  workerList(automationType?: string): Promise<WorkerRef[]>;
+  /** Reads many workers in a bounded number of pipelined round trips, in the order given. */
+  workersGet(refs: WorkerRef[]): Promise<WorkerRecord[]>;
+  /** Removes every key of the worker (stats history too) and both index entries. */
+  workerRemove(automationType: string, workerId: string): Promise<boolean>;
+
+  // ---- catalog (fleet:catalog)
+  catalogSet(automationType: string, doc: BytesLike): Promise<void>;
+  catalogGet(automationType: string): Promise<Buffer | null>;
+  catalogAll(): Promise<Map<string, Buffer>>;
+  catalogDelete(automationType: string): Promise<boolean>;
+
+  // ---- the console's audit trail (fleet:console:audit, newest first, capped)
+  auditAppend(entry: BytesLike, maxEntries: number): Promise<void>;
+  auditRange(offset: number, limit: number): Promise<{ total: number; items: Buffer[] }>;
+}
