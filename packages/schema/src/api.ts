@@ -1,0 +1,271 @@
+// Shapes of the HTTP API v1 (../shared/API.md): responses the routes produce and the
+// pages consume, request bodies and query strings the routes accept.
+import { z } from "zod";
+import { CatalogDocSchema, JsonObjectSchema, WorkerStateValueSchema } from "./redis";
+
+// ---------- the one error envelope
+
+export const ErrorCodeSchema = z.enum([
+  "bad_request",
+  "unauthenticated",
+  "forbidden",
+  "not_found",
+  "conflict",
+  "precondition_failed",
+  "payload_too_large",
+  "validation_failed",
+  "backend_unavailable",
+  "internal",
+]);
+export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
+
+export const ErrorDetailSchema = z.object({ path: z.string(), message: z.string() });
+export type ErrorDetail = z.infer<typeof ErrorDetailSchema>;
+
+export const ErrorEnvelopeSchema = z.object({
+  error: z.object({
+    code: ErrorCodeSchema,
+    message: z.string(),
+    details: z.array(ErrorDetailSchema).optional(),
+  }),
+});
+export type ErrorEnvelope = z.infer<typeof ErrorEnvelopeSchema>;
+
+export const ERROR_STATUS: Record<ErrorCode, number> = {
+  bad_request: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  precondition_failed: 412,
+  payload_too_large: 413,
+  validation_failed: 422,
+  backend_unavailable: 503,
+  internal: 500,
+};
+
+// ---------- values that may not be JSON or UTF-8
+
+export const RawValueSchema = z.object({
+  json: z.unknown().nullable(),
+  text: z.string().nullable(),
+  base64: z.string(),
+  bytes: z.number().int().nonnegative(),
+  truncated: z.boolean().optional(),
+});
+export type RawValue = z.infer<typeof RawValueSchema>;
+
+// ---------- common query parameters
+
+export const LimitSchema = z.coerce
+  .number({ error: "limit must be a number" })
+  .int("limit must be a whole number")
+  .min(0, "limit must not be negative")
+  .max(1000, "limit must be at most 1000");
+
+export const OffsetSchema = z.coerce
+  .number({ error: "offset must be a number" })
+  .int("offset must be a whole number")
+  .min(0, "offset must not be negative");
+
+export const PageQuerySchema = z.object({
+  limit: LimitSchema.default(100),
+  offset: OffsetSchema.default(0),
+});
+
+// ---------- workers
+
+export const WorkerStatusSchema = z.enum(["running", "idle", "error", "offline"]);
+export type WorkerStatus = z.infer<typeof WorkerStatusSchema>;
+
+export const WorkerSchema = z.object({
+  automation_type: z.string(),
+  worker_id: z.string(),
+  state: WorkerStateValueSchema.nullable(),
+  status: WorkerStatusSchema,
+  last_seen: z.number().nullable(),
+  last_error: z.string().nullable(),
+  config: JsonObjectSchema.nullable(),
+  config_gen: z.number().int().nullable(),
+  hardware: JsonObjectSchema.nullable(),
+  stats: JsonObjectSchema.nullable(),
+  /** Fields whose stored value did not parse. */
+  corrupt: z.array(z.string()).optional(),
+});
+export type Worker = z.infer<typeof WorkerSchema>;
+
+export const WorkerDetailSchema = WorkerSchema.extend({ history_len: z.number().int().nonnegative() });
+export type WorkerDetail = z.infer<typeof WorkerDetailSchema>;
+
+export const WorkerCountsSchema = z.object({
+  running: z.number().int(),
+  idle: z.number().int(),
+  error: z.number().int(),
+  offline: z.number().int(),
+});
+export type WorkerCounts = z.infer<typeof WorkerCountsSchema>;
+
+export const WorkersQuerySchema = PageQuerySchema.extend({
+  type: z.string().optional(),
+  status: WorkerStatusSchema.optional(),
+  q: z.string().max(200, "q must be at most 200 characters").optional(),
+});
+
+export const WorkerListSchema = z.object({
+  total: z.number().int(),
+  counts: WorkerCountsSchema,
+  workers: z.array(WorkerSchema),
+});
+export type WorkerList = z.infer<typeof WorkerListSchema>;
+
+export const StatsQuerySchema = z.object({
+  since: z.coerce.number({ error: "since must be unix seconds" }).finite().default(0),
+  limit: LimitSchema.default(240),
+});
+
+export const StatsFramesSchema = z.object({
+  frames: z.array(z.object({ ts: z.number(), frame: JsonObjectSchema.nullable(), raw: z.string().optional() })),
+});
+export type StatsFrames = z.infer<typeof StatsFramesSchema>;
+
+export const ConfigBodySchema = JsonObjectSchema;
+export const ConfigResultSchema = z.object({ config: JsonObjectSchema, config_gen: z.number().int() });
+export type ConfigResult = z.infer<typeof ConfigResultSchema>;
+
+// ---------- queues
+
+export const QueueSchema = z.object({
+  name: z.string(),
+  pending: z.object({ high: z.number(), normal: z.number(), low: z.number(), total: z.number() }),
+  processing: z.number(),
+  overdue: z.number(),
+  scheduled: z.number(),
+  due: z.number(),
+  dead: z.number(),
+});
+export type Queue = z.infer<typeof QueueSchema>;
+
+export const PrioritySchema = z.enum(["high", "normal", "low"]);
+export type Priority = z.infer<typeof PrioritySchema>;
+
+export const QueueDetailSchema = QueueSchema.extend({
+  pending_items: z.array(z.object({ priority: PrioritySchema, task_id: z.string().nullable(), body: RawValueSchema })),
+  processing_items: z.array(
+    z.object({ id: z.string(), deadline: z.number(), overdue: z.boolean(), body: RawValueSchema.nullable() }),
+  ),
+  scheduled_items: z.array(z.object({ ready_at: z.number(), task_id: z.string().nullable(), body: RawValueSchema })),
+});
+export type QueueDetail = z.infer<typeof QueueDetailSchema>;
+
+export const DeadLetterSchema = z.object({
+  ref: z.string(),
+  index: z.number().int(),
+  body: RawValueSchema,
+  task_id: z.string().nullable(),
+});
+export type DeadLetter = z.infer<typeof DeadLetterSchema>;
+
+export const DeadLettersSchema = z.object({ total: z.number().int(), items: z.array(DeadLetterSchema) });
+
+const Sha1RefSchema = z.string().regex(/^[0-9a-f]{40}$/, "a ref is the 40-hex SHA-1 of a dead letter");
+export const DeadLetterActionBodySchema = z.union([
+  z.strictObject({ refs: z.array(Sha1RefSchema).min(1, "give at least one ref").max(1000, "at most 1000 refs at once") }),
+  z.strictObject({ all: z.literal(true) }),
+]);
+export type DeadLetterActionBody = z.infer<typeof DeadLetterActionBodySchema>;
+
+export const TaskSubmissionSchema = z.strictObject({
+  payload: JsonObjectSchema,
+  priority: PrioritySchema.default("normal"),
+});
+export const SubmitTasksBodySchema = z.union([
+  TaskSubmissionSchema,
+  z.strictObject({
+    tasks: z.array(TaskSubmissionSchema).min(1, "give at least one task").max(1000, "at most 1000 tasks in one request"),
+  }),
+]);
+export type SubmitTasksBody = z.infer<typeof SubmitTasksBodySchema>;
+
+// ---------- automations
+
+export const AutomationSchema = z.object({
+  automation_type: z.string(),
+  schemas: CatalogDocSchema.nullable(),
+  workers: z.object({
+    total: z.number().int(),
+    running: z.number().int(),
+    idle: z.number().int(),
+    error: z.number().int(),
+    offline: z.number().int(),
+  }),
+  queue: QueueSchema.nullable(),
+  stream: z.object({ length: z.number().int() }).nullable(),
+  corrupt: z.array(z.string()).optional(),
+});
+export type Automation = z.infer<typeof AutomationSchema>;
+
+// ---------- pools
+
+export const PoolSummarySchema = z.object({
+  name: z.string(),
+  size: z.number().int(),
+  live: z.number().int(),
+  expired: z.number().int(),
+  claimed: z.number().int(),
+});
+export type PoolSummary = z.infer<typeof PoolSummarySchema>;
+
+export const PoolItemSchema = z.object({
+  id: z.string(),
+  tags: JsonObjectSchema.nullable(),
+  expires_at: z.number().nullable(),
+  in_use_until: z.number().nullable(),
+  payload: RawValueSchema.nullable(),
+  expired: z.boolean().optional(),
+  corrupt: z.array(z.string()).optional(),
+});
+export type PoolItem = z.infer<typeof PoolItemSchema>;
+
+// ---------- streams
+
+export const StreamSummarySchema = z.object({
+  name: z.string(),
+  length: z.number().int(),
+  oldest: z.number().nullable(),
+  newest: z.number().nullable(),
+});
+export type StreamSummary = z.infer<typeof StreamSummarySchema>;
+
+export const StreamQuerySchema = z.object({
+  limit: LimitSchema.default(100),
+  order: z.enum(["newest", "oldest"], { error: "order must be newest or oldest" }).default("newest"),
+});
+
+// ---------- state: locks, counters, kv
+
+export const LockSchema = z.object({ name: z.string(), ttl_ms: z.number().int().nullable() });
+export const CounterSchema = z.object({ name: z.string(), value: z.number().int().nullable(), raw: z.string().optional() });
+export const CounterBodySchema = z.strictObject({
+  value: z.number({ error: "value must be an integer" }).int("value must be an integer").min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER),
+});
+export const KvNamespaceSchema = z.object({ ns: z.string(), keys: z.number().int() });
+export const KvKeySchema = z.object({ key: z.string(), ttl_ms: z.number().int().nullable(), bytes: z.number().int() });
+export const KvValueSchema = z.object({ value: RawValueSchema, ttl_ms: z.number().int().nullable() });
+export const KvPutBodySchema = z.strictObject({
+  value: z.unknown().refine((v) => v !== undefined, "value is required"),
+  ttl_seconds: z.number().int("ttl_seconds must be a whole number").positive("ttl_seconds must be positive").max(10 * 365 * 86400).optional(),
+});
+
+// ---------- health
+
+export const HealthSchema = z.object({
+  ok: z.boolean(),
+  backend: z.enum(["redis", "memory"]),
+  redis: z.object({
+    version: z.string(),
+    latency_ms: z.number(),
+    aof_enabled: z.boolean().nullable(),
+    used_memory_bytes: z.number().nullable(),
+  }),
+});
+export type Health = z.infer<typeof HealthSchema>;

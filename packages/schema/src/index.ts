@@ -1,0 +1,3 @@
+export * from "./redis";
+export * from "./api";
+export * from "./events";
