@@ -1,0 +1,810 @@
+// The in-memory Backend: the same keys, encodings and semantics as the Redis one, held in
+// one process. Used by tests, the demo mode of the console, and the shared contract suite.
+// Every method body runs synchronously against the store, so each operation is atomic in
+// the same way a Lua script or MULTI is on Redis.
+//
+// Test hook: `backend.raw` is the key space itself (a MemoryStore). Write raw bytes under
+// Fleet's key names (`raw.set`, `raw.hset`, `raw.zadd`, `raw.rpush`) to plant corrupt data,
+// and read what an operation stored (`raw.get`, `raw.hgetall`, `raw.zrange`, `raw.lrange`,
+// `raw.smembers`, `raw.type`, `raw.pttl`, `raw.keys`).
+
+import { randomBytes } from "node:crypto";
+import {
+  decodePoolItem,
+  decodeUtf8,
+  encodePoolItem,
+  encodeUnixFloat,
+  parseIntStrict,
+  poolItemRecord,
+  sha1Hex,
+  statsFrameFromRaw,
+  tagsMatch,
+  taskIdOfBody,
+  toBuffer,
+  workerRecordFromRaw,
+  parseJsonBytes,
+  isJsonObject,
+} from "../codec";
+import { CorruptDataError, StaleGenerationError, maskUrl } from "../errors";
+import {
+  AUDIT_LIST,
+  CATALOG_HASH,
+  WORKER_ALL_INDEX,
+  WORKER_FIELDS,
+  keys,
+  kvPartsOfKey,
+  parseWorkerAllMember,
+  poolNameOfKey,
+  priorityFromInt,
+  queueKeyForPriority,
+  queueNameOfKey,
+  queuePriorityKeys,
+  type Priority,
+} from "../keys";
+import { pyFloatRepr, pyJsonBytes } from "../pyjson";
+import type {
+  Backend,
+  BusMessage,
+  BytesLike,
+  ConfigWrite,
+  CounterSummary,
+  DeadLetterSelector,
+  HealthInfo,
+  JsonObject,
+  KvKeySummary,
+  KvNamespaceSummary,
+  LockSummary,
+  PoolItemRecord,
+  PoolSummary,
+  QueueDepths,
+  QueueDetail,
+  RawItem,
+  StatsFrame,
+  StreamEntry,
+  StreamSummary,
+  Subscription,
+  SweepResult,
+  WorkerRecord,
+  WorkerRef,
+} from "../types";
+import { MemoryStore } from "./store";
+
+export { MemoryStore, SortedSet } from "./store";
+export type { RedisType, ZMember } from "./store";
+
+const POLL_MS = 20;
+
+const nowSeconds = () => Date.now() / 1000;
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export class MemoryBackend implements Backend {
+  readonly kind = "memory" as const;
+  readonly url: string;
+  /** The key space; see the header comment. */
+  readonly raw = new MemoryStore();
+  private readonly listeners = new Set<(msg: BusMessage) => void>();
+  private closed = false;
+
+  constructor(url = "memory://") {
+    this.url = maskUrl(url);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.listeners.clear();
+  }
+
+  async health(): Promise<HealthInfo> {
+    return { version: "memory", latencyMs: 0, aofEnabled: null, usedMemoryBytes: null };
+  }
+
+  // ---- kv
+
+  async kvSet(ns: string, key: string, value: BytesLike, ttlSeconds?: number | null): Promise<void> {
+    this.raw.set(keys.kv(ns, key), value, { ttlMs: ttlMs(ttlSeconds) });
+  }
+
+  async kvSetNx(ns: string, key: string, value: BytesLike, ttlSeconds?: number | null): Promise<boolean> {
+    return this.raw.set(keys.kv(ns, key), value, { nx: true, ttlMs: ttlMs(ttlSeconds) });
+  }
+
+  async kvGet(ns: string, key: string): Promise<Buffer | null> {
+    return this.raw.get(keys.kv(ns, key));
+  }
+
+  async kvDel(ns: string, key: string): Promise<boolean> {
+    return this.raw.del(keys.kv(ns, key)) > 0;
+  }
+
+  async kvGetEntry(ns: string, key: string): Promise<{ value: Buffer; ttlMs: number | null } | null> {
+    const k = keys.kv(ns, key);
+    const value = this.raw.get(k);
+    if (value === null) return null;
+    const pttl = this.raw.pttl(k);
+    return { value, ttlMs: pttl >= 0 ? pttl : null };
+  }
+
+  async kvNamespaces(): Promise<KvNamespaceSummary[]> {
+    const counts = new Map<string, number>();
+    for (const k of this.raw.keysWithPrefix("fleet:kv:")) {
+      const parts = kvPartsOfKey(k);
+      if (parts) counts.set(parts.ns, (counts.get(parts.ns) ?? 0) + 1);
+    }
+    return [...counts.entries()].sort(([a], [b]) => cmp(a, b)).map(([ns, n]) => ({ ns, keys: n }));
+  }
+
+  async kvKeys(ns: string): Promise<KvKeySummary[]> {
+    const prefix = keys.kv(ns, "");
+    return this.raw
+      .keysWithPrefix(prefix)
+      .filter((k) => kvPartsOfKey(k)?.ns === ns)
+      .map((k) => {
+        const pttl = this.raw.pttl(k);
+        return { key: k.slice(prefix.length), ttlMs: pttl >= 0 ? pttl : null, bytes: this.byteSize(k) };
+      })
+      .sort((a, b) => cmp(a.key, b.key));
+  }
+
+  private byteSize(key: string): number {
+    return this.raw.type(key) === "string" ? this.raw.strlen(key) : 0;
+  }
+
+  // ---- pools
+
+  async poolPut(name: string, itemId: string, payload: BytesLike, tags: JsonObject, ttlSeconds?: number | null): Promise<void> {
+    const now = nowSeconds();
+    const expiresAt = ttlSeconds != null && ttlSeconds > 0 ? now + ttlSeconds : null;
+    const key = keys.pool(name);
+    this.raw.hset(key, { [itemId]: encodePoolItem(payload, tags, expiresAt) });
+    // Python prunes on every put: undecodable and expired items go.
+    const doomed: string[] = [];
+    for (const [id, raw] of this.raw.hgetall(key)) {
+      const d = decodePoolItem(raw);
+      if (!d || (d.expiresAt !== null && d.expiresAt < now)) doomed.push(id);
+    }
+    if (doomed.length) this.raw.hdel(key, ...doomed);
+  }
+
+  private liveItems(name: string): RawItem[] {
+    const now = nowSeconds();
+    const out: RawItem[] = [];
+    for (const [id, raw] of this.raw.hgetall(keys.pool(name))) {
+      const d = decodePoolItem(raw);
+      if (!d || (d.expiresAt !== null && d.expiresAt < now)) continue;
+      const pttl = this.raw.pttl(keys.poolClaim(name, id));
+      out.push({ id, payload: d.payload, tags: d.tags, expiresAt: d.expiresAt, inUseUntil: pttl > 0 ? now + pttl / 1000 : null });
+    }
+    return out;
+  }
+
+  async poolList(name: string): Promise<RawItem[]> {
+    return this.liveItems(name);
+  }
+
+  async poolRemove(name: string, itemId: string): Promise<boolean> {
+    const removed = this.raw.hdel(keys.pool(name), itemId) > 0;
+    this.raw.del(keys.poolClaim(name, itemId));
+    return removed;
+  }
+
+  async poolRelease(name: string, itemId: string): Promise<boolean> {
+    return this.raw.del(keys.poolClaim(name, itemId)) > 0;
+  }
+
+  async poolClaimAny(name: string, where: JsonObject, holdSeconds: number): Promise<RawItem | null> {
+    // Python's order: latest expiry first, never-expiring items last (stable sort).
+    const items = this.liveItems(name).sort((a, b) => (b.expiresAt ?? 0) - (a.expiresAt ?? 0));
+    for (const item of items) {
+      if (item.inUseUntil !== null || !tagsMatch(item.tags, where)) continue;
+      if (this.raw.set(keys.poolClaim(name, item.id), "1", { nx: true, ttlMs: holdSeconds * 1000 })) return item;
+    }
+    return null;
+  }
+
+  async poolSize(name: string): Promise<number> {
+    return this.raw.hlen(keys.pool(name));
+  }
+
+  async poolNames(): Promise<string[]> {
+    const names = new Set<string>();
+    for (const k of this.raw.keysWithPrefix("fleet:pool:")) {
+      const n = poolNameOfKey(k);
+      if (n !== null && this.raw.type(k) === "hash") names.add(n);
+    }
+    return [...names].sort(cmp);
+  }
+
+  async poolSummaries(names: string[]): Promise<PoolSummary[]> {
+    return names.map((name) => {
+      const items = this.poolRecords(name);
+      return {
+        name,
+        size: items.length,
+        live: items.filter((i) => !i.corrupt && !i.expired).length,
+        expired: items.filter((i) => !i.corrupt && i.expired).length,
+        claimed: items.filter((i) => i.inUseUntil !== null).length,
+      };
+    });
+  }
+
+  private poolRecords(name: string): PoolItemRecord[] {
+    const now = nowSeconds();
+    return [...this.raw.hgetall(keys.pool(name))]
+      .map(([id, raw]) => poolItemRecord(id, raw, this.raw.pttl(keys.poolClaim(name, id)), now))
+      .sort((a, b) => cmp(a.id, b.id));
+  }
+
+  async poolItems(name: string): Promise<PoolItemRecord[]> {
+    return this.poolRecords(name);
+  }
+
+  async poolDelete(name: string): Promise<{ deleted: boolean; items: number }> {
+    const key = keys.pool(name);
+    const ids = [...this.raw.hgetall(key).keys()];
+    this.raw.del(...ids.map((id) => keys.poolClaim(name, id)));
+    return { deleted: this.raw.del(key) > 0, items: ids.length };
+  }
+
+  // ---- locks
+
+  async lockAcquire(name: string, holdSeconds: number, waitSeconds: number): Promise<string | null> {
+    const token = randomBytes(16).toString("hex");
+    const deadline = Date.now() + Math.max(0, waitSeconds) * 1000;
+    let backoffMs = 50;
+    for (;;) {
+      if (this.raw.set(keys.lock(name), token, { nx: true, ttlMs: Math.max(1, holdSeconds) * 1000 })) return token;
+      const left = deadline - Date.now();
+      if (left <= 0 || this.closed) return null;
+      await sleep(Math.min(backoffMs, left));
+      backoffMs = Math.min(backoffMs * 2, 500);
+    }
+  }
+
+  async lockRelease(name: string, token: string): Promise<boolean> {
+    const k = keys.lock(name);
+    const cur = this.raw.type(k) === "string" ? this.raw.get(k) : null;
+    if (cur === null || !cur.equals(Buffer.from(token))) return false;
+    return this.raw.del(k) > 0;
+  }
+
+  async lockList(): Promise<LockSummary[]> {
+    const prefix = keys.lock("");
+    return this.raw.keysWithPrefix(prefix).map((k) => {
+      const pttl = this.raw.pttl(k);
+      return { name: k.slice(prefix.length), ttlMs: pttl >= 0 ? pttl : null };
+    });
+  }
+
+  async lockForceRelease(name: string): Promise<boolean> {
+    return this.raw.del(keys.lock(name)) > 0;
+  }
+
+  // ---- counters
+
+  async counterIncr(name: string, by: number): Promise<number> {
+    return this.raw.incrBy(keys.counter(name), by);
+  }
+
+  async counterGet(name: string): Promise<number> {
+    const raw = this.raw.get(keys.counter(name));
+    if (raw === null) return 0;
+    const text = decodeUtf8(raw);
+    const n = text === null ? null : parseIntStrict(text);
+    if (n === null) throw new CorruptDataError(`${keys.counter(name)} does not hold an integer`);
+    return n;
+  }
+
+  async counterSet(name: string, value: number): Promise<void> {
+    this.raw.set(keys.counter(name), String(Math.trunc(value)));
+  }
+
+  async counterDel(name: string): Promise<boolean> {
+    return this.raw.del(keys.counter(name)) > 0;
+  }
+
+  async counterList(): Promise<CounterSummary[]> {
+    const prefix = keys.counter("");
+    return this.raw
+      .keysWithPrefix(prefix)
+      .filter((k) => this.raw.type(k) === "string")
+      .map((k) => {
+        const raw = this.raw.get(k)!;
+        const text = decodeUtf8(raw);
+        return { name: k.slice(prefix.length), value: text === null ? null : parseIntStrict(text), raw };
+      });
+  }
+
+  // ---- queues
+
+  async queuePush(name: string, body: BytesLike, opts?: { priority?: number | Priority }): Promise<void> {
+    this.raw.rpush(queueKeyForPriority(name, normalizePriority(opts?.priority)), body);
+  }
+
+  async queuePushMany(name: string, items: Array<{ body: BytesLike; priority?: Priority }>): Promise<void> {
+    for (const it of items) this.raw.rpush(queueKeyForPriority(name, it.priority ?? "normal"), it.body);
+  }
+
+  async queueSize(name: string): Promise<number> {
+    return queuePriorityKeys(name).reduce((n, k) => n + this.raw.llen(k), 0);
+  }
+
+  async queuePeek(name: string, n: number): Promise<Buffer[]> {
+    const out: Buffer[] = [];
+    for (const k of queuePriorityKeys(name)) {
+      const left = n - out.length;
+      if (left <= 0) break;
+      out.push(...this.raw.lrange(k, 0, left - 1));
+    }
+    return out;
+  }
+
+  /** Moves due `:scheduled` bodies onto the normal list, soonest first. */
+  private drainScheduled(name: string, now: number): void {
+    const sched = keys.queueScheduled(name);
+    const due = this.raw.zrangeByScore(sched, 0, now);
+    if (!due.length) return;
+    this.raw.zremRangeByScore(sched, 0, now);
+    this.raw.rpush(keys.queue(name), ...due.map((e) => e.member));
+  }
+
+  private reserveOnce(name: string, visibilitySeconds: number): Buffer | null {
+    const now = nowSeconds();
+    this.drainScheduled(name, now);
+    let body: Buffer | null = null;
+    for (const k of queuePriorityKeys(name)) {
+      body = this.raw.lpop(k);
+      if (body) break;
+    }
+    if (!body) return null;
+    const id = taskIdOfBody(body);
+    if (id === null) return body; // delivered once, never registered
+    this.raw.zadd(keys.queueProcessing(name), now + Math.max(1, visibilitySeconds), id);
+    this.raw.hset(keys.queueProcessingBody(name), { [id]: body });
+    return body;
+  }
+
+  async queueReserve(name: string, timeoutSeconds: number, visibilitySeconds: number): Promise<Buffer | null> {
+    const deadline = Date.now() + Math.max(0, timeoutSeconds) * 1000;
+    for (;;) {
+      const body = this.reserveOnce(name, visibilitySeconds);
+      if (body) return body;
+      const left = deadline - Date.now();
+      if (left <= 0 || this.closed) return null;
+      await sleep(Math.min(POLL_MS, left));
+    }
+  }
+
+  private endReservation(name: string, taskId: string): boolean {
+    const removed = this.raw.zrem(keys.queueProcessing(name), taskId);
+    this.raw.hdel(keys.queueProcessingBody(name), taskId);
+    return removed;
+  }
+
+  async queueAck(name: string, taskId: string): Promise<boolean> {
+    return this.endReservation(name, taskId);
+  }
+
+  async queueNack(name: string, taskId: string, body: BytesLike, opts: { delaySeconds: number }): Promise<boolean> {
+    this.endReservation(name, taskId);
+    if (opts.delaySeconds > 0) this.raw.zadd(keys.queueScheduled(name), nowSeconds() + opts.delaySeconds, body);
+    else this.raw.rpush(keys.queue(name), body);
+    return true;
+  }
+
+  async queueFail(name: string, taskId: string, body: BytesLike): Promise<boolean> {
+    const ended = this.endReservation(name, taskId);
+    this.raw.rpush(keys.queueDead(name), body);
+    return ended;
+  }
+
+  async queueSweepExpired(name: string, now?: number): Promise<SweepResult> {
+    const t = now ?? nowSeconds();
+    const proc = keys.queueProcessing(name);
+    const bodies = keys.queueProcessingBody(name);
+    const result: SweepResult = { requeued: 0, orphaned: [] };
+    for (const { member } of this.raw.zrangeByScore(proc, 0, t)) {
+      const id = member.toString("utf8");
+      const body = this.raw.hget(bodies, id);
+      this.raw.zrem(proc, member);
+      if (body === null) {
+        result.orphaned.push(id);
+        continue;
+      }
+      this.raw.hdel(bodies, id);
+      this.raw.rpush(keys.queue(name), body);
+      result.requeued++;
+    }
+    return result;
+  }
+
+  async queueDead(name: string, body: BytesLike): Promise<void> {
+    this.raw.rpush(keys.queueDead(name), body);
+  }
+
+  async dlqPeek(name: string, n: number): Promise<Buffer[]> {
+    return n > 0 ? this.raw.lrange(keys.queueDead(name), 0, n - 1) : [];
+  }
+
+  async dlqPop(name: string, n: number): Promise<Buffer[]> {
+    const out: Buffer[] = [];
+    for (let i = 0; i < n; i++) {
+      const b = this.raw.lpop(keys.queueDead(name));
+      if (!b) break;
+      out.push(b);
+    }
+    return out;
+  }
+
+  async dlqLength(name: string): Promise<number> {
+    return this.raw.llen(keys.queueDead(name));
+  }
+
+  async dlqClear(name: string): Promise<number> {
+    const n = this.raw.llen(keys.queueDead(name));
+    this.raw.del(keys.queueDead(name));
+    return n;
+  }
+
+  async dlqRange(name: string, offset: number, limit: number): Promise<{ total: number; items: Buffer[] }> {
+    const k = keys.queueDead(name);
+    const items = limit > 0 ? this.raw.lrange(k, Math.max(0, offset), Math.max(0, offset) + limit - 1) : [];
+    return { total: this.raw.llen(k), items };
+  }
+
+  /** Splits the dead list into the selected bodies (in list order) and the rest. */
+  private selectDead(name: string, which: DeadLetterSelector): { taken: Buffer[]; kept: Buffer[]; missing: string[] } {
+    const all = this.raw.lrange(keys.queueDead(name));
+    if ("all" in which) return { taken: all, kept: [], missing: [] };
+    const wanted = new Set(which.refs.map((r) => r.toLowerCase()));
+    const found = new Set<string>();
+    const taken: Buffer[] = [];
+    const kept: Buffer[] = [];
+    for (const b of all) {
+      const ref = sha1Hex(b);
+      if (wanted.has(ref)) {
+        taken.push(b);
+        found.add(ref);
+      } else kept.push(b);
+    }
+    const missing = which.refs.filter((r) => !found.has(r.toLowerCase()));
+    return { taken, kept, missing };
+  }
+
+  async dlqRequeue(name: string, which: DeadLetterSelector): Promise<{ requeued: number; missing: string[] }> {
+    const { taken, kept, missing } = this.selectDead(name, which);
+    if (taken.length) {
+      this.raw.lreplace(keys.queueDead(name), kept);
+      this.raw.rpush(keys.queue(name), ...taken);
+    }
+    return { requeued: taken.length, missing };
+  }
+
+  async dlqDelete(name: string, which: DeadLetterSelector): Promise<{ deleted: number; missing: string[] }> {
+    const { taken, kept, missing } = this.selectDead(name, which);
+    if (taken.length) this.raw.lreplace(keys.queueDead(name), kept);
+    return { deleted: taken.length, missing };
+  }
+
+  async queueNames(): Promise<string[]> {
+    const names = new Set<string>();
+    for (const k of this.raw.keysWithPrefix("fleet:queue:")) {
+      const n = queueNameOfKey(k);
+      if (n !== null) names.add(n);
+    }
+    return [...names].sort(cmp);
+  }
+
+  private depths(name: string, now: number): QueueDepths {
+    const [hk, nk, lk] = queuePriorityKeys(name);
+    const high = this.raw.llen(hk);
+    const normal = this.raw.llen(nk);
+    const low = this.raw.llen(lk);
+    return {
+      name,
+      pending: { high, normal, low, total: high + normal + low },
+      processing: this.raw.zcard(keys.queueProcessing(name)),
+      overdue: this.raw.zrangeByScore(keys.queueProcessing(name), -Infinity, now).length,
+      scheduled: this.raw.zcard(keys.queueScheduled(name)),
+      due: this.raw.zrangeByScore(keys.queueScheduled(name), -Infinity, now).length,
+      dead: this.raw.llen(keys.queueDead(name)),
+    };
+  }
+
+  async queueDepths(names: string[], now?: number): Promise<QueueDepths[]> {
+    const t = now ?? nowSeconds();
+    return names.map((n) => this.depths(n, t));
+  }
+
+  async queueDetail(name: string, limit: number, now?: number): Promise<QueueDetail> {
+    const t = now ?? nowSeconds();
+    const pending: QueueDetail["pending"] = [];
+    const priorities: Priority[] = ["high", "normal", "low"];
+    for (const priority of priorities) {
+      const left = limit - pending.length;
+      if (left <= 0) break;
+      for (const body of this.raw.lrange(queueKeyForPriority(name, priority), 0, left - 1)) pending.push({ priority, body });
+    }
+    const n = Math.max(0, limit);
+    const processing = this.raw
+      .zrange(keys.queueProcessing(name))
+      .slice(0, n)
+      .map(({ member, score }) => {
+        const id = member.toString("utf8");
+        return { id, deadline: score, body: this.raw.hget(keys.queueProcessingBody(name), id) };
+      });
+    const scheduled = this.raw
+      .zrange(keys.queueScheduled(name))
+      .slice(0, n)
+      .map(({ member, score }) => ({ readyAt: score, body: member }));
+    return { depths: this.depths(name, t), pending, processing, scheduled };
+  }
+
+  // ---- streams
+
+  async streamPush(name: string, envelope: BytesLike, opts: { score: number; maxLen: number; ttlSeconds: number }): Promise<void> {
+    const k = keys.stream(name);
+    this.raw.zadd(k, opts.score, envelope);
+    if (opts.ttlSeconds > 0) this.raw.zremRangeByScore(k, 0, opts.score - opts.ttlSeconds);
+    if (opts.maxLen > 0) this.raw.zkeepNewest(k, opts.maxLen);
+    this.publish(`${name}.emit`, Buffer.from(pyFloatRepr(opts.score)));
+  }
+
+  async streamPop(name: string, n: number): Promise<Buffer[]> {
+    return this.raw.zpopmin(keys.stream(name), n).map((e) => e.member);
+  }
+
+  async streamPeek(name: string, n: number): Promise<Buffer[]> {
+    return n > 0 ? this.raw.zrange(keys.stream(name)).slice(0, n).map((e) => e.member) : [];
+  }
+
+  async streamLength(name: string): Promise<number> {
+    return this.raw.zcard(keys.stream(name));
+  }
+
+  async streamTrim(name: string, opts: { maxLen: number; ttlSeconds: number }): Promise<void> {
+    const k = keys.stream(name);
+    if (opts.ttlSeconds > 0) this.raw.zremRangeByScore(k, 0, nowSeconds() - opts.ttlSeconds);
+    if (opts.maxLen > 0) this.raw.zkeepNewest(k, opts.maxLen);
+  }
+
+  async streamNames(): Promise<string[]> {
+    const prefix = keys.stream("");
+    return this.raw
+      .keysWithPrefix(prefix)
+      .map((k) => k.slice(prefix.length))
+      .filter((n) => n.length > 0)
+      .sort(cmp);
+  }
+
+  async streamSummaries(names: string[]): Promise<StreamSummary[]> {
+    return names.map((name) => {
+      const all = this.raw.zrange(keys.stream(name));
+      return { name, length: all.length, oldest: all[0]?.score ?? null, newest: all[all.length - 1]?.score ?? null };
+    });
+  }
+
+  async streamRange(name: string, limit: number, order: "newest" | "oldest"): Promise<StreamEntry[]> {
+    if (limit <= 0) return [];
+    const all = this.raw.zrange(keys.stream(name));
+    const picked = order === "newest" ? all.reverse().slice(0, limit) : all.slice(0, limit);
+    return picked.map((e) => ({ score: e.score, envelope: e.member }));
+  }
+
+  // ---- events
+
+  private publish(topic: string, payload: Buffer): void {
+    for (const listener of [...this.listeners]) {
+      // Redis delivers after the publish returns; so do we.
+      queueMicrotask(() => {
+        if (this.listeners.has(listener)) listener({ topic, payload: Buffer.from(payload) });
+      });
+    }
+  }
+
+  async eventPublish(topic: string, body: BytesLike): Promise<void> {
+    this.publish(topic, Buffer.from(toBuffer(body)));
+  }
+
+  async subscribeEvents(onMessage: (msg: BusMessage) => void): Promise<Subscription> {
+    const listener = (msg: BusMessage) => onMessage(msg);
+    this.listeners.add(listener);
+    return {
+      close: async () => {
+        this.listeners.delete(listener);
+      },
+    };
+  }
+
+  // ---- workers
+
+  async workerRegister(automationType: string, workerId: string, hardware: JsonObject): Promise<void> {
+    this.raw.set(keys.worker(automationType, workerId, "hardware"), pyJsonBytes(hardware));
+    this.raw.sadd(keys.workerTypeIndex(automationType), workerId);
+    this.raw.sadd(WORKER_ALL_INDEX, keys.workerAllMember(automationType, workerId));
+    this.raw.set(keys.worker(automationType, workerId, "gen"), "0", { nx: true });
+    this.raw.set(keys.worker(automationType, workerId, "config"), "{}", { nx: true });
+  }
+
+  async workerGetConfig(automationType: string, workerId: string): Promise<{ config: JsonObject; gen: number }> {
+    const rawCfg = this.raw.get(keys.worker(automationType, workerId, "config"));
+    const gen = this.currentGen(automationType, workerId);
+    let config: JsonObject = {};
+    if (rawCfg !== null && rawCfg.length > 0) {
+      const parsed = parseJsonBytes(rawCfg);
+      if (!parsed.ok || !isJsonObject(parsed.value)) throw new CorruptDataError(`config of ${automationType}/${workerId} is not a JSON object`);
+      config = parsed.value;
+    }
+    if (gen === null) throw new CorruptDataError(`config generation of ${automationType}/${workerId} is not an integer`);
+    return { config, gen };
+  }
+
+  /** 0 when absent (as Python reads it), null when the stored value is not an integer. */
+  private currentGen(automationType: string, workerId: string): number | null {
+    const raw = this.raw.get(keys.worker(automationType, workerId, "gen"));
+    if (raw === null) return 0;
+    const text = decodeUtf8(raw);
+    return text === null ? null : parseIntStrict(text);
+  }
+
+  /** Checks every write before any is applied, so a failure writes nothing. */
+  private applyConfigWrites(writes: ConfigWrite[]): number[] {
+    for (const w of writes) {
+      const cur = this.currentGen(w.automationType, w.workerId);
+      if (w.expectedGen !== undefined && cur !== w.expectedGen) throw new StaleGenerationError(w.expectedGen, cur);
+      // INCR would fail on a non-integer gen; fail before writing anything instead.
+      if (cur === null) throw new CorruptDataError(`config generation of ${w.automationType}/${w.workerId} is not an integer`);
+    }
+    return writes.map((w) => {
+      this.raw.set(keys.worker(w.automationType, w.workerId, "config"), pyJsonBytes(w.config));
+      return this.raw.incrBy(keys.worker(w.automationType, w.workerId, "gen"), 1);
+    });
+  }
+
+  async workerSetConfig(
+    automationType: string,
+    workerId: string,
+    config: JsonObject,
+    opts?: { expectedGen?: number },
+  ): Promise<{ config: JsonObject; gen: number }> {
+    const [gen] = this.applyConfigWrites([{ automationType, workerId, config, expectedGen: opts?.expectedGen }]);
+    return { config, gen: gen! };
+  }
+
+  async workerSetConfigMany(writes: ConfigWrite[]): Promise<Array<{ automationType: string; workerId: string; gen: number }>> {
+    const gens = this.applyConfigWrites(writes);
+    return writes.map((w, i) => ({ automationType: w.automationType, workerId: w.workerId, gen: gens[i]! }));
+  }
+
+  async workerSetState(automationType: string, workerId: string, state: string, lastError: string | null, lastSeen: number): Promise<void> {
+    this.raw.hset(keys.worker(automationType, workerId, "state"), {
+      state,
+      last_seen: encodeUnixFloat(lastSeen),
+      last_error: lastError ?? "",
+    });
+  }
+
+  async workerSetStats(automationType: string, workerId: string, stats: JsonObject): Promise<void> {
+    this.raw.set(keys.worker(automationType, workerId, "stats"), pyJsonBytes(stats));
+  }
+
+  async workerStatsPush(automationType: string, workerId: string, ts: number, frame: JsonObject, opts?: { maxEntries?: number }): Promise<void> {
+    const k = keys.worker(automationType, workerId, "stats:history");
+    this.raw.zadd(k, ts, pyJsonBytes(frame));
+    const max = opts?.maxEntries ?? 240;
+    if (max > 0) this.raw.zkeepNewest(k, max);
+  }
+
+  async workerStatsHistory(automationType: string, workerId: string, opts?: { since?: number; limit?: number }): Promise<JsonObject[]> {
+    const limit = opts?.limit ?? 240;
+    const entries = this.raw.zrangeByScore(keys.worker(automationType, workerId, "stats:history"), opts?.since ?? 0, Infinity);
+    const out: JsonObject[] = [];
+    for (const e of entries.slice(0, Math.max(0, limit))) {
+      const parsed = parseJsonBytes(e.member);
+      if (parsed.ok && isJsonObject(parsed.value)) out.push(parsed.value);
+    }
+    return out;
+  }
+
+  async workerStatsFrames(automationType: string, workerId: string, opts: { since?: number; limit: number }): Promise<StatsFrame[]> {
+    if (opts.limit <= 0) return [];
+    const since = opts.since ?? -Infinity;
+    const entries = this.raw.zrange(keys.worker(automationType, workerId, "stats:history")).filter((e) => e.score > since);
+    return entries.slice(-opts.limit).map((e) => statsFrameFromRaw(e.member, e.score));
+  }
+
+  private readWorker(ref: WorkerRef): WorkerRecord {
+    const { automationType: t, workerId: id } = ref;
+    return workerRecordFromRaw(t, id, {
+      registered: this.raw.sismember(keys.workerTypeIndex(t), id),
+      hardware: this.safeGet(keys.worker(t, id, "hardware")),
+      config: this.safeGet(keys.worker(t, id, "config")),
+      gen: this.safeGet(keys.worker(t, id, "gen")),
+      state: this.raw.type(keys.worker(t, id, "state")) === "hash" ? Object.fromEntries(this.raw.hgetall(keys.worker(t, id, "state"))) : {},
+      stats: this.safeGet(keys.worker(t, id, "stats")),
+      historyLen: this.raw.type(keys.worker(t, id, "stats:history")) === "zset" ? this.raw.zcard(keys.worker(t, id, "stats:history")) : 0,
+    });
+  }
+
+  /** A key of the wrong type reads as an unparseable value, never as an error. */
+  private safeGet(key: string): Buffer | null {
+    const type = this.raw.type(key);
+    if (type === "none") return null;
+    return type === "string" ? this.raw.get(key) : Buffer.alloc(0);
+  }
+
+  async workerGet(automationType: string, workerId: string): Promise<WorkerRecord | null> {
+    if (!this.raw.sismember(keys.workerTypeIndex(automationType), workerId)) return null;
+    return this.readWorker({ automationType, workerId });
+  }
+
+  async workerList(automationType?: string): Promise<WorkerRef[]> {
+    if (automationType === undefined) {
+      return this.raw
+        .smembers(WORKER_ALL_INDEX)
+        .map(parseWorkerAllMember)
+        .filter((r): r is WorkerRef => r !== null)
+        .sort((a, b) => cmp(a.automationType, b.automationType) || cmp(a.workerId, b.workerId));
+    }
+    return this.raw.smembers(keys.workerTypeIndex(automationType)).map((workerId) => ({ automationType, workerId }));
+  }
+
+  async workersGet(refs: WorkerRef[]): Promise<WorkerRecord[]> {
+    return refs.map((r) => this.readWorker(r));
+  }
+
+  async workerRemove(automationType: string, workerId: string): Promise<boolean> {
+    if (!this.raw.sismember(keys.workerTypeIndex(automationType), workerId)) return false;
+    this.raw.del(...WORKER_FIELDS.map((f) => keys.worker(automationType, workerId, f)));
+    this.raw.srem(keys.workerTypeIndex(automationType), workerId);
+    this.raw.srem(WORKER_ALL_INDEX, keys.workerAllMember(automationType, workerId));
+    return true;
+  }
+
+  // ---- catalog
+
+  async catalogSet(automationType: string, doc: BytesLike): Promise<void> {
+    this.raw.hset(CATALOG_HASH, { [automationType]: doc });
+  }
+
+  async catalogGet(automationType: string): Promise<Buffer | null> {
+    return this.raw.hget(CATALOG_HASH, automationType);
+  }
+
+  async catalogAll(): Promise<Map<string, Buffer>> {
+    return this.raw.hgetall(CATALOG_HASH);
+  }
+
+  async catalogDelete(automationType: string): Promise<boolean> {
+    return this.raw.hdel(CATALOG_HASH, automationType) > 0;
+  }
+
+  // ---- audit
+
+  async auditAppend(entry: BytesLike, maxEntries: number): Promise<void> {
+    this.raw.lpush(AUDIT_LIST, entry);
+    if (maxEntries > 0) this.raw.ltrim(AUDIT_LIST, 0, maxEntries - 1);
+  }
+
+  async auditRange(offset: number, limit: number): Promise<{ total: number; items: Buffer[] }> {
+    const items = limit > 0 ? this.raw.lrange(AUDIT_LIST, Math.max(0, offset), Math.max(0, offset) + limit - 1) : [];
+    return { total: this.raw.llen(AUDIT_LIST), items };
+  }
+}
+
+export function createMemoryBackend(url = "memory://"): MemoryBackend {
+  return new MemoryBackend(url);
+}
+
+function ttlMs(ttlSeconds: number | null | undefined): number | null {
+  return ttlSeconds != null && ttlSeconds > 0 ? ttlSeconds * 1000 : null;
+}
+
+function normalizePriority(p: number | Priority | undefined): Priority {
+  if (p === undefined) return "normal";
+  return typeof p === "number" ? priorityFromInt(p) : p;
+}
+
+/** Plain code-unit order, independent of the locale, so both backends sort names alike. */
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
