@@ -1,0 +1,153 @@
+// What the live-events loop reads each tick and how it decides what changed. One
+// snapshot is a fixed number of batched reads (names, then pipelined details) whatever
+// the number of workers, queues, pools or streams: never a round trip per item.
+import type { Backend, WorkerRecord } from "@fleet/backend";
+import type { PoolSummary, Queue, StreamSummary, Worker } from "@fleet/schema";
+
+import { toPoolSummary, toQueue, toStreamSummary, toWorker } from "../api/serialize";
+
+export interface WorkersChange {
+  changed: Worker[];
+  removed: Array<{ automation_type: string; worker_id: string }>;
+}
+export interface QueuesChange {
+  queues: Queue[];
+  removed: string[];
+}
+export interface PoolsChange {
+  pools: PoolSummary[];
+  removed: string[];
+}
+export interface StreamsChange {
+  streams: StreamSummary[];
+  removed: string[];
+}
+
+export type DetectedChange =
+  | { event: "workers"; data: WorkersChange }
+  | { event: "queues"; data: QueuesChange }
+  | { event: "pools"; data: PoolsChange }
+  | { event: "streams"; data: StreamsChange };
+
+export interface Snapshot {
+  workers: Worker[];
+  queues: Queue[];
+  pools: PoolSummary[];
+  streams: StreamSummary[];
+}
+
+export async function readSnapshot(backend: Backend, now: number, offlineAfterSeconds: number): Promise<Snapshot> {
+  // The four families are independent: read them side by side, each in its own few trips.
+  const [workers, queues, pools, streams] = await Promise.all([
+    (async () => {
+      const refs = await backend.workerList();
+      const records: WorkerRecord[] = refs.length > 0 ? await backend.workersGet(refs) : [];
+      return records.map((r) => toWorker(r, now, offlineAfterSeconds));
+    })(),
+    (async () => {
+      const names = await backend.queueNames();
+      return names.length > 0 ? (await backend.queueDepths(names, now)).map(toQueue) : [];
+    })(),
+    (async () => {
+      const names = await backend.poolNames();
+      return names.length > 0 ? (await backend.poolSummaries(names)).map(toPoolSummary) : [];
+    })(),
+    (async () => {
+      const names = await backend.streamNames();
+      return names.length > 0 ? (await backend.streamSummaries(names)).map(toStreamSummary) : [];
+    })(),
+  ]);
+  return { workers, queues, pools, streams };
+}
+
+/** Everything about a worker that counts as a change: all of it except `last_seen`. */
+export function workerFingerprint(w: Worker): string {
+  const { last_seen: _ignored, ...rest } = w;
+  return JSON.stringify(rest);
+}
+
+function workerKey(w: Pick<Worker, "automation_type" | "worker_id">): string {
+  // Both parts may contain any character; a JSON pair cannot be ambiguous.
+  return JSON.stringify([w.automation_type, w.worker_id]);
+}
+
+interface Baseline {
+  workers: Map<string, { fingerprint: string; ref: { automation_type: string; worker_id: string } }>;
+  queues: Map<string, string>;
+  pools: Map<string, string>;
+  streams: Map<string, string>;
+}
+
+/**
+ * Holds the previous snapshot as fingerprints. The first snapshot only sets the baseline:
+ * a new connection gets no snapshot, it has its data from the REST API.
+ */
+export class ChangeDetector {
+  private baseline: Baseline | null = null;
+
+  reset(): void {
+    this.baseline = null;
+  }
+
+  get hasBaseline(): boolean {
+    return this.baseline !== null;
+  }
+
+  /** Compares with the previous snapshot, remembers this one, returns the changes. */
+  apply(snapshot: Snapshot): DetectedChange[] {
+    const next: Baseline = {
+      workers: new Map(),
+      queues: new Map(),
+      pools: new Map(),
+      streams: new Map(),
+    };
+    const previous = this.baseline;
+
+    const changedWorkers: Worker[] = [];
+    for (const w of snapshot.workers) {
+      const key = workerKey(w);
+      const fingerprint = workerFingerprint(w);
+      next.workers.set(key, { fingerprint, ref: { automation_type: w.automation_type, worker_id: w.worker_id } });
+      if (previous && previous.workers.get(key)?.fingerprint !== fingerprint) changedWorkers.push(w);
+    }
+    const queues = diffByName(snapshot.queues, previous?.queues, next.queues);
+    const pools = diffByName(snapshot.pools, previous?.pools, next.pools);
+    const streams = diffByName(snapshot.streams, previous?.streams, next.streams);
+
+    this.baseline = next;
+    if (!previous) return [];
+
+    const out: DetectedChange[] = [];
+    const removedWorkers = [...previous.workers]
+      .filter(([key]) => !next.workers.has(key))
+      .map(([, v]) => v.ref);
+    if (changedWorkers.length > 0 || removedWorkers.length > 0) {
+      out.push({ event: "workers", data: { changed: changedWorkers, removed: removedWorkers } });
+    }
+    if (queues.changed.length > 0 || queues.removed.length > 0) {
+      out.push({ event: "queues", data: { queues: queues.changed, removed: queues.removed } });
+    }
+    if (pools.changed.length > 0 || pools.removed.length > 0) {
+      out.push({ event: "pools", data: { pools: pools.changed, removed: pools.removed } });
+    }
+    if (streams.changed.length > 0 || streams.removed.length > 0) {
+      out.push({ event: "streams", data: { streams: streams.changed, removed: streams.removed } });
+    }
+    return out;
+  }
+}
+
+function diffByName<T extends { name: string }>(
+  items: T[],
+  previous: Map<string, string> | undefined,
+  next: Map<string, string>,
+): { changed: T[]; removed: string[] } {
+  const changed: T[] = [];
+  for (const item of items) {
+    const fingerprint = JSON.stringify(item);
+    next.set(item.name, fingerprint);
+    if (previous && previous.get(item.name) !== fingerprint) changed.push(item);
+  }
+  const removed = previous ? [...previous.keys()].filter((name) => !next.has(name)) : [];
+  return { changed, removed };
+}

@@ -1,0 +1,245 @@
+// The live-events hub: one per server process, shared by every SSE connection. It holds
+// ONE bus subscription (Redis: one PSUBSCRIBE event:* connection) and ONE change-detection
+// loop, and fans their frames out to a Set of listeners. It starts with the first listener
+// and stops a grace period after the last one leaves, so a page reload (leave, then come
+// back within a second) does not tear the subscription down and build it up again.
+//
+// Framework-free on purpose: tests build one over any Backend; `getEventHub()` in
+// ./index wires the process-wide one to the app's backend and environment.
+import type { Backend, BusMessage, Subscription } from "@fleet/backend";
+import type { LiveEventName } from "@fleet/schema";
+
+import { withTimeout } from "../timeout";
+import { ChangeDetector, readSnapshot } from "./change-detector";
+import { busPayload, encodeFrame } from "./frames";
+
+export interface HubEvent {
+  /** Increasing within the process. */
+  id: number;
+  event: LiveEventName;
+  /** The bus topic (channel without `event:`) for `bus` frames, else null. */
+  topic: string | null;
+  /** The whole SSE frame, encoded once and shared by every listener. */
+  frame: Uint8Array;
+}
+
+export type HubListener = (event: HubEvent) => void;
+
+export interface EventHubOptions {
+  getBackend: () => Promise<Backend>;
+  /** Period of the change-detection loop. */
+  intervalMs: number;
+  offlineAfterSeconds: number;
+  /** How long the subscription and the loop outlive the last listener. Default 2000 ms. */
+  graceMs?: number;
+  /** A snapshot read that takes longer counts as a failure. Default max(10 s, 5 intervals). */
+  snapshotTimeoutMs?: number;
+  /** Unix seconds; injectable for tests. */
+  now?: () => number;
+  log?: (message: string, err?: unknown) => void;
+}
+
+export interface HubStatus {
+  listeners: number;
+  running: boolean;
+  subscribed: boolean;
+  /** Snapshots read since the hub (re)started. */
+  ticks: number;
+  /** True while the loop's last snapshot read failed. */
+  failing: boolean;
+  lastEventId: number;
+}
+
+const defaultLog = (message: string, err?: unknown) => {
+  if (err === undefined) console.warn(`[events] ${message}`);
+  else console.error(`[events] ${message}:`, err instanceof Error ? err.message : err);
+};
+
+export class EventHub {
+  private readonly listeners = new Set<HubListener>();
+  private readonly detector = new ChangeDetector();
+  private readonly opts: Required<EventHubOptions>;
+
+  private running = false;
+  /** Bumped on every start and stop, so a tick or a subscribe of an earlier run ends quietly. */
+  private generation = 0;
+  private lastId = 0;
+  private ticks = 0;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private graceTimer: ReturnType<typeof setTimeout> | null = null;
+
+  private subscription: { backend: Backend; sub: Subscription } | null = null;
+  private subscribing: Promise<void> | null = null;
+  /** Settles when every subscription this hub closed is closed: a new one waits for it. */
+  private closing: Promise<void> = Promise.resolve();
+
+  // "Log once, keep trying": a Redis outage is one line in the log, and one on recovery.
+  private loopFailing = false;
+  private subscribeFailing = false;
+
+  constructor(options: EventHubOptions) {
+    this.opts = {
+      graceMs: 2000,
+      snapshotTimeoutMs: Math.max(10_000, options.intervalMs * 5),
+      now: () => Date.now() / 1000,
+      log: defaultLog,
+      ...options,
+    };
+  }
+
+  /** Adds a listener (starting the hub if it is idle); returns the function that removes it. */
+  attach(listener: HubListener): () => void {
+    this.listeners.add(listener);
+    if (this.graceTimer) {
+      clearTimeout(this.graceTimer);
+      this.graceTimer = null;
+    }
+    if (!this.running) this.start();
+    let attached = true;
+    return () => {
+      if (!attached) return;
+      attached = false;
+      this.detach(listener);
+    };
+  }
+
+  status(): HubStatus {
+    return {
+      listeners: this.listeners.size,
+      running: this.running,
+      subscribed: this.subscription !== null,
+      ticks: this.ticks,
+      failing: this.loopFailing,
+      lastEventId: this.lastId,
+    };
+  }
+
+  /** Stops at once and closes the subscription (tests, process shutdown). Listeners are dropped. */
+  async close(): Promise<void> {
+    this.listeners.clear();
+    if (this.graceTimer) clearTimeout(this.graceTimer);
+    this.graceTimer = null;
+    this.stop();
+    await this.subscribing;
+    await this.closing;
+  }
+
+  private detach(listener: HubListener): void {
+    if (!this.listeners.delete(listener) || this.listeners.size > 0 || !this.running) return;
+    this.graceTimer = setTimeout(() => {
+      this.graceTimer = null;
+      if (this.listeners.size === 0) this.stop();
+    }, this.opts.graceMs);
+    this.graceTimer.unref?.();
+  }
+
+  private start(): void {
+    this.running = true;
+    const gen = ++this.generation;
+    this.ticks = 0;
+    this.loopFailing = false;
+    // A restarted hub compares against a fresh baseline: what changed while nobody
+    // listened is not news to a client that loaded its page after that.
+    this.detector.reset();
+    void this.tick(gen);
+  }
+
+  private stop(): void {
+    if (!this.running) return;
+    this.running = false;
+    this.generation++;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.detector.reset();
+    const current = this.subscription;
+    this.subscription = null;
+    if (current) this.closeLater(current.sub);
+    // A subscribe still in flight sees `running` false when it lands and closes itself.
+  }
+
+  private closeLater(sub: Subscription): void {
+    this.closing = this.closing
+      .then(() => sub.close())
+      .catch((err: unknown) => this.opts.log("closing the bus subscription failed", err));
+  }
+
+  private async tick(gen: number): Promise<void> {
+    if (gen !== this.generation) return;
+    try {
+      const backend = await this.opts.getBackend();
+      if (gen !== this.generation) return;
+      this.ensureSubscribed(backend);
+      const snapshot = await withTimeout(
+        readSnapshot(backend, this.opts.now(), this.opts.offlineAfterSeconds),
+        this.opts.snapshotTimeoutMs,
+        () => new Error(`snapshot read took longer than ${this.opts.snapshotTimeoutMs} ms`),
+      );
+      if (gen !== this.generation) return;
+      const changes = this.detector.apply(snapshot);
+      this.ticks++;
+      if (this.loopFailing) {
+        this.loopFailing = false;
+        this.opts.log("change detection recovered");
+      }
+      for (const change of changes) this.emit(change.event, null, change.data);
+    } catch (err) {
+      if (!this.loopFailing) this.opts.log("change detection failed; retrying every interval", err);
+      this.loopFailing = true;
+    } finally {
+      if (gen === this.generation) {
+        this.timer = setTimeout(() => void this.tick(gen), this.opts.intervalMs);
+        this.timer.unref?.();
+      }
+    }
+  }
+
+  /**
+   * Makes sure exactly one subscription exists, on the backend the app currently uses.
+   * Called on every tick, so a subscribe that failed (Redis down at start) is retried.
+   */
+  private ensureSubscribed(backend: Backend): void {
+    if (!this.running || this.subscribing) return;
+    if (this.subscription?.backend === backend) return;
+    const stale = this.subscription;
+    this.subscription = null;
+    if (stale) this.closeLater(stale.sub);
+    this.subscribing = (async () => {
+      await this.closing;
+      const sub = await backend.subscribeEvents((msg) => this.onBus(msg));
+      if (!this.running) {
+        this.closeLater(sub);
+        return;
+      }
+      this.subscription = { backend, sub };
+      if (this.subscribeFailing) {
+        this.subscribeFailing = false;
+        this.opts.log("bus subscription restored");
+      }
+    })()
+      .catch((err: unknown) => {
+        if (!this.subscribeFailing) this.opts.log("bus subscription failed; retrying every interval", err);
+        this.subscribeFailing = true;
+      })
+      .finally(() => {
+        this.subscribing = null;
+      });
+  }
+
+  private onBus(msg: BusMessage): void {
+    if (!this.running) return;
+    this.emit("bus", msg.topic, { topic: msg.topic, payload: busPayload(msg.payload), received_at: this.opts.now() });
+  }
+
+  private emit(event: LiveEventName, topic: string | null, data: unknown): void {
+    if (this.listeners.size === 0) return;
+    const id = ++this.lastId;
+    const hubEvent: HubEvent = { id, event, topic, frame: encodeFrame(id, event, data) };
+    for (const listener of this.listeners) {
+      try {
+        listener(hubEvent);
+      } catch (err) {
+        this.opts.log("an event listener threw", err);
+      }
+    }
+  }
+}

@@ -1,0 +1,33 @@
+// The process-wide event hub, wired to the app's backend and environment.
+import "server-only";
+
+import { getBackend } from "../backend";
+import { serverEnv } from "../env";
+import { EventHub } from "./hub";
+
+export { EventHub } from "./hub";
+export type { HubEvent, HubListener, HubStatus } from "./hub";
+
+// On globalThis, not in a module variable: `next dev` re-evaluates modules on edits, and a
+// second hub would mean a second Redis subscription and a second polling loop.
+const holder = globalThis as typeof globalThis & { __fleetEventHub?: EventHub };
+
+/** The hub of this process, created on first use (the first SSE client). */
+export function getEventHub(): EventHub {
+  if (!holder.__fleetEventHub) {
+    const env = serverEnv();
+    holder.__fleetEventHub = new EventHub({
+      getBackend,
+      intervalMs: env.FLEET_EVENTS_INTERVAL_MS,
+      offlineAfterSeconds: env.FLEET_OFFLINE_AFTER_SECONDS,
+    });
+  }
+  return holder.__fleetEventHub;
+}
+
+/** Closes the hub and forgets it; the next `getEventHub()` builds a new one (tests). */
+export async function resetEventHub(): Promise<void> {
+  const hub = holder.__fleetEventHub;
+  holder.__fleetEventHub = undefined;
+  await hub?.close();
+}

@@ -1,0 +1,110 @@
+// GET /api/v1/events: attaches one hub listener per connection and streams its frames.
+// The route only attaches and detaches; all Redis work is the hub's, shared by everyone.
+import type { EventHub, HubEvent } from "./hub";
+import { encodeComment, parseTopicFilter, type TopicFilter } from "./frames";
+
+export const DEFAULT_HEARTBEAT_MS = 15_000;
+/**
+ * Frames queued for a client that does not read. Past this the client is dropped rather
+ * than letting its backlog grow without bound; EventSource reconnects on its own.
+ */
+export const DEFAULT_MAX_QUEUED_FRAMES = 10_000;
+
+export interface EventsHandlerOptions {
+  hub: () => EventHub;
+  heartbeatMs?: number;
+  maxQueuedFrames?: number;
+}
+
+const SSE_HEADERS = {
+  "Content-Type": "text/event-stream; charset=utf-8",
+  // no-transform: a proxy must not compress or rewrite the stream (that buffers frames).
+  "Cache-Control": "no-cache, no-transform",
+  // nginx buffers proxied responses unless told not to.
+  "X-Accel-Buffering": "no",
+} as const;
+
+export function createEventsHandler(options: EventsHandlerOptions): (request: Request) => Response {
+  const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+  const maxQueued = options.maxQueuedFrames ?? DEFAULT_MAX_QUEUED_FRAMES;
+
+  return (request: Request): Response => {
+    let filter: TopicFilter;
+    try {
+      filter = parseTopicFilter(new URL(request.url).searchParams.get("topics"));
+    } catch (err) {
+      return badRequest(err instanceof Error ? err.message : "topics is not a valid list of channel globs");
+    }
+
+    let cleanup: () => void = () => {};
+    const stream = new ReadableStream<Uint8Array>(
+      {
+        start(controller) {
+          let closed = false;
+          let detach: () => void = () => {};
+          let heartbeat: ReturnType<typeof setInterval> | undefined;
+
+          const onAbort = () => cleanup();
+          cleanup = () => {
+            if (closed) return;
+            closed = true;
+            if (heartbeat) clearInterval(heartbeat);
+            detach();
+            request.signal.removeEventListener("abort", onAbort);
+            try {
+              controller.close();
+            } catch {
+              // already closed or errored by the consumer: nothing left to release
+            }
+          };
+
+          // Never enqueue after close: it throws, and a throw inside a hub fan-out
+          // would be one more thing to guard everywhere.
+          const send = (chunk: Uint8Array) => {
+            if (closed) return;
+            if ((controller.desiredSize ?? 0) < -maxQueued) {
+              cleanup();
+              return;
+            }
+            try {
+              controller.enqueue(chunk);
+            } catch {
+              cleanup();
+            }
+          };
+
+          // A first line at once, so the client (and any proxy) sees the stream is live;
+          // `retry` tells EventSource how soon to reconnect after a drop.
+          send(encodeComment("connected"));
+          send(new TextEncoder().encode("retry: 3000\n\n"));
+
+          if (request.signal.aborted) {
+            cleanup();
+            return;
+          }
+          request.signal.addEventListener("abort", onAbort, { once: true });
+          detach = options.hub().attach((event: HubEvent) => {
+            if (event.topic !== null && !filter(event.topic)) return;
+            send(event.frame);
+          });
+          heartbeat = setInterval(() => send(encodeComment("heartbeat")), heartbeatMs);
+          heartbeat.unref?.();
+        },
+        cancel() {
+          cleanup();
+        },
+      },
+      // Count frames, not bytes: desiredSize then says how many frames wait unread.
+      { highWaterMark: 1, size: () => 1 },
+    );
+
+    return new Response(stream, { status: 200, headers: SSE_HEADERS });
+  };
+}
+
+function badRequest(message: string): Response {
+  return new Response(JSON.stringify({ error: { code: "bad_request", message } }), {
+    status: 400,
+    headers: { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" },
+  });
+}
