@@ -1,0 +1,95 @@
+import net from "node:net";
+
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+
+import { closeBackend } from "@/server/backend";
+import { resetServerEnv } from "@/server/env";
+
+import { GET } from "./route";
+
+const REDIS_TEST_URL = process.env.REDIS_TEST_URL;
+
+async function useBackendUrl(url: string): Promise<void> {
+  await closeBackend();
+  process.env.FLEET_BACKEND_URL = url;
+  resetServerEnv();
+}
+
+async function timedGet(): Promise<{ res: Response; body: any; ms: number }> {
+  const started = performance.now();
+  const res = await GET();
+  const body: unknown = await res.json();
+  return { res, body, ms: performance.now() - started };
+}
+
+afterEach(async () => {
+  await closeBackend();
+  delete process.env.FLEET_BACKEND_URL;
+  resetServerEnv();
+});
+
+describe("GET /api/v1/health", () => {
+  it("needs REDIS_TEST_URL (CI always sets it)", () => {
+    expect(REDIS_TEST_URL, "set REDIS_TEST_URL, e.g. redis://127.0.0.1:6390/0").toMatch(/^redis:\/\//);
+  });
+
+  it("answers 200 with the memory backend", async () => {
+    await useBackendUrl("memory://health-test");
+    const { res, body } = await timedGet();
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect(body).toMatchObject({ ok: true, backend: "memory" });
+    expect(typeof body.redis.version).toBe("string");
+    expect(typeof body.redis.latency_ms).toBe("number");
+    expect(body.redis).toHaveProperty("aof_enabled");
+    expect(body.redis).toHaveProperty("used_memory_bytes");
+  });
+
+  it("answers 200 with a real Redis and reports its version", async () => {
+    await useBackendUrl(REDIS_TEST_URL!);
+    const { res, body } = await timedGet();
+    expect(res.status).toBe(200);
+    expect(body.ok).toBe(true);
+    expect(body.backend).toBe("redis");
+    expect(body.redis.version).toMatch(/^\d+\.\d+/);
+    expect(body.redis.latency_ms).toBeGreaterThanOrEqual(0);
+    expect(typeof body.redis.aof_enabled).toBe("boolean");
+    expect(body.redis.used_memory_bytes).toBeGreaterThan(0);
+  });
+
+  it("answers 503 backend_unavailable within 2 s when Redis refuses, without the password", async () => {
+    // Port 1 on loopback: nothing listens there, so the connection is refused at once.
+    await useBackendUrl("redis://admin:s3cret-pw@127.0.0.1:1/0");
+    const { res, body, ms } = await timedGet();
+    expect(res.status).toBe(503);
+    expect(body.error.code).toBe("backend_unavailable");
+    expect(body.error.message).toContain("127.0.0.1:1");
+    expect(JSON.stringify(body)).not.toContain("s3cret-pw");
+    expect(ms).toBeLessThan(2000);
+  });
+
+  describe("when Redis accepts connections but never answers", () => {
+    const sockets = new Set<net.Socket>();
+    const silent = net.createServer((socket) => {
+      sockets.add(socket);
+      socket.on("close", () => sockets.delete(socket));
+    });
+
+    afterAll(async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    });
+
+    it("still answers 503 within 2 s", async () => {
+      await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+      const { port } = silent.address() as net.AddressInfo;
+      await useBackendUrl(`redis://:hang-pw@127.0.0.1:${port}/0`);
+      const { res, body, ms } = await timedGet();
+      expect(res.status).toBe(503);
+      expect(body.error.code).toBe("backend_unavailable");
+      expect(body.error.message).toContain(`127.0.0.1:${port}`);
+      expect(JSON.stringify(body)).not.toContain("hang-pw");
+      expect(ms).toBeLessThan(2000);
+    });
+  });
+});

@@ -1,0 +1,35 @@
+import { BackendUnavailableError } from "@fleet/backend";
+
+import { checkBackend } from "@/server/health";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export async function GET(): Promise<Response> {
+  try {
+    const { backend, info } = await checkBackend();
+    return json(200, {
+      ok: true,
+      backend: backend.kind,
+      redis: {
+        version: info.version,
+        latency_ms: info.latencyMs,
+        aof_enabled: info.aofEnabled,
+        used_memory_bytes: info.usedMemoryBytes,
+      },
+    });
+  } catch (err) {
+    if (err instanceof BackendUnavailableError) {
+      return json(503, { error: { code: "backend_unavailable", message: err.message } });
+    }
+    console.error("health check failed", err);
+    return json(500, { error: { code: "internal", message: "The health check failed unexpectedly; see the server log." } });
+  }
+}
+
+function json(status: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" },
+  });
+}

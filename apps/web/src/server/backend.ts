@@ -1,0 +1,78 @@
+// The one place that chooses the console's backend. Route handlers and server components
+// call `getBackend()`; nothing else in the app constructs a Backend.
+import "server-only";
+
+import type { Backend } from "@fleet/backend";
+import { createMemoryBackend } from "@fleet/backend/memory";
+// TEMPORARY until `@fleet/backend/url` lands: every URL gets an in-memory backend.
+const backendFromUrl = async (url: string) => createMemoryBackend(url);
+
+import { serverEnv } from "./env";
+
+interface OpenBackend {
+  backend: Backend;
+  /** Stops what runs beside the backend (the demo fleet) before the backend closes. */
+  stopExtras?: () => Promise<void>;
+}
+
+interface BackendSlot {
+  url: string;
+  opening: Promise<OpenBackend>;
+}
+
+// Kept on globalThis, not in a module variable: `next dev` re-evaluates modules on every
+// edit, and a module-level cache would open a new Redis connection (and a new demo fleet)
+// each time without closing the old one.
+const holder = globalThis as typeof globalThis & { __fleetBackend?: BackendSlot };
+
+export async function getBackend(): Promise<Backend> {
+  const url = serverEnv().FLEET_BACKEND_URL;
+  let slot = holder.__fleetBackend;
+  if (!slot || slot.url !== url) {
+    const previous = slot;
+    const opening = open(url);
+    slot = { url, opening };
+    holder.__fleetBackend = slot;
+    // Forget a failed start so the next request tries again instead of failing forever.
+    opening.catch(() => {
+      if (holder.__fleetBackend?.opening === opening) holder.__fleetBackend = undefined;
+    });
+    if (previous) void shutdown(previous);
+  }
+  return (await slot.opening).backend;
+}
+
+async function open(url: string): Promise<OpenBackend> {
+  const backend = await backendFromUrl(url);
+  const opened: OpenBackend = { backend };
+  if (isDemoUrl(url)) {
+    // ---- DEMO FLEET HOOK ------------------------------------------------------------
+    // `memory://demo` is the zero-setup mode of `pnpm start`: an in-memory backend with a
+    // simulated fleet writing into it. `startDemoFleet(backend)` from `@fleet/worker/demo`
+    // is started here and stopped in `shutdown`; until that module exists the demo
+    // backend simply starts empty.
+    // ----------------------------------------------------------------------------------
+  }
+  return opened;
+}
+
+export function isDemoUrl(url: string): boolean {
+  return /^memory:\/\/demo\/?$/i.test(url);
+}
+
+async function shutdown(slot: BackendSlot): Promise<void> {
+  const opened = await slot.opening.catch(() => null);
+  if (!opened) return;
+  try {
+    await opened.stopExtras?.();
+  } finally {
+    await opened.backend.close();
+  }
+}
+
+/** Closes the current backend and forgets it; the next `getBackend()` opens a fresh one. */
+export async function closeBackend(): Promise<void> {
+  const slot = holder.__fleetBackend;
+  holder.__fleetBackend = undefined;
+  if (slot) await shutdown(slot);
+}

@@ -1,0 +1,66 @@
+import { defineConfig, devices } from "@playwright/test";
+
+// The Redis that scripts/test-all.sh started. Required: without it the run fails rather
+// than testing against something else.
+const redisUrl = process.env.E2E_REDIS_URL;
+if (!redisUrl) {
+  throw new Error("E2E_REDIS_URL is not set (e.g. redis://127.0.0.1:6390/3); run the e2e tier through `pnpm test`");
+}
+
+const port = Number(process.env.E2E_PORT ?? 3210);
+const baseURL = `http://127.0.0.1:${port}`;
+
+export default defineConfig({
+  testDir: "./tests",
+  outputDir: "./test-results/artifacts",
+  fullyParallel: false,
+  forbidOnly: true,
+  retries: 0,
+  workers: 1,
+  timeout: 30_000,
+  expect: { timeout: 10_000 },
+  reporter: [["list"], ["json", { outputFile: "test-results/results.json" }]],
+  use: {
+    baseURL,
+    trace: "retain-on-failure",
+    screenshot: "only-on-failure",
+  },
+  projects: [
+    {
+      name: "chromium",
+      use: {
+        ...devices["Desktop Chrome"],
+        // Debian's Chromium: Playwright never downloads a browser here.
+        launchOptions: {
+          executablePath: "/usr/bin/chromium",
+          args: [
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+          ],
+        },
+      },
+    },
+  ],
+  webServer: {
+    // The production build (`next build` ran before this tier), never `next dev`.
+    command: `pnpm exec next start -p ${port} -H 127.0.0.1`,
+    cwd: "../apps/web",
+    url: `${baseURL}/api/v1/health`,
+    reuseExistingServer: false,
+    timeout: 60_000,
+    stdout: "pipe",
+    stderr: "pipe",
+    env: {
+      FLEET_BACKEND_URL: redisUrl,
+      NEXT_TELEMETRY_DISABLED: "1",
+      NODE_ENV: "production",
+    },
+  },
+});
