@@ -1,0 +1,1065 @@
+// The Redis implementation of the Backend contract, byte-compatible with the Python
+// reference (../shared/spec/backend.py). Multi-step writes that read are Lua scripts
+// (src/lua); multi-step writes that do not read are MULTI; console reads are pipelined.
+import { randomBytes } from "node:crypto";
+import { Redis, type ChainableCommander } from "ioredis";
+import {
+  decodePoolItem,
+  encodePoolItem,
+  encodeUnixFloat,
+  escapeGlob,
+  isJsonObject,
+  parseIntStrict,
+  parseJsonBytes,
+  poolItemRecord,
+  statsFrameFromRaw,
+  tagsMatch,
+  toBuffer,
+  workerRecordFromRaw,
+  decodeUtf8,
+} from "../codec";
+import { CorruptDataError, StaleGenerationError } from "../errors";
+import {
+  AUDIT_LIST,
+  CATALOG_HASH,
+  WORKER_ALL_INDEX,
+  WORKER_FIELDS,
+  keys,
+  kvPartsOfKey,
+  parseWorkerAllMember,
+  poolNameOfKey,
+  priorityFromInt,
+  queueKeyForPriority,
+  queueNameOfKey,
+  type Priority,
+} from "../keys";
+import { pyFloatRepr, pyJsonBytes } from "../pyjson";
+import type {
+  Backend,
+  BusMessage,
+  BytesLike,
+  ConfigWrite,
+  CounterSummary,
+  DeadLetterSelector,
+  HealthInfo,
+  JsonObject,
+  KvKeySummary,
+  KvNamespaceSummary,
+  LockSummary,
+  PoolItemRecord,
+  PoolSummary,
+  QueueDepths,
+  QueueDetail,
+  RawItem,
+  StatsFrame,
+  StreamEntry,
+  StreamSummary,
+  Subscription,
+  SweepResult,
+  WorkerRecord,
+  WorkerRef,
+} from "../types";
+import { callScript, mapRedisError, RedisConnection, type RedisConnectionOptions } from "./connection";
+import { asBuffer, asBufferArray, asNumber, hashRecord, parseInfo, scoredPairs } from "./replies";
+
+export type { RedisConnectionOptions } from "./connection";
+
+/** Workers per pipeline in workersGet: bounds one pipeline's memory while keeping round trips few. */
+export const WORKERS_PER_PIPELINE = 1000;
+const SCAN_COUNT = 1000;
+
+const nowSeconds = () => Date.now() / 1000;
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Python's `time.time() + ttl`-style durations, as milliseconds Redis accepts (PX >= 1). */
+const toPx = (seconds: number) => Math.max(1, Math.round(seconds * 1000));
+
+function ttlMsOf(pttl: unknown): number | null {
+  const n = asNumber(pttl);
+  return Number.isFinite(n) && n >= 0 ? n : null;
+}
+
+export function createRedisBackend(url: string, opts: RedisConnectionOptions = {}): RedisBackend {
+  return new RedisBackend(url, opts);
+}
+
+export class RedisBackend implements Backend {
+  readonly kind = "redis" as const;
+  private readonly conn: RedisConnection;
+  private readonly subscriptions = new Set<Subscription>();
+
+  constructor(
+    private readonly rawUrl: string,
+    private readonly opts: RedisConnectionOptions = {},
+  ) {
+    this.conn = new RedisConnection(rawUrl, opts);
+  }
+
+  get url(): string {
+    return this.conn.url;
+  }
+
+  /** The underlying ioredis client, for tests and benchmarks that need to look beneath the contract. */
+  get client(): Redis {
+    return this.conn.client;
+  }
+
+  private run<T>(fn: (r: Redis) => Promise<T>): Promise<T> {
+    return this.conn.run(fn);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.subscriptions].map((s) => s.close()));
+    await this.conn.close();
+  }
+
+  async health(): Promise<HealthInfo> {
+    return this.run(async (r) => {
+      const t0 = performance.now();
+      await r.ping();
+      const latencyMs = performance.now() - t0;
+      const [server, persistence, memory] = (await this.conn.execValues(
+        r.pipeline().info("server").info("persistence").info("memory"),
+      )) as string[];
+      const info = parseInfo(`${server}\n${persistence}\n${memory}`);
+      const used = Number(info.get("used_memory"));
+      const aof = info.get("aof_enabled");
+      return {
+        version: info.get("redis_version") ?? "unknown",
+        latencyMs,
+        aofEnabled: aof === undefined ? null : aof === "1",
+        usedMemoryBytes: Number.isFinite(used) ? used : null,
+      };
+    });
+  }
+
+  // ---- SCAN helpers
+
+  private async scanKeys(r: Redis, pattern: string): Promise<string[]> {
+    const found = new Set<string>();
+    let cursor = "0";
+    do {
+      const [next, batch] = await r.scan(cursor, "MATCH", pattern, "COUNT", SCAN_COUNT);
+      for (const k of batch) found.add(k);
+      cursor = next;
+    } while (cursor !== "0");
+    return [...found].sort();
+  }
+
+  // ---- kv
+
+  async kvSet(ns: string, key: string, value: BytesLike, ttlSeconds?: number | null): Promise<void> {
+    const k = keys.kv(ns, key);
+    await this.run(async (r) => {
+      if (ttlSeconds != null && ttlSeconds > 0) await r.set(k, toBuffer(value), "PX", toPx(ttlSeconds));
+      else await r.set(k, toBuffer(value));
+    });
+  }
+
+  async kvSetNx(ns: string, key: string, value: BytesLike, ttlSeconds?: number | null): Promise<boolean> {
+    const k = keys.kv(ns, key);
+    return this.run(async (r) => {
+      const res =
+        ttlSeconds != null && ttlSeconds > 0
+          ? await r.set(k, toBuffer(value), "PX", toPx(ttlSeconds), "NX")
+          : await r.set(k, toBuffer(value), "NX");
+      return res === "OK";
+    });
+  }
+
+  async kvGet(ns: string, key: string): Promise<Buffer | null> {
+    return this.run((r) => r.getBuffer(keys.kv(ns, key)));
+  }
+
+  async kvDel(ns: string, key: string): Promise<boolean> {
+    return this.run(async (r) => (await r.del(keys.kv(ns, key))) > 0);
+  }
+
+  async kvGetEntry(ns: string, key: string): Promise<{ value: Buffer; ttlMs: number | null } | null> {
+    const k = keys.kv(ns, key);
+    return this.run(async (r) => {
+      const [value, pttl] = await this.conn.execValues(r.pipeline().getBuffer(k).pttl(k));
+      const buf = asBuffer(value);
+      return buf === null ? null : { value: buf, ttlMs: ttlMsOf(pttl) };
+    });
+  }
+
+  async kvNamespaces(): Promise<KvNamespaceSummary[]> {
+    return this.run(async (r) => {
+      const counts = new Map<string, number>();
+      for (const k of await this.scanKeys(r, "fleet:kv:*")) {
+        const parts = kvPartsOfKey(k);
+        if (parts) counts.set(parts.ns, (counts.get(parts.ns) ?? 0) + 1);
+      }
+      return [...counts.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([ns, n]) => ({ ns, keys: n }));
+    });
+  }
+
+  async kvKeys(ns: string): Promise<KvKeySummary[]> {
+    return this.run(async (r) => {
+      const found = (await this.scanKeys(r, `fleet:kv:${escapeGlob(ns)}:*`)).filter((k) => kvPartsOfKey(k)?.ns === ns);
+      if (found.length === 0) return [];
+      const p = r.pipeline();
+      for (const k of found) p.pttl(k).strlen(k);
+      const res = await this.conn.exec(p);
+      const out: KvKeySummary[] = [];
+      found.forEach((k, i) => {
+        const [pErr, pttl] = res[2 * i]!;
+        const [sErr, len] = res[2 * i + 1]!;
+        if (pErr || asNumber(pttl) === -2) return; // vanished between SCAN and read
+        out.push({ key: kvPartsOfKey(k)!.key, ttlMs: ttlMsOf(pttl), bytes: sErr ? 0 : asNumber(len) });
+      });
+      return out;
+    });
+  }
+
+  // ---- pools
+
+  async poolPut(name: string, itemId: string, payload: BytesLike, tags: JsonObject, ttlSeconds?: number | null): Promise<void> {
+    const now = nowSeconds();
+    const expiresAt = ttlSeconds != null && ttlSeconds > 0 ? now + ttlSeconds : null;
+    const encoded = encodePoolItem(payload, tags, expiresAt);
+    const hash = keys.pool(name);
+    await this.run(async (r) => {
+      const [, all] = await this.conn.execValues(r.pipeline().hset(hash, itemId, encoded).hgetallBuffer(hash));
+      // Python prunes expired and undecodable items on every put; the script only removes
+      // values still equal to what was judged here, so a concurrent re-put survives.
+      const prune: Buffer[] = [];
+      for (const [id, raw] of Object.entries(hashRecord(all))) {
+        const d = decodePoolItem(raw);
+        if (!d || (d.expiresAt !== null && d.expiresAt < now)) prune.push(Buffer.from(id, "utf8"), raw);
+      }
+      if (prune.length > 0) await callScript(r, "poolPrune", [hash], prune);
+    });
+  }
+
+  private async readPool(r: Redis, name: string, now: number): Promise<PoolItemRecord[]> {
+    const all = hashRecord(await r.hgetallBuffer(keys.pool(name)));
+    const ids = Object.keys(all).sort();
+    if (ids.length === 0) return [];
+    const p = r.pipeline();
+    for (const id of ids) p.pttl(keys.poolClaim(name, id));
+    const res = await this.conn.exec(p);
+    return ids.map((id, i) => poolItemRecord(id, all[id]!, res[i]![0] ? -2 : asNumber(res[i]![1]), now));
+  }
+
+  async poolList(name: string): Promise<RawItem[]> {
+    const now = nowSeconds();
+    return this.run(async (r) => {
+      const items = await this.readPool(r, name, now);
+      return items
+        .filter((it) => !it.corrupt && !it.expired)
+        .map((it) => ({ id: it.id, payload: it.payload!, tags: it.tags!, expiresAt: it.expiresAt, inUseUntil: it.inUseUntil }));
+    });
+  }
+
+  async poolRemove(name: string, itemId: string): Promise<boolean> {
+    return this.run(async (r) => {
+      const [deleted] = await this.conn.execValues(r.multi().hdel(keys.pool(name), itemId).del(keys.poolClaim(name, itemId)));
+      return asNumber(deleted) > 0;
+    });
+  }
+
+  async poolRelease(name: string, itemId: string): Promise<boolean> {
+    return this.run(async (r) => (await r.del(keys.poolClaim(name, itemId))) > 0);
+  }
+
+  async poolClaimAny(name: string, where: JsonObject, holdSeconds: number): Promise<RawItem | null> {
+    const items = await this.poolList(name);
+    // Python: newest expiry first (no expiry counts as 0), stable.
+    items.sort((a, b) => (b.expiresAt ?? 0) - (a.expiresAt ?? 0));
+    return this.run(async (r) => {
+      for (const item of items) {
+        if (item.inUseUntil !== null || !tagsMatch(item.tags, where)) continue;
+        // SET NX is the claim; losing a race only moves on to the next candidate.
+        const ok = await r.set(keys.poolClaim(name, item.id), "1", "PX", toPx(holdSeconds), "NX");
+        if (ok === "OK") return item;
+      }
+      return null;
+    });
+  }
+
+  async poolSize(name: string): Promise<number> {
+    return this.run((r) => r.hlen(keys.pool(name)));
+  }
+
+  async poolNames(): Promise<string[]> {
+    return this.run(async (r) => {
+      const names = new Set<string>();
+      for (const k of await this.scanKeys(r, "fleet:pool:*")) {
+        const n = poolNameOfKey(k);
+        if (n !== null) names.add(n);
+      }
+      return [...names].sort();
+    });
+  }
+
+  async poolSummaries(names: string[]): Promise<PoolSummary[]> {
+    if (names.length === 0) return [];
+    const now = nowSeconds();
+    return this.run(async (r) => {
+      const p = r.pipeline();
+      for (const n of names) p.hgetallBuffer(keys.pool(n));
+      const hashes = (await this.conn.exec(p)).map(([err, v]) => (err ? {} : hashRecord(v)));
+      const claimP = r.pipeline();
+      let claimCount = 0;
+      names.forEach((n, i) => {
+        for (const id of Object.keys(hashes[i]!)) {
+          claimP.exists(keys.poolClaim(n, id));
+          claimCount++;
+        }
+      });
+      const claims = claimCount > 0 ? await this.conn.exec(claimP) : [];
+      let c = 0;
+      return names.map((name, i) => {
+        const h = hashes[i]!;
+        let live = 0;
+        let expired = 0;
+        let claimed = 0;
+        for (const raw of Object.values(h)) {
+          const d = decodePoolItem(raw);
+          if (d && d.expiresAt !== null && d.expiresAt < now) expired++;
+          else if (d) live++;
+          const [err, exists] = claims[c++]!;
+          if (!err && asNumber(exists) > 0) claimed++;
+        }
+        return { name, size: Object.keys(h).length, live, expired, claimed };
+      });
+    });
+  }
+
+  async poolItems(name: string): Promise<PoolItemRecord[]> {
+    const now = nowSeconds();
+    return this.run((r) => this.readPool(r, name, now));
+  }
+
+  async poolDelete(name: string): Promise<{ deleted: boolean; items: number }> {
+    const hash = keys.pool(name);
+    return this.run(async (r) => {
+      // Optimistic: the script deletes only if the item set is still the one read here.
+      for (let attempt = 0; attempt < 10; attempt++) {
+        const ids = await r.hkeys(hash);
+        if (ids.length === 0) {
+          const deleted = await r.del(hash);
+          return { deleted: deleted > 0, items: 0 };
+        }
+        const n = asNumber(await callScript(r, "poolDelete", [hash, ...ids.map((id) => keys.poolClaim(name, id))], ids));
+        if (n >= 0) return { deleted: true, items: n };
+      }
+      throw new CorruptDataError(`pool ${name} kept changing while it was being deleted`);
+    });
+  }
+
+  // ---- locks
+
+  async lockAcquire(name: string, holdSeconds: number, waitSeconds: number): Promise<string | null> {
+    const key = keys.lock(name);
+    const token = randomBytes(16).toString("hex");
+    const deadline = performance.now() + Math.max(0, waitSeconds) * 1000;
+    let backoff = 50;
+    for (;;) {
+      const ok = await this.run((r) => r.set(key, token, "PX", toPx(Math.max(1, holdSeconds)), "NX"));
+      if (ok === "OK") return token;
+      const left = deadline - performance.now();
+      if (left <= 0) return null;
+      await sleep(Math.min(backoff, left));
+      backoff = Math.min(backoff * 2, 500);
+    }
+  }
+
+  async lockRelease(name: string, token: string): Promise<boolean> {
+    return this.run(async (r) => asNumber(await callScript(r, "lockRelease", [keys.lock(name)], [token])) > 0);
+  }
+
+  async lockList(): Promise<LockSummary[]> {
+    return this.run(async (r) => {
+      const found = await this.scanKeys(r, "fleet:lock:*");
+      if (found.length === 0) return [];
+      const p = r.pipeline();
+      for (const k of found) p.pttl(k);
+      const res = await this.conn.exec(p);
+      const out: LockSummary[] = [];
+      found.forEach((k, i) => {
+        const [err, pttl] = res[i]!;
+        if (err || asNumber(pttl) === -2) return;
+        out.push({ name: k.slice("fleet:lock:".length), ttlMs: ttlMsOf(pttl) });
+      });
+      return out;
+    });
+  }
+
+  async lockForceRelease(name: string): Promise<boolean> {
+    return this.run(async (r) => (await r.del(keys.lock(name))) > 0);
+  }
+
+  // ---- counters
+
+  async counterIncr(name: string, by: number): Promise<number> {
+    return this.run(async (r) => {
+      try {
+        return await r.incrby(keys.counter(name), by);
+      } catch (err) {
+        const mapped = mapRedisError(this.rawUrl, err);
+        if (mapped instanceof Error && /not an integer|overflow/i.test(mapped.message)) {
+          throw new CorruptDataError(`counter ${name} does not hold an integer`);
+        }
+        throw mapped;
+      }
+    });
+  }
+
+  async counterGet(name: string): Promise<number> {
+    return this.run(async (r) => {
+      const raw = await r.getBuffer(keys.counter(name));
+      if (raw === null) return 0;
+      const text = decodeUtf8(raw);
+      const n = text === null ? null : parseIntStrict(text);
+      if (n === null) throw new CorruptDataError(`counter ${name} does not hold an integer`);
+      return n;
+    });
+  }
+
+  async counterSet(name: string, value: number): Promise<void> {
+    if (!Number.isSafeInteger(value)) throw new RangeError(`counter value must be an integer, got ${value}`);
+    await this.run((r) => r.set(keys.counter(name), String(value)));
+  }
+
+  async counterDel(name: string): Promise<boolean> {
+    return this.run(async (r) => (await r.del(keys.counter(name))) > 0);
+  }
+
+  async counterList(): Promise<CounterSummary[]> {
+    return this.run(async (r) => {
+      const found = await this.scanKeys(r, "fleet:counter:*");
+      if (found.length === 0) return [];
+      const p = r.pipeline();
+      for (const k of found) p.getBuffer(k);
+      const res = await this.conn.exec(p);
+      const out: CounterSummary[] = [];
+      found.forEach((k, i) => {
+        const [err, v] = res[i]!;
+        const raw = err ? Buffer.alloc(0) : asBuffer(v);
+        if (raw === null) return;
+        const text = err ? null : decodeUtf8(raw);
+        out.push({ name: k.slice("fleet:counter:".length), value: text === null ? null : parseIntStrict(text), raw });
+      });
+      return out;
+    });
+  }
+
+  // ---- queues
+
+  async queuePush(name: string, body: BytesLike, opts: { priority?: number | Priority } = {}): Promise<void> {
+    const p = opts.priority ?? 0;
+    const priority = typeof p === "number" ? priorityFromInt(p) : p;
+    await this.run((r) => r.rpush(queueKeyForPriority(name, priority), toBuffer(body)));
+  }
+
+  async queuePushMany(name: string, items: Array<{ body: BytesLike; priority?: Priority }>): Promise<void> {
+    if (items.length === 0) return;
+    const byList = new Map<string, Buffer[]>();
+    for (const it of items) {
+      const k = queueKeyForPriority(name, it.priority ?? "normal");
+      const list = byList.get(k) ?? [];
+      list.push(toBuffer(it.body));
+      byList.set(k, list);
+    }
+    await this.run(async (r) => {
+      const m = r.multi();
+      for (const [k, bodies] of byList) m.rpush(k, ...bodies);
+      await this.conn.execValues(m);
+    });
+  }
+
+  async queueSize(name: string): Promise<number> {
+    return this.run(async (r) => {
+      const res = await this.conn.execValues(r.pipeline().llen(keys.queueHigh(name)).llen(keys.queue(name)).llen(keys.queueLow(name)));
+      return res.reduce<number>((a, v) => a + asNumber(v), 0);
+    });
+  }
+
+  async queuePeek(name: string, n: number): Promise<Buffer[]> {
+    if (n <= 0) return [];
+    return this.run(async (r) => {
+      const res = await this.conn.execValues(
+        r.pipeline().lrangeBuffer(keys.queueHigh(name), 0, n - 1).lrangeBuffer(keys.queue(name), 0, n - 1).lrangeBuffer(keys.queueLow(name), 0, n - 1),
+      );
+      return res.flatMap((v) => asBufferArray(v)).slice(0, n);
+    });
+  }
+
+  private reserveOnce(name: string, visibilitySeconds: number): Promise<Buffer | null> {
+    return this.run(async (r) =>
+      asBuffer(
+        await callScript(
+          r,
+          "reserve",
+          [
+            keys.queueScheduled(name),
+            keys.queueHigh(name),
+            keys.queue(name),
+            keys.queueLow(name),
+            keys.queueProcessing(name),
+            keys.queueProcessingBody(name),
+          ],
+          [pyFloatRepr(nowSeconds()), String(visibilitySeconds)],
+          { buffer: true },
+        ),
+      ),
+    );
+  }
+
+  async queueReserve(name: string, timeoutSeconds: number, visibilitySeconds: number): Promise<Buffer | null> {
+    // Scripts cannot block, so waiting is a poll with a short, growing pause.
+    const deadline = performance.now() + Math.max(0, timeoutSeconds) * 1000;
+    let pause = 25;
+    for (;;) {
+      const body = await this.reserveOnce(name, visibilitySeconds);
+      if (body !== null) return body;
+      const left = deadline - performance.now();
+      if (left <= 0) return null;
+      await sleep(Math.min(pause, left));
+      pause = Math.min(pause * 2, 200);
+    }
+  }
+
+  async queueAck(name: string, taskId: string): Promise<boolean> {
+    return this.run(
+      async (r) => asNumber(await callScript(r, "ack", [keys.queueProcessing(name), keys.queueProcessingBody(name)], [taskId])) > 0,
+    );
+  }
+
+  async queueNack(name: string, taskId: string, body: BytesLike, opts: { delaySeconds: number }): Promise<boolean> {
+    await this.run((r) =>
+      callScript(
+        r,
+        "nack",
+        [keys.queueProcessing(name), keys.queueProcessingBody(name), keys.queueScheduled(name), keys.queue(name)],
+        [taskId, toBuffer(body), pyFloatRepr(opts.delaySeconds), pyFloatRepr(nowSeconds())],
+      ),
+    );
+    // Python's queue_nack always answers True: the body is back on the queue either way.
+    return true;
+  }
+
+  async queueFail(name: string, taskId: string, body: BytesLike): Promise<boolean> {
+    return this.run(
+      async (r) =>
+        asNumber(
+          await callScript(r, "fail", [keys.queueProcessing(name), keys.queueProcessingBody(name), keys.queueDead(name)], [taskId, toBuffer(body)]),
+        ) > 0,
+    );
+  }
+
+  async queueSweepExpired(name: string, now?: number): Promise<SweepResult> {
+    return this.run(async (r) => {
+      const res = (await callScript(
+        r,
+        "sweep",
+        [keys.queueProcessing(name), keys.queueProcessingBody(name), keys.queue(name)],
+        [pyFloatRepr(now ?? nowSeconds())],
+      )) as unknown[];
+      return {
+        requeued: asNumber(res[0]),
+        orphaned: res.slice(1).map((v) => asBuffer(v)?.toString("utf8") ?? ""),
+      };
+    });
+  }
+
+  async queueDead(name: string, body: BytesLike): Promise<void> {
+    await this.run((r) => r.rpush(keys.queueDead(name), toBuffer(body)));
+  }
+
+  async dlqPeek(name: string, n: number): Promise<Buffer[]> {
+    if (n <= 0) return [];
+    return this.run((r) => r.lrangeBuffer(keys.queueDead(name), 0, n - 1));
+  }
+
+  async dlqPop(name: string, n: number): Promise<Buffer[]> {
+    if (n <= 0) return [];
+    return this.run(async (r) => (await r.lpopBuffer(keys.queueDead(name), n)) ?? []);
+  }
+
+  async dlqLength(name: string): Promise<number> {
+    return this.run((r) => r.llen(keys.queueDead(name)));
+  }
+
+  async dlqClear(name: string): Promise<number> {
+    return this.run(async (r) => {
+      const [len] = await this.conn.execValues(r.multi().llen(keys.queueDead(name)).del(keys.queueDead(name)));
+      return asNumber(len);
+    });
+  }
+
+  async dlqRange(name: string, offset: number, limit: number): Promise<{ total: number; items: Buffer[] }> {
+    const k = keys.queueDead(name);
+    return this.run(async (r) => {
+      if (limit <= 0) return { total: await r.llen(k), items: [] };
+      const [total, items] = await this.conn.execValues(r.pipeline().llen(k).lrangeBuffer(k, offset, offset + limit - 1));
+      return { total: asNumber(total), items: asBufferArray(items) };
+    });
+  }
+
+  private async dlqByContent(
+    script: "dlqRequeue" | "dlqDelete",
+    name: string,
+    which: DeadLetterSelector,
+  ): Promise<{ count: number; missing: string[] }> {
+    const scriptKeys = script === "dlqRequeue" ? [keys.queueDead(name), keys.queue(name)] : [keys.queueDead(name)];
+    const refs = "all" in which ? [] : which.refs.map((x) => x.toLowerCase());
+    if (!("all" in which) && refs.length === 0) return { count: 0, missing: [] };
+    // A value no body can equal: NUL-led and random, so LREM removes only what was marked.
+    const sentinel = `\u0000fleet-dlq-sentinel:${randomBytes(16).toString("hex")}`;
+    return this.run(async (r) => {
+      const res = (await callScript(r, script, scriptKeys, ["all" in which ? "all" : "refs", sentinel, ...refs])) as unknown[];
+      return { count: asNumber(res[0]), missing: res.slice(1).map((v) => asBuffer(v)?.toString("utf8") ?? "") };
+    });
+  }
+
+  async dlqRequeue(name: string, which: DeadLetterSelector): Promise<{ requeued: number; missing: string[] }> {
+    const { count, missing } = await this.dlqByContent("dlqRequeue", name, which);
+    return { requeued: count, missing };
+  }
+
+  async dlqDelete(name: string, which: DeadLetterSelector): Promise<{ deleted: number; missing: string[] }> {
+    const { count, missing } = await this.dlqByContent("dlqDelete", name, which);
+    return { deleted: count, missing };
+  }
+
+  async queueNames(): Promise<string[]> {
+    return this.run(async (r) => {
+      const names = new Set<string>();
+      for (const k of await this.scanKeys(r, "fleet:queue:*")) {
+        const n = queueNameOfKey(k);
+        if (n !== null) names.add(n);
+      }
+      return [...names].sort();
+    });
+  }
+
+  private queueDepthCommands(p: ChainableCommander, name: string, now: number): void {
+    const nowArg = pyFloatRepr(now);
+    p.llen(keys.queueHigh(name))
+      .llen(keys.queue(name))
+      .llen(keys.queueLow(name))
+      .zcard(keys.queueProcessing(name))
+      .zcount(keys.queueProcessing(name), "-inf", nowArg)
+      .zcard(keys.queueScheduled(name))
+      .zcount(keys.queueScheduled(name), "-inf", nowArg)
+      .llen(keys.queueDead(name));
+  }
+
+  private static depthsFrom(name: string, v: unknown[]): QueueDepths {
+    const [high, normal, low, processing, overdue, scheduled, due, dead] = v.map((x) => asNumber(x)) as number[];
+    return {
+      name,
+      pending: { high: high!, normal: normal!, low: low!, total: high! + normal! + low! },
+      processing: processing!,
+      overdue: overdue!,
+      scheduled: scheduled!,
+      due: due!,
+      dead: dead!,
+    };
+  }
+
+  async queueDepths(names: string[], now?: number): Promise<QueueDepths[]> {
+    if (names.length === 0) return [];
+    const t = now ?? nowSeconds();
+    return this.run(async (r) => {
+      const p = r.pipeline();
+      for (const n of names) this.queueDepthCommands(p, n, t);
+      const v = await this.conn.execValues(p);
+      return names.map((n, i) => RedisBackend.depthsFrom(n, v.slice(i * 8, i * 8 + 8)));
+    });
+  }
+
+  async queueDetail(name: string, limit: number, now?: number): Promise<QueueDetail> {
+    const t = now ?? nowSeconds();
+    const n = Math.max(0, limit);
+    return this.run(async (r) => {
+      const p = r.pipeline();
+      this.queueDepthCommands(p, name, t);
+      if (n > 0) {
+        p.lrangeBuffer(keys.queueHigh(name), 0, n - 1)
+          .lrangeBuffer(keys.queue(name), 0, n - 1)
+          .lrangeBuffer(keys.queueLow(name), 0, n - 1)
+          .zrangeBuffer(keys.queueProcessing(name), 0, String(n - 1), "WITHSCORES")
+          .zrangeBuffer(keys.queueScheduled(name), 0, String(n - 1), "WITHSCORES");
+      }
+      const v = await this.conn.execValues(p);
+      const depths = RedisBackend.depthsFrom(name, v.slice(0, 8));
+      if (n === 0) return { depths, pending: [], processing: [], scheduled: [] };
+      const pending: QueueDetail["pending"] = [];
+      (["high", "normal", "low"] as const).forEach((priority, i) => {
+        for (const body of asBufferArray(v[8 + i])) pending.push({ priority, body });
+      });
+      const proc = scoredPairs(v[11]);
+      const bodies = proc.length > 0 ? await r.hmgetBuffer(keys.queueProcessingBody(name), ...proc.map(([id]) => id)) : [];
+      return {
+        depths,
+        pending: pending.slice(0, n),
+        processing: proc.map(([id, deadline], i) => ({ id: id.toString("utf8"), deadline, body: bodies[i] ?? null })),
+        scheduled: scoredPairs(v[12]).map(([body, readyAt]) => ({ readyAt, body })),
+      };
+    });
+  }
+
+  // ---- streams
+
+  async streamPush(name: string, envelope: BytesLike, opts: { score: number; maxLen: number; ttlSeconds: number }): Promise<void> {
+    const key = keys.stream(name);
+    const score = pyFloatRepr(opts.score);
+    await this.run(async (r) => {
+      const m = r.multi().zadd(key, score, toBuffer(envelope));
+      if (opts.ttlSeconds > 0) m.zremrangebyscore(key, 0, pyFloatRepr(opts.score - opts.ttlSeconds));
+      if (opts.maxLen > 0) m.zremrangebyrank(key, 0, -(opts.maxLen + 1));
+      // Python publishes str(score): repr of the float.
+      m.publish(keys.event(`${name}.emit`), score);
+      await this.conn.execValues(m);
+    });
+  }
+
+  async streamPop(name: string, n: number): Promise<Buffer[]> {
+    if (n <= 0) return [];
+    return this.run(async (r) => scoredPairs(await r.zpopminBuffer(keys.stream(name), n)).map(([m]) => m));
+  }
+
+  async streamPeek(name: string, n: number): Promise<Buffer[]> {
+    if (n <= 0) return [];
+    return this.run((r) => r.zrangeBuffer(keys.stream(name), 0, String(n - 1)));
+  }
+
+  async streamLength(name: string): Promise<number> {
+    return this.run((r) => r.zcard(keys.stream(name)));
+  }
+
+  async streamTrim(name: string, opts: { maxLen: number; ttlSeconds: number }): Promise<void> {
+    const key = keys.stream(name);
+    if (opts.ttlSeconds <= 0 && opts.maxLen <= 0) return;
+    await this.run(async (r) => {
+      const m = r.multi();
+      if (opts.ttlSeconds > 0) m.zremrangebyscore(key, 0, pyFloatRepr(nowSeconds() - opts.ttlSeconds));
+      if (opts.maxLen > 0) m.zremrangebyrank(key, 0, -(opts.maxLen + 1));
+      await this.conn.execValues(m);
+    });
+  }
+
+  async streamNames(): Promise<string[]> {
+    return this.run(async (r) => (await this.scanKeys(r, "stream:*")).map((k) => k.slice("stream:".length)).filter((n) => n.length > 0));
+  }
+
+  async streamSummaries(names: string[]): Promise<StreamSummary[]> {
+    if (names.length === 0) return [];
+    return this.run(async (r) => {
+      const p = r.pipeline();
+      for (const n of names) p.zcard(keys.stream(n)).zrange(keys.stream(n), 0, "0", "WITHSCORES").zrange(keys.stream(n), -1, "-1", "WITHSCORES");
+      const v = await this.conn.execValues(p);
+      return names.map((name, i) => {
+        const oldest = scoredPairs(v[3 * i + 1])[0];
+        const newest = scoredPairs(v[3 * i + 2])[0];
+        return { name, length: asNumber(v[3 * i]), oldest: oldest ? oldest[1] : null, newest: newest ? newest[1] : null };
+      });
+    });
+  }
+
+  async streamRange(name: string, limit: number, order: "newest" | "oldest"): Promise<StreamEntry[]> {
+    if (limit <= 0) return [];
+    const key = keys.stream(name);
+    return this.run(async (r) => {
+      const reply =
+        order === "newest" ? await r.zrangeBuffer(key, 0, String(limit - 1), "REV", "WITHSCORES") : await r.zrangeBuffer(key, 0, String(limit - 1), "WITHSCORES");
+      return scoredPairs(reply).map(([envelope, score]) => ({ score, envelope }));
+    });
+  }
+
+  // ---- event bus
+
+  async eventPublish(topic: string, body: BytesLike): Promise<void> {
+    await this.run((r) => r.publish(keys.event(topic), toBuffer(body)));
+  }
+
+  async subscribeEvents(onMessage: (msg: BusMessage) => void): Promise<Subscription> {
+    // A dedicated connection: a subscribed connection can do nothing else.
+    const conn = new RedisConnection(this.rawUrl, this.opts, { enableOfflineQueue: true, autoResubscribe: true });
+    conn.client.on("pmessageBuffer", (_pattern: Buffer, channel: Buffer, message: Buffer) => {
+      const ch = channel.toString("utf8");
+      onMessage({ topic: ch.startsWith("event:") ? ch.slice("event:".length) : ch, payload: message });
+    });
+    try {
+      await conn.run((r) => r.psubscribe("event:*"));
+    } catch (err) {
+      await conn.close();
+      throw err;
+    }
+    const sub: Subscription = {
+      close: async () => {
+        if (!this.subscriptions.delete(sub)) return;
+        await conn.close();
+      },
+    };
+    this.subscriptions.add(sub);
+    return sub;
+  }
+
+  // ---- workers
+
+  private wk(type: string, id: string) {
+    return {
+      hardware: keys.worker(type, id, "hardware"),
+      config: keys.worker(type, id, "config"),
+      gen: keys.worker(type, id, "gen"),
+      state: keys.worker(type, id, "state"),
+      stats: keys.worker(type, id, "stats"),
+      history: keys.worker(type, id, "stats:history"),
+    };
+  }
+
+  async workerRegister(automationType: string, workerId: string, hardware: JsonObject): Promise<void> {
+    const k = this.wk(automationType, workerId);
+    await this.run(async (r) => {
+      await this.conn.execValues(
+        r
+          .multi()
+          .set(k.hardware, pyJsonBytes(hardware))
+          .sadd(keys.workerTypeIndex(automationType), workerId)
+          .sadd(WORKER_ALL_INDEX, keys.workerAllMember(automationType, workerId))
+          .set(k.gen, "0", "NX")
+          .set(k.config, "{}", "NX"),
+      );
+    });
+  }
+
+  async workerGetConfig(automationType: string, workerId: string): Promise<{ config: JsonObject; gen: number }> {
+    const k = this.wk(automationType, workerId);
+    return this.run(async (r) => {
+      const [rawCfg, rawGen] = await r.mgetBuffer(k.config, k.gen);
+      let config: JsonObject = {};
+      if (rawCfg) {
+        const parsed = parseJsonBytes(rawCfg);
+        if (!parsed.ok || !isJsonObject(parsed.value)) throw new CorruptDataError(`config of worker ${automationType}/${workerId} is not a JSON object`);
+        config = parsed.value;
+      }
+      let gen = 0;
+      if (rawGen) {
+        const text = decodeUtf8(rawGen);
+        const n = text === null ? null : parseIntStrict(text);
+        if (n === null) throw new CorruptDataError(`config generation of worker ${automationType}/${workerId} is not an integer`);
+        gen = n;
+      }
+      return { config, gen };
+    });
+  }
+
+  async workerSetConfig(
+    automationType: string,
+    workerId: string,
+    config: JsonObject,
+    opts: { expectedGen?: number } = {},
+  ): Promise<{ config: JsonObject; gen: number }> {
+    const k = this.wk(automationType, workerId);
+    const expected = opts.expectedGen;
+    return this.run(async (r) => {
+      const res = (await callScript(r, "configSet", [k.config, k.gen], [pyJsonBytes(config), expected === undefined ? "" : String(expected)])) as unknown[];
+      const status = asNumber(res[0]);
+      if (status === 1) return { config, gen: asNumber(res[1]) };
+      const raw = asBuffer(res[1]);
+      if (status === 0) {
+        const current = raw === null ? 0 : parseIntStrict(raw.toString("utf8"));
+        throw new StaleGenerationError(expected ?? 0, current);
+      }
+      if (expected !== undefined) throw new StaleGenerationError(expected, null);
+      throw new CorruptDataError(`config generation of worker ${automationType}/${workerId} is not an integer`);
+    });
+  }
+
+  async workerSetConfigMany(writes: ConfigWrite[]): Promise<Array<{ automationType: string; workerId: string; gen: number }>> {
+    if (writes.length === 0) return [];
+    const scriptKeys: string[] = [];
+    const args: Array<string | Buffer> = [];
+    for (const w of writes) {
+      const k = this.wk(w.automationType, w.workerId);
+      scriptKeys.push(k.config, k.gen);
+      args.push(pyJsonBytes(w.config), w.expectedGen === undefined ? "" : String(w.expectedGen));
+    }
+    return this.run(async (r) => {
+      const res = (await callScript(r, "configSetMany", scriptKeys, args)) as unknown[];
+      const status = asNumber(res[0]);
+      if (status === 1) return writes.map((w, i) => ({ automationType: w.automationType, workerId: w.workerId, gen: asNumber(res[i + 1]) }));
+      const w = writes[asNumber(res[1]) - 1]!;
+      const raw = asBuffer(res[2]);
+      if (status === 0) throw new StaleGenerationError(w.expectedGen ?? 0, raw === null ? 0 : parseIntStrict(raw.toString("utf8")));
+      if (w.expectedGen !== undefined) throw new StaleGenerationError(w.expectedGen, null);
+      throw new CorruptDataError(`config generation of worker ${w.automationType}/${w.workerId} is not an integer`);
+    });
+  }
+
+  async workerSetState(automationType: string, workerId: string, state: string, lastError: string | null, lastSeen: number): Promise<void> {
+    const k = this.wk(automationType, workerId);
+    await this.run((r) => r.hset(k.state, "state", state, "last_seen", encodeUnixFloat(lastSeen), "last_error", lastError ?? ""));
+  }
+
+  async workerSetStats(automationType: string, workerId: string, stats: JsonObject): Promise<void> {
+    await this.run((r) => r.set(keys.worker(automationType, workerId, "stats"), pyJsonBytes(stats)));
+  }
+
+  async workerStatsPush(automationType: string, workerId: string, ts: number, frame: JsonObject, opts: { maxEntries?: number } = {}): Promise<void> {
+    const key = keys.worker(automationType, workerId, "stats:history");
+    const maxEntries = opts.maxEntries ?? 240;
+    await this.run(async (r) => {
+      const m = r.multi().zadd(key, pyFloatRepr(ts), pyJsonBytes(frame));
+      if (maxEntries > 0) m.zremrangebyrank(key, 0, -(maxEntries + 1));
+      await this.conn.execValues(m);
+    });
+  }
+
+  async workerStatsHistory(automationType: string, workerId: string, opts: { since?: number; limit?: number } = {}): Promise<JsonObject[]> {
+    const key = keys.worker(automationType, workerId, "stats:history");
+    const limit = opts.limit ?? 240;
+    if (limit <= 0) return [];
+    return this.run(async (r) => {
+      const raw = await r.zrangebyscoreBuffer(key, pyFloatRepr(opts.since ?? 0), "+inf", "LIMIT", 0, limit);
+      const out: JsonObject[] = [];
+      for (const m of raw) {
+        const parsed = parseJsonBytes(m);
+        if (parsed.ok && isJsonObject(parsed.value)) out.push(parsed.value);
+      }
+      return out;
+    });
+  }
+
+  async workerStatsFrames(automationType: string, workerId: string, opts: { since?: number; limit: number }): Promise<StatsFrame[]> {
+    const key = keys.worker(automationType, workerId, "stats:history");
+    if (opts.limit <= 0) return [];
+    const min = opts.since === undefined ? "-inf" : `(${pyFloatRepr(opts.since)}`;
+    return this.run(async (r) => {
+      const reply = await r.zrangeBuffer(key, "+inf", min, "BYSCORE", "REV", "LIMIT", 0, opts.limit, "WITHSCORES");
+      return scoredPairs(reply)
+        .reverse()
+        .map(([m, ts]) => statsFrameFromRaw(m, ts));
+    });
+  }
+
+  private queueWorkerReads(p: ChainableCommander, ref: WorkerRef): void {
+    const k = this.wk(ref.automationType, ref.workerId);
+    p.mgetBuffer(k.hardware, k.config, k.gen, k.stats)
+      .hgetallBuffer(k.state)
+      .zcard(k.history)
+      .sismember(keys.workerTypeIndex(ref.automationType), ref.workerId);
+  }
+
+  private static workerFromReplies(ref: WorkerRef, res: Array<[Error | null, unknown]>, at: number): WorkerRecord {
+    const [mErr, mget] = res[at]!;
+    const [sErr, state] = res[at + 1]!;
+    const [hErr, hist] = res[at + 2]!;
+    const [iErr, member] = res[at + 3]!;
+    const values = !mErr && Array.isArray(mget) ? mget.map((v) => asBuffer(v)) : [null, null, null, null];
+    const record = workerRecordFromRaw(ref.automationType, ref.workerId, {
+      registered: !iErr && asNumber(member) === 1,
+      hardware: values[0] ?? null,
+      config: values[1] ?? null,
+      gen: values[2] ?? null,
+      stats: values[3] ?? null,
+      state: sErr ? {} : hashRecord(state),
+      historyLen: hErr ? 0 : asNumber(hist),
+    });
+    // A key of the wrong type reads as corrupt rather than failing the whole page.
+    if (mErr) record.corrupt.push("hardware", "config", "config_gen", "stats");
+    if (sErr) record.corrupt.push("state");
+    return record;
+  }
+
+  async workerGet(automationType: string, workerId: string): Promise<WorkerRecord | null> {
+    const ref = { automationType, workerId };
+    return this.run(async (r) => {
+      const p = r.pipeline();
+      this.queueWorkerReads(p, ref);
+      const res = await this.conn.exec(p);
+      const rec = RedisBackend.workerFromReplies(ref, res, 0);
+      return rec.registered ? rec : null;
+    });
+  }
+
+  async workerList(automationType?: string): Promise<WorkerRef[]> {
+    return this.run(async (r) => {
+      let refs: WorkerRef[];
+      if (automationType === undefined) {
+        refs = (await r.smembers(WORKER_ALL_INDEX)).map((m) => parseWorkerAllMember(m)).filter((x): x is WorkerRef => x !== null);
+      } else {
+        refs = (await r.smembers(keys.workerTypeIndex(automationType))).map((workerId) => ({ automationType, workerId }));
+      }
+      return refs.sort((a, b) =>
+        a.automationType < b.automationType ? -1 : a.automationType > b.automationType ? 1 : a.workerId < b.workerId ? -1 : a.workerId > b.workerId ? 1 : 0,
+      );
+    });
+  }
+
+  async workersGet(refs: WorkerRef[]): Promise<WorkerRecord[]> {
+    if (refs.length === 0) return [];
+    return this.run(async (r) => {
+      const chunks: WorkerRef[][] = [];
+      for (let i = 0; i < refs.length; i += WORKERS_PER_PIPELINE) chunks.push(refs.slice(i, i + WORKERS_PER_PIPELINE));
+      // All chunks go out back to back on the one connection; replies are matched per chunk.
+      const results = await Promise.all(
+        chunks.map((chunk) => {
+          const p = r.pipeline();
+          for (const ref of chunk) this.queueWorkerReads(p, ref);
+          return this.conn.exec(p);
+        }),
+      );
+      return chunks.flatMap((chunk, c) => chunk.map((ref, i) => RedisBackend.workerFromReplies(ref, results[c]!, i * 4)));
+    });
+  }
+
+  async workerRemove(automationType: string, workerId: string): Promise<boolean> {
+    const fieldKeys = WORKER_FIELDS.map((f) => keys.worker(automationType, workerId, f));
+    return this.run(async (r) => {
+      const [typeRemoved, allRemoved, deleted] = await this.conn.execValues(
+        r
+          .multi()
+          .srem(keys.workerTypeIndex(automationType), workerId)
+          .srem(WORKER_ALL_INDEX, keys.workerAllMember(automationType, workerId))
+          .del(...fieldKeys),
+      );
+      return asNumber(typeRemoved) + asNumber(allRemoved) + asNumber(deleted) > 0;
+    });
+  }
+
+  // ---- catalog
+
+  async catalogSet(automationType: string, doc: BytesLike): Promise<void> {
+    await this.run((r) => r.hset(CATALOG_HASH, automationType, toBuffer(doc)));
+  }
+
+  async catalogGet(automationType: string): Promise<Buffer | null> {
+    return this.run((r) => r.hgetBuffer(CATALOG_HASH, automationType));
+  }
+
+  async catalogAll(): Promise<Map<string, Buffer>> {
+    return this.run(async (r) => {
+      const rec = hashRecord(await r.hgetallBuffer(CATALOG_HASH));
+      return new Map(Object.keys(rec).sort().map((k) => [k, rec[k]!]));
+    });
+  }
+
+  async catalogDelete(automationType: string): Promise<boolean> {
+    return this.run(async (r) => (await r.hdel(CATALOG_HASH, automationType)) > 0);
+  }
+
+  // ---- audit trail
+
+  async auditAppend(entry: BytesLike, maxEntries: number): Promise<void> {
+    await this.run(async (r) => {
+      const m = r.multi().lpush(AUDIT_LIST, toBuffer(entry));
+      if (maxEntries > 0) m.ltrim(AUDIT_LIST, 0, maxEntries - 1);
+      await this.conn.execValues(m);
+    });
+  }
+
+  async auditRange(offset: number, limit: number): Promise<{ total: number; items: Buffer[] }> {
+    return this.run(async (r) => {
+      if (limit <= 0) return { total: await r.llen(AUDIT_LIST), items: [] };
+      const [total, items] = await this.conn.execValues(r.pipeline().llen(AUDIT_LIST).lrangeBuffer(AUDIT_LIST, offset, offset + limit - 1));
+      return { total: asNumber(total), items: asBufferArray(items) };
+    });
+  }
+}
