@@ -1,0 +1,17 @@
+// GET /api/v1/metrics: Prometheus text exposition 0.0.4. See src/server/metrics/collect.ts
+// for what is exported and why a backend outage answers 200 with `fleet_backend_up 0`.
+import { getBackend } from "@/server/backend";
+import { serverEnv } from "@/server/env";
+import { collectMetrics } from "@/server/metrics/collect";
+import { PROMETHEUS_CONTENT_TYPE } from "@/server/metrics/exposition";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export async function GET(): Promise<Response> {
+  const text = await collectMetrics(getBackend, { offlineAfterSeconds: serverEnv().FLEET_OFFLINE_AFTER_SECONDS });
+  return new Response(text, {
+    status: 200,
+    headers: { "Content-Type": PROMETHEUS_CONTENT_TYPE, "Cache-Control": "no-store" },
+  });
+}
