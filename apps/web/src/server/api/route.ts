@@ -1,0 +1,192 @@
+// The one wrapper every API v1 route handler goes through: authorize, parse path
+// params, query and body with zod, resolve the backend, run the handler, check the
+// answer against its schema, and map every failure to the one error envelope.
+import type { Backend } from "@fleet/backend";
+import { z } from "zod";
+
+import { getBackend } from "@/server/backend";
+import { serverEnv } from "@/server/env";
+
+import { authorize, type Principal, type Role } from "./authorize";
+import { parseJsonBody, readBodyBytes } from "./body";
+import { ApiError, badRequest, jsonResponse, toErrorResponse, validationFailed, zodDetails } from "./errors";
+import { nowSeconds } from "./serialize";
+
+/** Names of the `[param]` segments of a path template such as `/workers/[type]/[id]`. */
+type ParamNames<S extends string> = S extends `${string}[${infer N}]${infer Rest}` ? N | ParamNames<Rest> : never;
+export type PathParams<S extends string> = { [K in ParamNames<S>]: string };
+
+/** What a handler may return instead of a bare body: a status and headers too. */
+export class Reply<T> {
+  constructor(
+    readonly body: T,
+    readonly init: { status?: number; headers?: HeadersInit } = {},
+  ) {}
+}
+
+export interface RouteContext<P, Q, B> {
+  request: Request;
+  params: P;
+  query: Q;
+  body: B;
+  backend: Backend;
+  principal: Principal;
+  /** Unix seconds at the start of the request: one clock for the whole answer. */
+  now: number;
+  offlineAfterSeconds: number;
+}
+
+type BodySpec = z.ZodType | "json" | undefined;
+type BodyOf<B extends BodySpec> = B extends z.ZodType ? z.output<B> : B extends "json" ? unknown : undefined;
+type QueryOf<Q> = Q extends z.ZodType ? z.output<Q> : Record<string, never>;
+
+export interface RouteSpec<S extends string, Q extends z.ZodType | undefined, B extends BodySpec, R> {
+  /** The path below /api/v1, with `[param]` segments; params are read from the request URL. */
+  path: S;
+  role: Role;
+  /** Extra checks of the (already URL-decoded) path params; failures answer 400. */
+  params?: z.ZodType<PathParams<S>, PathParams<S>>;
+  query?: Q;
+  /** A zod schema (failures answer 422) or "json" for any JSON the handler checks itself. */
+  body?: B;
+  response: z.ZodType<R>;
+  /** Status of a successful answer (default 200). */
+  status?: number;
+  handler: (ctx: RouteContext<PathParams<S>, QueryOf<Q>, BodyOf<B>>) => Promise<R | Reply<R>>;
+}
+
+/** Next.js passes `params` as a Promise (v15+); its values are already URL-decoded. */
+export interface NextRouteContext {
+  params: Promise<Record<string, string | string[] | undefined>>;
+}
+
+export const API_BASE = "/api/v1";
+
+export function route<S extends string, Q extends z.ZodType | undefined = undefined, B extends BodySpec = undefined, R = unknown>(
+  spec: RouteSpec<S, Q, B, R>,
+): (request: Request, context?: NextRouteContext) => Promise<Response> {
+  const where = `${spec.path}`;
+  return async (request, context) => {
+    try {
+      const principal = await authorize(request, spec.role);
+      const params = await readParams(spec, request, context);
+      const query = readQuery(spec.query, request);
+      let body: unknown = undefined;
+      if (spec.body !== undefined) {
+        const raw = parseJsonBody(await readBodyBytes(request));
+        if (spec.body === "json") body = raw;
+        else {
+          const parsed = spec.body.safeParse(raw);
+          if (!parsed.success) {
+            const details = zodDetails(parsed.error);
+            throw validationFailed(summarize("The request body is invalid", details), details);
+          }
+          body = parsed.data;
+        }
+      }
+      const backend = await getBackend();
+      const result = await spec.handler({
+        request,
+        params,
+        query: query as QueryOf<Q>,
+        body: body as BodyOf<B>,
+        backend,
+        principal,
+        now: nowSeconds(),
+        offlineAfterSeconds: serverEnv().FLEET_OFFLINE_AFTER_SECONDS,
+      });
+      const reply = result instanceof Reply ? result : new Reply(result);
+      const checked = spec.response.safeParse(reply.body);
+      if (!checked.success) {
+        console.error(`[api] ${request.method} ${where}: the answer does not match its schema`, checked.error.issues.slice(0, 10));
+        throw new Error("response failed its schema");
+      }
+      return jsonResponse(reply.init.status ?? spec.status ?? 200, checked.data, reply.init.headers);
+    } catch (err) {
+      return toErrorResponse(err, `${request.method} ${where}`);
+    }
+  };
+}
+
+function summarize(lead: string, details: Array<{ path: string; message: string }>): string {
+  const first = details[0];
+  if (!first) return `${lead}.`;
+  const more = details.length > 1 ? ` (and ${details.length - 1} more problem${details.length > 2 ? "s" : ""})` : "";
+  return `${lead}: ${first.path || "the body"} ${first.message}${more}.`;
+}
+
+/**
+ * Path params, taken from the request URL against the route's template so that every
+ * segment is decoded exactly once (names may contain `%`, `:` and any UTF-8); Next's
+ * own params are the fallback when the URL does not fit the template (rewrites).
+ */
+async function readParams<S extends string>(
+  spec: RouteSpec<S, z.ZodType | undefined, BodySpec, unknown>,
+  request: Request,
+  context: NextRouteContext | undefined,
+): Promise<PathParams<S>> {
+  const names = [...spec.path.matchAll(/\[([^\]]+)\]/g)].map((m) => m[1]!);
+  if (names.length === 0) return {} as PathParams<S>;
+  let values = paramsFromUrl(spec.path, request.url);
+  if (values === null) {
+    const given = context ? await context.params : {};
+    values = {};
+    for (const name of names) {
+      const v = given[name];
+      if (typeof v === "string") values[name] = v;
+    }
+  }
+  for (const name of names) {
+    const v = values[name];
+    if (v === undefined || v === "") throw badRequest(`The path parameter '${name}' is missing or empty.`);
+  }
+  if (!spec.params) return values as PathParams<S>;
+  const parsed = spec.params.safeParse(values);
+  if (!parsed.success) {
+    const details = zodDetails(parsed.error);
+    throw badRequest(summarize("The path is invalid", details), details);
+  }
+  return parsed.data;
+}
+
+export function paramsFromUrl(template: string, url: string): Record<string, string> | null {
+  let pathname: string;
+  try {
+    pathname = new URL(url).pathname;
+  } catch {
+    return null;
+  }
+  const tpl = `${API_BASE}${template}`.split("/");
+  const segs = pathname.replace(/\/+$/, "").split("/");
+  if (segs.length !== tpl.length) return null;
+  const out: Record<string, string> = {};
+  for (let i = 0; i < tpl.length; i++) {
+    const t = tpl[i]!;
+    const s = segs[i]!;
+    const m = /^\[([^\]]+)\]$/.exec(t);
+    if (m) {
+      try {
+        out[m[1]!] = decodeURIComponent(s);
+      } catch {
+        throw badRequest(`The path segment '${s}' is not valid percent-encoded UTF-8.`);
+      }
+    } else if (t !== s) return null;
+  }
+  return out;
+}
+
+function readQuery(schema: z.ZodType | undefined, request: Request): unknown {
+  if (!schema) return {};
+  const search = new URL(request.url).searchParams;
+  const raw: Record<string, string> = {};
+  // the first value wins; an empty value counts as not given (`?limit=` = default)
+  for (const [k, v] of search) if (!(k in raw) && v !== "") raw[k] = v;
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const details = zodDetails(parsed.error).map((d) => ({ ...d, path: d.path.replace(/^\//, "") || "query" }));
+    throw badRequest(summarize("A query parameter is invalid", details), details);
+  }
+  return parsed.data;
+}
+
+export { ApiError };
