@@ -1,0 +1,14 @@
+export { defineAutomation, runtimeConfigShape, RuntimeConfigSchema, queueOf } from "./automation";
+export type { Automation, AutomationKind, BatchAutomation, ContinuousAutomation, ConfigSchema, RuntimeConfig, Task } from "./automation";
+export type { AutomationContext, ClaimedItem, CounterHandle, HeldLock, KvHandle, PoolHandle } from "./context";
+export { STREAM_MAX_LEN, STREAM_TTL_SECONDS, streamEnvelope } from "./context";
+export { startWorker, CONFIG_TOPIC } from "./worker";
+export type { WorkerHandle, WorkerOptions, WorkerSnapshot, WorkerState, WorkerCounters } from "./worker";
+export { sharedBus } from "./event-bus";
+export type { SharedBus, BusListener } from "./event-bus";
+export { startHousekeeping, publishCatalog, sweepQueues, catalogDoc, jsonSchemaOf } from "./housekeeping";
+export type { Housekeeping, HousekeepingOptions, SweepReport } from "./housekeeping";
+export { systemClock, skewedClock, sleep } from "./clock";
+export type { Clock } from "./clock";
+export { encodeTaskBody, parseTaskBody, newTaskId, retryDelayMs, withFailure } from "./task-body";
+export { detectHardware } from "./hardware";
