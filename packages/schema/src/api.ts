@@ -269,3 +269,53 @@ export const HealthSchema = z.object({
   }),
 });
 export type Health = z.infer<typeof HealthSchema>;
+
+// ---------- response envelopes of the remaining routes (added with the route handlers)
+
+/** Every list answers `total` (before paging) besides its page. */
+export const PageInfoSchema = z.object({ total: z.number().int().nonnegative() });
+
+export const DeletedSchema = z.object({ deleted: z.boolean() });
+export type Deleted = z.infer<typeof DeletedSchema>;
+
+export const AutomationListSchema = PageInfoSchema.extend({ automations: z.array(AutomationSchema) });
+export type AutomationList = z.infer<typeof AutomationListSchema>;
+
+export const ConfigRolloutResultSchema = z.object({
+  workers: z.array(z.object({ worker_id: z.string(), config_gen: z.number().int() })),
+});
+export type ConfigRolloutResult = z.infer<typeof ConfigRolloutResultSchema>;
+
+export const SubmitTasksResultSchema = z.object({ ids: z.array(z.string().regex(/^[0-9a-f]{32}$/)) });
+export type SubmitTasksResult = z.infer<typeof SubmitTasksResultSchema>;
+
+export const QueueListSchema = PageInfoSchema.extend({ queues: z.array(QueueSchema) });
+export type QueueList = z.infer<typeof QueueListSchema>;
+
+export const QueueDetailQuerySchema = z.object({ limit: LimitSchema.default(100) });
+
+export const DeadLetterRequeueResultSchema = z.object({ requeued: z.number().int(), missing: z.array(z.string()) });
+export const DeadLetterDeleteResultSchema = z.object({ deleted: z.number().int(), missing: z.array(z.string()) });
+export const SweepResultSchema = z.object({ requeued: z.number().int(), orphaned: z.array(z.string()) });
+
+export const PoolListSchema = PageInfoSchema.extend({ pools: z.array(PoolSummarySchema) });
+export type PoolList = z.infer<typeof PoolListSchema>;
+export const PoolDetailSchema = PageInfoSchema.extend({ items: z.array(PoolItemSchema) });
+export type PoolDetail = z.infer<typeof PoolDetailSchema>;
+export const PoolDeletedSchema = z.object({ deleted: z.boolean(), items: z.number().int() });
+export const PoolReleasedSchema = z.object({ released: z.boolean() });
+
+export const StreamListSchema = PageInfoSchema.extend({ streams: z.array(StreamSummarySchema) });
+export type StreamList = z.infer<typeof StreamListSchema>;
+export const StreamEntrySchema = z.object({ score: z.number(), envelope: RawValueSchema });
+export const StreamDetailSchema = z.object({ length: z.number().int(), entries: z.array(StreamEntrySchema) });
+export type StreamDetail = z.infer<typeof StreamDetailSchema>;
+
+export const LockListSchema = PageInfoSchema.extend({ locks: z.array(LockSchema) });
+export type LockList = z.infer<typeof LockListSchema>;
+export const CounterListSchema = PageInfoSchema.extend({ counters: z.array(CounterSchema) });
+export type CounterList = z.infer<typeof CounterListSchema>;
+export const KvNamespaceListSchema = PageInfoSchema.extend({ namespaces: z.array(KvNamespaceSchema) });
+export type KvNamespaceList = z.infer<typeof KvNamespaceListSchema>;
+export const KvKeyListSchema = PageInfoSchema.extend({ keys: z.array(KvKeySchema) });
+export type KvKeyList = z.infer<typeof KvKeyListSchema>;
