@@ -1,0 +1,338 @@
+// Redis-specific behaviour the shared contract suite cannot see: connectivity failures,
+// URL handling, script atomicity and the exact keys written.
+import { randomBytes } from "node:crypto";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BackendUnavailableError, StaleGenerationError, UnsupportedBackendUrlError } from "../errors";
+import { sha1Hex } from "../codec";
+import { backendFromUrl } from "../url";
+import { createRedisBackend, RedisBackend } from "./index";
+
+const base = process.env.REDIS_TEST_URL;
+if (!base) throw new Error("REDIS_TEST_URL is not set: point it at a disposable redis-server, e.g. redis://127.0.0.1:6390/0");
+
+/** This file's own database, so that it can run beside the other suites. */
+function urlWithDb(db: number): string {
+  const u = new URL(base!);
+  u.pathname = `/${db}`;
+  return u.toString();
+}
+const URL_DB = urlWithDb(3);
+
+let backend: RedisBackend;
+let raw: Redis;
+const p = () => `t${randomBytes(4).toString("hex")}`;
+
+beforeAll(async () => {
+  backend = createRedisBackend(URL_DB);
+  raw = new Redis(URL_DB);
+  await raw.flushdb();
+});
+
+afterAll(async () => {
+  await backend.close();
+  raw.disconnect();
+});
+
+describe("connectivity", () => {
+  it("fails fast with BackendUnavailableError naming the URL without the password", async () => {
+    const down = createRedisBackend("redis://:secret@127.0.0.1:1/0");
+    const t0 = Date.now();
+    const err = await down.queueSize("q").catch((e: unknown) => e);
+    const elapsed = Date.now() - t0;
+    await down.close();
+    expect(err).toBeInstanceOf(BackendUnavailableError);
+    const msg = (err as Error).message;
+    expect(msg).toContain("127.0.0.1:1");
+    expect(msg).not.toContain("secret");
+    expect(elapsed).toBeLessThan(2500);
+    expect(down.url).toBe("redis://:***@127.0.0.1:1/0");
+  });
+
+  it("fails fast for pipelined reads and the subscription too", async () => {
+    const down = createRedisBackend("redis://127.0.0.1:1/0", { connectTimeoutMs: 300 });
+    const t0 = Date.now();
+    await expect(down.workersGet([{ automationType: "a", workerId: "b" }])).rejects.toBeInstanceOf(BackendUnavailableError);
+    await expect(down.subscribeEvents(() => undefined)).rejects.toBeInstanceOf(BackendUnavailableError);
+    await expect(down.health()).rejects.toBeInstanceOf(BackendUnavailableError);
+    expect(Date.now() - t0).toBeLessThan(2500);
+    await down.close();
+  });
+
+  it("recovers by itself after the connection is killed", async () => {
+    const b = createRedisBackend(URL_DB);
+    await b.counterSet("recover", 1);
+    const id = await b.client.client("ID");
+    await raw.client("KILL", "ID", String(id));
+    // The first call after the kill may fail fast; within a few seconds it must work again.
+    const deadline = Date.now() + 5000;
+    let value: number | null = null;
+    while (Date.now() < deadline && value === null) {
+      value = await b.counterGet("recover").catch(() => null);
+      if (value === null) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(value).toBe(1);
+    await b.close();
+  });
+
+  it("reports version, latency, AOF and memory", async () => {
+    const h = await backend.health();
+    expect(h.version).toMatch(/^\d+\.\d+/);
+    expect(h.latencyMs).toBeGreaterThanOrEqual(0);
+    expect(h.aofEnabled).toBe(false);
+    expect(h.usedMemoryBytes).toBeGreaterThan(0);
+  });
+});
+
+describe("backendFromUrl", () => {
+  it("rejects unknown schemes, listing the supported ones, without leaking a password", () => {
+    expect(() => backendFromUrl("postgres://u:pw@host/db")).toThrow(UnsupportedBackendUrlError);
+    try {
+      backendFromUrl("sqlite://u:pw@x");
+    } catch (e) {
+      expect((e as Error).message).toContain("redis://");
+      expect((e as Error).message).toContain("memory://");
+      expect((e as Error).message).not.toContain("pw");
+    }
+    expect(() => backendFromUrl("nonsense")).toThrow(UnsupportedBackendUrlError);
+  });
+
+  it("builds redis, rediss and memory backends", async () => {
+    const r = backendFromUrl(URL_DB);
+    expect(r.kind).toBe("redis");
+    await r.counterSet("from-url", 5);
+    expect(await raw.get("fleet:counter:from-url")).toBe("5");
+    await r.close();
+    const tls = backendFromUrl("rediss://:pw@127.0.0.1:1/4", { connectTimeoutMs: 200 });
+    expect(tls.kind).toBe("redis");
+    expect(tls.url).toBe("rediss://:***@127.0.0.1:1/4");
+    await tls.close();
+    const m = backendFromUrl("memory://");
+    expect(m.kind).toBe("memory");
+    await m.close();
+  });
+
+  it("rejects a Redis URL whose path is not a database number", () => {
+    expect(() => backendFromUrl("redis://127.0.0.1:6379/abc")).toThrow(/database number/);
+  });
+});
+
+describe("scripts", () => {
+  it("reserve drains due retries, honours priority and registers the id atomically", async () => {
+    const q = p();
+    const now = Date.now() / 1000;
+    await raw.zadd(`fleet:queue:${q}:scheduled`, now - 5, '{"id": "due", "payload": 1}');
+    await raw.zadd(`fleet:queue:${q}:scheduled`, now + 500, '{"id": "later", "payload": 1}');
+    await backend.queuePush(q, '{"id": "low"}', { priority: -1 });
+    await backend.queuePush(q, '{"id": "high"}', { priority: 1 });
+    const order: string[] = [];
+    for (let i = 0; i < 3; i++) order.push((await backend.queueReserve(q, 0, 30))!.toString());
+    expect(order).toEqual(['{"id": "high"}', '{"id": "due", "payload": 1}', '{"id": "low"}']);
+    expect(await raw.zrange(`fleet:queue:${q}:scheduled`, 0, -1)).toEqual(['{"id": "later", "payload": 1}']);
+    const proc = await raw.zrange(`fleet:queue:${q}:processing`, 0, -1, "WITHSCORES");
+    expect(proc.filter((_, i) => i % 2 === 0).sort()).toEqual(["due", "high", "low"]);
+    expect(Number(proc[1])).toBeGreaterThan(now + 29);
+    expect(await raw.hget(`fleet:queue:${q}:processing:body`, "high")).toBe('{"id": "high"}');
+    expect(await backend.queueReserve(q, 0, 30)).toBeNull();
+  });
+
+  it("reserve registers str(id) as Python does and leaves id-less bodies unregistered", async () => {
+    const q = p();
+    const bodies = ['{"id": 42}', '{"id": 1.5}', '{"id": true}', '{"id": ""}', '{"id": null}', "not json", '["id"]', '{"payload": 1}', '{"id": "\\u00e9t\\u00e9"}'];
+    for (const b of bodies) await backend.queuePush(q, b);
+    for (const b of bodies) expect((await backend.queueReserve(q, 0, 10))!.toString()).toBe(b);
+    expect((await raw.zrange(`fleet:queue:${q}:processing`, 0, -1)).sort()).toEqual(["1.5", "42", "True", "été"].sort());
+  });
+
+  it("many concurrent reservers never get the same task", async () => {
+    const q = p();
+    const n = 200;
+    await backend.queuePushMany(
+      q,
+      Array.from({ length: n }, (_, i) => ({ body: `{"id": "t${i}"}` })),
+    );
+    const now = Date.now() / 1000;
+    // Half of them as due retries, so the drain races too.
+    for (let i = 0; i < 50; i++) await raw.zadd(`fleet:queue:${q}:scheduled`, now - 1, `{"id": "s${i}"}`);
+    const clients = Array.from({ length: 5 }, () => createRedisBackend(URL_DB));
+    const got = await Promise.all(
+      clients.map(async (c) => {
+        const mine: string[] = [];
+        for (;;) {
+          const b = await c.queueReserve(q, 0, 60);
+          if (!b) return mine;
+          mine.push(b.toString());
+        }
+      }),
+    );
+    await Promise.all(clients.map((c) => c.close()));
+    const all = got.flat();
+    expect(all.length).toBe(n + 50);
+    expect(new Set(all).size).toBe(n + 50);
+    expect(await raw.zcard(`fleet:queue:${q}:processing`)).toBe(n + 50);
+  });
+
+  it("reserve waits for a body up to its timeout", async () => {
+    const q = p();
+    const t0 = Date.now();
+    expect(await backend.queueReserve(q, 0.3, 10)).toBeNull();
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(280);
+    setTimeout(() => void raw.rpush(`fleet:queue:${q}`, '{"id": "late"}'), 150);
+    expect((await backend.queueReserve(q, 2, 10))?.toString()).toBe('{"id": "late"}');
+  });
+
+  it("sweep requeues expired reservations and reports orphans", async () => {
+    const q = p();
+    await raw.zadd(`fleet:queue:${q}:processing`, 100, "a", 200, "orphan", 9e9, "future");
+    await raw.hset(`fleet:queue:${q}:processing:body`, "a", '{"id": "a"}', "future", '{"id": "future"}');
+    const res = await backend.queueSweepExpired(q, 1000);
+    expect(res).toEqual({ requeued: 1, orphaned: ["orphan"] });
+    expect(await raw.lrange(`fleet:queue:${q}`, 0, -1)).toEqual(['{"id": "a"}']);
+    expect(await raw.zrange(`fleet:queue:${q}:processing`, 0, -1)).toEqual(["future"]);
+    expect(await raw.hkeys(`fleet:queue:${q}:processing:body`)).toEqual(["future"]);
+  });
+
+  it("config writes with a stale generation write nothing", async () => {
+    const t = p();
+    await backend.workerRegister(t, "w1", { host: "h" });
+    await backend.workerRegister(t, "w2", { host: "h" });
+    expect((await backend.workerSetConfig(t, "w1", { a: 1 }, { expectedGen: 0 })).gen).toBe(1);
+    await expect(backend.workerSetConfig(t, "w1", { a: 2 }, { expectedGen: 0 })).rejects.toBeInstanceOf(StaleGenerationError);
+    expect(await raw.get(`wkr:${t}:w1:config`)).toBe('{"a": 1}');
+    await expect(
+      backend.workerSetConfigMany([
+        { automationType: t, workerId: "w2", config: { b: 1 }, expectedGen: 0 },
+        { automationType: t, workerId: "w1", config: { b: 1 }, expectedGen: 0 },
+      ]),
+    ).rejects.toBeInstanceOf(StaleGenerationError);
+    expect(await raw.get(`wkr:${t}:w2:config`)).toBe("{}");
+    expect(await raw.get(`wkr:${t}:w2:gen`)).toBe("0");
+    const ok = await backend.workerSetConfigMany([
+      { automationType: t, workerId: "w2", config: { b: 1 }, expectedGen: 0 },
+      { automationType: t, workerId: "w1", config: { b: 1 }, expectedGen: 1 },
+    ]);
+    expect(ok.map((w) => w.gen)).toEqual([1, 2]);
+    await raw.set(`wkr:${t}:w1:gen`, "x");
+    await expect(backend.workerSetConfig(t, "w1", { c: 1 })).rejects.toThrow(/not an integer/);
+    expect(await raw.get(`wkr:${t}:w1:config`)).toBe('{"b": 1}');
+  });
+
+  it("dead letters are requeued and deleted by content, every occurrence, missing refs reported", async () => {
+    const q = p();
+    const a = '{"id": "a"}';
+    const b = '{"id": "b"}';
+    const c = '{"id": "c"}';
+    await raw.rpush(`fleet:queue:${q}:dead`, a, b, a, c);
+    const gone = sha1Hex("nothing");
+    expect(await backend.dlqRequeue(q, { refs: [sha1Hex(a), gone] })).toEqual({ requeued: 2, missing: [gone] });
+    expect(await raw.lrange(`fleet:queue:${q}:dead`, 0, -1)).toEqual([b, c]);
+    expect(await raw.lrange(`fleet:queue:${q}`, 0, -1)).toEqual([a, a]);
+    expect(await backend.dlqDelete(q, { refs: [sha1Hex(c)] })).toEqual({ deleted: 1, missing: [] });
+    expect(await backend.dlqRequeue(q, { all: true })).toEqual({ requeued: 1, missing: [] });
+    expect(await raw.exists(`fleet:queue:${q}:dead`)).toBe(0);
+    expect(await raw.lrange(`fleet:queue:${q}`, 0, -1)).toEqual([a, a, b]);
+  });
+
+  it("removing a worker deletes all six keys and both index entries, and nothing of a:b", async () => {
+    const t = p();
+    for (const w of ["a", "a:b"]) {
+      await backend.workerRegister(t, w, {});
+      await backend.workerSetState(t, w, "IDLE", null, 1);
+      await backend.workerSetStats(t, w, { n: 1 });
+      await backend.workerStatsPush(t, w, 1, { n: 1 });
+    }
+    expect(await backend.workerRemove(t, "a")).toBe(true);
+    for (const f of ["hardware", "config", "gen", "state", "stats", "stats:history"]) {
+      expect(await raw.exists(`wkr:${t}:a:${f}`)).toBe(0);
+      expect(await raw.exists(`wkr:${t}:a:b:${f}`)).toBe(1);
+    }
+    expect(await raw.smembers(`wkrs:${t}`)).toEqual(["a:b"]);
+    expect(await raw.sismember("wkrs:all", `${t}|a`)).toBe(0);
+    expect(await backend.workerRemove(t, "a")).toBe(false);
+  });
+
+  it("stream push trims and publishes the score as Python's str(float)", async () => {
+    const s = p();
+    const sub = new Redis(URL_DB);
+    const got: string[] = [];
+    await sub.subscribe(`event:${s}.emit`);
+    sub.on("message", (_ch: string, m: string) => got.push(m));
+    await backend.streamPush(s, "e1", { score: 1000, maxLen: 2, ttlSeconds: 0 });
+    await backend.streamPush(s, "e2", { score: 1000.5, maxLen: 2, ttlSeconds: 0 });
+    await backend.streamPush(s, "e3", { score: 1001.25, maxLen: 2, ttlSeconds: 0 });
+    await new Promise((r) => setTimeout(r, 100));
+    sub.disconnect();
+    expect(got).toEqual(["1000.0", "1000.5", "1001.25"]);
+    expect(await raw.zrange(`stream:${s}`, 0, -1)).toEqual(["e2", "e3"]);
+  });
+
+  it("subscribeEvents delivers every event:* message on one connection and close() ends it", async () => {
+    const seen: Array<[string, string]> = [];
+    const sub = await backend.subscribeEvents((m) => seen.push([m.topic, m.payload.toString()]));
+    await backend.eventPublish("fleet.config", '{"x": 1}');
+    await raw.publish("event:scraper.emit", "12.5");
+    await raw.publish("other", "no");
+    await new Promise((r) => setTimeout(r, 100));
+    expect(seen).toEqual([
+      ["fleet.config", '{"x": 1}'],
+      ["scraper.emit", "12.5"],
+    ]);
+    await sub.close();
+    await raw.publish("event:after", "x");
+    await new Promise((r) => setTimeout(r, 50));
+    expect(seen.length).toBe(2);
+  });
+
+  it("pool delete removes the hash and every claim key, and nothing else", async () => {
+    const pool = p();
+    await backend.poolPut(pool, "i1", "x", {}, null);
+    await backend.poolPut(pool, "i2", "y", {}, null);
+    await backend.poolPut(`${pool}x`, "i1", "z", {}, null);
+    expect(await backend.poolClaimAny(pool, {}, 60)).not.toBeNull();
+    expect(await backend.poolClaimAny(pool, {}, 60)).not.toBeNull();
+    expect(await backend.poolClaimAny(`${pool}x`, {}, 60)).not.toBeNull();
+    expect(await backend.poolDelete(pool)).toEqual({ deleted: true, items: 2 });
+    expect(await raw.exists(`fleet:pool:${pool}`, `fleet:pool:${pool}:claim:i1`, `fleet:pool:${pool}:claim:i2`)).toBe(0);
+    expect(await raw.exists(`fleet:pool:${pool}x`, `fleet:pool:${pool}x:claim:i1`)).toBe(2);
+    expect(await backend.poolDelete(pool)).toEqual({ deleted: false, items: 0 });
+  });
+});
+
+describe("batched reads", () => {
+  it("workersGet reads 2,500 workers in three pipelines", async () => {
+    const t = p();
+    const m = raw.multi();
+    for (let i = 0; i < 2500; i++) {
+      m.set(`wkr:${t}:w${i}:hardware`, `{"i": ${i}}`).set(`wkr:${t}:w${i}:gen`, String(i)).sadd(`wkrs:${t}`, `w${i}`);
+      m.hset(`wkr:${t}:w${i}:state`, "state", "RUNNING", "last_seen", "1.5", "last_error", "");
+    }
+    await m.exec();
+    const client = backend.client;
+    const orig = client.pipeline.bind(client);
+    let pipelines = 0;
+    client.pipeline = ((...a: Parameters<typeof orig>) => {
+      pipelines++;
+      return orig(...a);
+    }) as typeof client.pipeline;
+    const refs = Array.from({ length: 2500 }, (_, i) => ({ automationType: t, workerId: `w${i}` }));
+    refs.push({ automationType: t, workerId: "ghost" });
+    const got = await backend.workersGet(refs);
+    client.pipeline = orig;
+    expect(pipelines).toBe(3);
+    expect(got.length).toBe(2501);
+    expect(got[1234]).toMatchObject({ workerId: "w1234", registered: true, hardware: { i: 1234 }, configGen: 1234, state: "RUNNING", lastSeen: 1.5, lastError: null, corrupt: [] });
+    expect(got[2500]).toMatchObject({ workerId: "ghost", registered: false, hardware: null, state: null });
+  });
+
+  it("SCAN-based listings match names literally, glob characters included", async () => {
+    const ns = `n*[${p()}]`;
+    await backend.kvSet(ns, "k1", "v", 100);
+    await backend.kvSet(ns, "k:2", "vv", null);
+    await backend.kvSet(`${ns}x`, "k", "v", null);
+    const ks = await backend.kvKeys(ns);
+    expect(ks.map((k) => k.key).sort()).toEqual(["k1", "k:2"].sort());
+    expect(ks.find((k) => k.key === "k:2")).toEqual({ key: "k:2", ttlMs: null, bytes: 2 });
+    expect(ks.find((k) => k.key === "k1")!.ttlMs).toBeGreaterThan(90_000);
+    expect((await backend.kvNamespaces()).find((n) => n.ns === ns)).toEqual({ ns, keys: 2 });
+  });
+});
