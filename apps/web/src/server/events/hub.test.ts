@@ -1,0 +1,283 @@
+// The hub over the in-memory backend: change detection, lifecycle and failure handling.
+import { createMemoryBackend, type MemoryBackend } from "@fleet/backend/memory";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+
+import { EventHub, type HubEvent } from "./hub";
+import { countingSubscriptions, sleep, waitFor } from "./test-helpers";
+
+const decode = (e: HubEvent) => {
+  const text = new TextDecoder().decode(e.frame);
+  const data = /\ndata: (.*)\n\n$/.exec(text)?.[1];
+  return { id: e.id, event: e.event, text, data: JSON.parse(data ?? "null") as any };
+};
+
+let backend: MemoryBackend;
+let clock: number;
+let hub: EventHub | null;
+let logs: string[];
+
+function makeHub(b = backend, extra: Partial<ConstructorParameters<typeof EventHub>[0]> = {}) {
+  hub = new EventHub({
+    getBackend: async () => b,
+    intervalMs: 20,
+    offlineAfterSeconds: 60,
+    graceMs: 50,
+    now: () => clock,
+    log: (m) => logs.push(m),
+    ...extra,
+  });
+  return hub;
+}
+
+function collect(h: EventHub) {
+  const events: ReturnType<typeof decode>[] = [];
+  const detach = h.attach((e) => events.push(decode(e)));
+  return { events, detach };
+}
+
+/** Lets at least `n` more loop ticks run. */
+async function ticks(h: EventHub, n = 2) {
+  const start = h.status().ticks;
+  await waitFor(() => h.status().ticks >= start + n, { what: `${n} ticks` });
+}
+
+beforeEach(async () => {
+  backend = createMemoryBackend("memory://hub-test");
+  clock = Date.now() / 1000;
+  hub = null;
+  logs = [];
+  await backend.workerRegister("scraper", "w1", { hostname: "h1" });
+  await backend.workerSetState("scraper", "w1", "IDLE", null, clock);
+});
+
+afterEach(async () => {
+  await hub?.close();
+  await backend.close();
+});
+
+describe("EventHub change detection", () => {
+  it("sends no snapshot to a new listener", async () => {
+    const h = makeHub();
+    const { events } = collect(h);
+    await ticks(h, 3);
+    expect(events).toEqual([]);
+  });
+
+  it("ignores a heartbeat that only moves last_seen", async () => {
+    const h = makeHub();
+    const { events } = collect(h);
+    await ticks(h);
+    for (let i = 1; i <= 3; i++) {
+      await backend.workerSetState("scraper", "w1", "IDLE", null, clock + i);
+      await ticks(h);
+    }
+    expect(events).toEqual([]);
+  });
+
+  it("sends a workers frame when a worker's state changes", async () => {
+    const h = makeHub();
+    const { events } = collect(h);
+    await ticks(h);
+    await backend.workerSetState("scraper", "w1", "RUNNING", null, clock + 1);
+    const frame = await waitFor(() => events.find((e) => e.event === "workers"), { what: "workers frame" });
+    expect(frame.data.removed).toEqual([]);
+    expect(frame.data.changed).toHaveLength(1);
+    expect(frame.data.changed[0]).toMatchObject({
+      automation_type: "scraper",
+      worker_id: "w1",
+      state: "RUNNING",
+      status: "running",
+      last_seen: clock + 1,
+      hardware: { hostname: "h1" },
+    });
+    expect(frame.text).toMatch(/^id: \d+\nevent: workers\ndata: /);
+  });
+
+  it("sends a change when a worker goes offline, and when one appears or is removed", async () => {
+    const h = makeHub();
+    const { events } = collect(h);
+    await ticks(h);
+    clock += 61; // no heartbeat for longer than the threshold
+    const offline = await waitFor(() => events.find((e) => e.event === "workers"), { what: "offline frame" });
+    expect(offline.data.changed.map((w: any) => [w.worker_id, w.status])).toEqual([["w1", "offline"]]);
+
+    events.length = 0;
+    await backend.workerRegister("scraper", "w2", {});
+    const appeared = await waitFor(() => events.find((e) => e.event === "workers"), { what: "new worker frame" });
+    expect(appeared.data.changed.map((w: any) => w.worker_id)).toEqual(["w2"]);
+
+    events.length = 0;
+    await backend.workerRemove("scraper", "w1");
+    const removed = await waitFor(() => events.find((e) => e.event === "workers"), { what: "removal frame" });
+    expect(removed.data).toEqual({ changed: [], removed: [{ automation_type: "scraper", worker_id: "w1" }] });
+  });
+
+  it("sends config and stats changes", async () => {
+    const h = makeHub();
+    const { events } = collect(h);
+    await ticks(h);
+    await backend.workerSetConfig("scraper", "w1", { slots: 4 });
+    const cfg = await waitFor(() => events.find((e) => e.event === "workers"), { what: "config frame" });
+    expect(cfg.data.changed[0]).toMatchObject({ config: { slots: 4 }, config_gen: 1 });
+    events.length = 0;
+    await backend.workerSetStats("scraper", "w1", { done: 3 });
+    const stats = await waitFor(() => events.find((e) => e.event === "workers"), { what: "stats frame" });
+    expect(stats.data.changed[0].stats).toEqual({ done: 3 });
+  });
+
+  it("sends queues, pools and streams frames with the changed entries and removed names", async () => {
+    const h = makeHub();
+    const { events } = collect(h);
+    await ticks(h);
+    await backend.queuePush("jobs", '{"id": "t1", "payload": {}}', { priority: "high" });
+    await backend.poolPut("proxies", "p1", "x", { region: "eu" });
+    await backend.streamPush("scraper", "{}", { score: clock, maxLen: 100, ttlSeconds: 3600 });
+    await waitFor(() => ["queues", "pools", "streams"].every((n) => events.some((e) => e.event === n)), {
+      what: "queues, pools and streams frames",
+    });
+    const q = events.find((e) => e.event === "queues")!.data;
+    expect(q.queues).toEqual([
+      { name: "jobs", pending: { high: 1, normal: 0, low: 0, total: 1 }, processing: 0, overdue: 0, scheduled: 0, due: 0, dead: 0 },
+    ]);
+    expect(events.find((e) => e.event === "pools")!.data.pools).toEqual([
+      { name: "proxies", size: 1, live: 1, expired: 0, claimed: 0 },
+    ]);
+    expect(events.find((e) => e.event === "streams")!.data.streams).toMatchObject([{ name: "scraper", length: 1 }]);
+
+    // nothing moves: nothing is sent
+    events.length = 0;
+    await ticks(h, 3);
+    expect(events).toEqual([]);
+
+    await backend.dlqClear("jobs");
+    await backend.queueReserve("jobs", 0, 30);
+    const reserved = await waitFor(() => events.find((e) => e.event === "queues"), { what: "reserve frame" });
+    expect(reserved.data.queues[0]).toMatchObject({ name: "jobs", pending: { total: 0 }, processing: 1 });
+
+    events.length = 0;
+    await backend.poolDelete("proxies");
+    const poolGone = await waitFor(() => events.find((e) => e.event === "pools"), { what: "pool removal" });
+    expect(poolGone.data).toEqual({ pools: [], removed: ["proxies"] });
+  });
+
+  it("numbers frames with increasing ids", async () => {
+    const h = makeHub();
+    const { events } = collect(h);
+    await ticks(h);
+    for (const state of ["RUNNING", "IDLE", "ERROR"]) {
+      await backend.workerSetState("scraper", "w1", state, state === "ERROR" ? "boom" : null, clock);
+      await ticks(h);
+    }
+    await backend.eventPublish("x", "1");
+    await waitFor(() => events.some((e) => e.event === "bus"));
+    const ids = events.map((e) => e.id);
+    expect(ids.length).toBeGreaterThanOrEqual(4);
+    expect([...ids].sort((a, b) => a - b)).toEqual(ids);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+});
+
+describe("EventHub bus and lifecycle", () => {
+  it("fans one bus message out to every listener through one subscription", async () => {
+    const counted = countingSubscriptions(backend);
+    const h = makeHub(counted.backend);
+    const listeners = Array.from({ length: 20 }, () => collect(h));
+    await waitFor(() => h.status().subscribed, { what: "subscription" });
+    await backend.eventPublish("scraper.emit", '{"score": 1.5}');
+    await waitFor(() => listeners.every((l) => l.events.some((e) => e.event === "bus")), { what: "bus on all" });
+    for (const l of listeners) {
+      const bus = l.events.find((e) => e.event === "bus")!;
+      expect(bus.data).toEqual({ topic: "scraper.emit", payload: { score: 1.5 }, received_at: clock });
+    }
+    expect(counted.opened()).toBe(1);
+    expect(counted.open()).toBe(1);
+  });
+
+  it("stops after the grace period when the last listener leaves and restarts with one subscription", async () => {
+    const counted = countingSubscriptions(backend);
+    const h = makeHub(counted.backend, { graceMs: 100 });
+    const a = collect(h);
+    const b = collect(h);
+    await waitFor(() => h.status().subscribed);
+    a.detach();
+    a.detach(); // twice is harmless
+    expect(h.status().listeners).toBe(1);
+    b.detach();
+    expect(h.status()).toMatchObject({ listeners: 0, running: true }); // grace period
+    await waitFor(() => !h.status().running, { what: "stop after grace" });
+    await waitFor(() => counted.open() === 0, { what: "subscription closed" });
+    const ticksWhenStopped = h.status().ticks;
+    await sleep(80);
+    expect(h.status().ticks).toBe(ticksWhenStopped); // the loop is stopped too
+
+    const c = collect(h);
+    await waitFor(() => h.status().subscribed, { what: "resubscribe" });
+    expect(counted.open()).toBe(1);
+    expect(counted.opened()).toBe(2);
+    await backend.eventPublish("again", '"hi"');
+    await waitFor(() => c.events.some((e) => e.event === "bus" && e.data.payload === "hi"));
+  });
+
+  it("a listener that comes back within the grace period keeps the same subscription", async () => {
+    const counted = countingSubscriptions(backend);
+    const h = makeHub(counted.backend, { graceMs: 200 });
+    const a = collect(h);
+    await waitFor(() => h.status().subscribed);
+    a.detach();
+    await sleep(50);
+    collect(h);
+    await sleep(300);
+    expect(h.status()).toMatchObject({ running: true, subscribed: true, listeners: 1 });
+    expect(counted.opened()).toBe(1);
+  });
+
+  it("rapid leave/arrive cycles never leave more than one subscription open", async () => {
+    const counted = countingSubscriptions(backend);
+    const h = makeHub(counted.backend, { graceMs: 0 });
+    for (let i = 0; i < 20; i++) {
+      const l = collect(h);
+      await sleep(i % 3);
+      l.detach();
+      await sleep(i % 2);
+    }
+    const last = collect(h);
+    await waitFor(() => h.status().subscribed && counted.open() === 1, { what: "one subscription" });
+    await sleep(50);
+    expect(counted.open()).toBe(1);
+    last.detach();
+    await waitFor(() => counted.open() === 0, { what: "all closed" });
+  });
+
+  it("survives a failing backend, logs once, and recovers", async () => {
+    let failing = true;
+    const h = makeHub(backend, {
+      getBackend: async () => {
+        if (failing) throw new Error("redis is down");
+        return backend;
+      },
+    });
+    const { events } = collect(h);
+    await waitFor(() => h.status().failing, { what: "failing" });
+    await sleep(100); // several failed ticks
+    expect(logs.filter((m) => m.startsWith("change detection failed"))).toHaveLength(1);
+    failing = false;
+    await waitFor(() => !h.status().failing && h.status().subscribed, { what: "recovery" });
+    expect(logs).toContain("change detection recovered");
+    await ticks(h);
+    await backend.workerSetState("scraper", "w1", "ERROR", "disk full", clock);
+    const frame = await waitFor(() => events.find((e) => e.event === "workers"));
+    expect(frame.data.changed[0]).toMatchObject({ status: "error", last_error: "disk full" });
+  });
+
+  it("keeps serving the others when one listener throws", async () => {
+    const h = makeHub();
+    h.attach(() => {
+      throw new Error("bad listener");
+    });
+    const { events } = collect(h);
+    await waitFor(() => h.status().subscribed);
+    await backend.eventPublish("t", "1");
+    await waitFor(() => events.some((e) => e.event === "bus"));
+    expect(logs).toContain("an event listener threw");
+  });
+});
