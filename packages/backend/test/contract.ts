@@ -1,0 +1,1146 @@
+// The Backend contract, as one vitest suite that every implementation must pass
+// (`describeBackendContract("redis", factory)`, `describeBackendContract("memory", factory)`).
+// Upstream operations follow the Python reference (../shared/spec/backend.py) byte for byte;
+// the additions follow the JSDoc in src/types.ts and the fixes in ../shared/spec/README.md.
+//
+// The factory gives each test a fresh, empty backend plus a RawPlanter: raw access to the
+// same key space, so a test can plant what a broken or foreign writer would leave behind and
+// check the exact bytes an operation stored.
+
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { sha1Hex } from "../src/codec";
+import { CorruptDataError, StaleGenerationError } from "../src/errors";
+import { keys } from "../src/keys";
+import { pyJsonBytes } from "../src/pyjson";
+import type { Backend, BusMessage, BytesLike, WorkerRef } from "../src/types";
+
+export type RawType = "none" | "string" | "hash" | "set" | "zset" | "list";
+
+/** Raw writes and reads under Fleet's key names, bypassing the Backend. */
+export interface RawPlanter {
+  set(key: string, value: BytesLike, opts?: { ttlSeconds?: number }): Promise<void>;
+  hset(key: string, field: string, value: BytesLike): Promise<void>;
+  zadd(key: string, score: number, member: BytesLike): Promise<void>;
+  rpush(key: string, ...values: BytesLike[]): Promise<void>;
+  sadd(key: string, ...members: string[]): Promise<void>;
+  del(key: string): Promise<void>;
+  // companion reads
+  type(key: string): Promise<RawType>;
+  get(key: string): Promise<Buffer | null>;
+  hgetall(key: string): Promise<Record<string, Buffer>>;
+  /** Ascending by score. */
+  zrange(key: string): Promise<Array<{ member: Buffer; score: number }>>;
+  lrange(key: string): Promise<Buffer[]>;
+  /** Sorted. */
+  smembers(key: string): Promise<string[]>;
+  /** Milliseconds; -1 without TTL, -2 when absent. */
+  pttl(key: string): Promise<number>;
+  /** Every key, sorted. */
+  keys(): Promise<string[]>;
+}
+
+export interface BackendFixture {
+  backend: Backend;
+  plantRaw: RawPlanter;
+  cleanup: () => Promise<void>;
+}
+
+const b = (s: string) => Buffer.from(s, "utf8");
+const texts = (bufs: Array<Buffer | null>) => bufs.map((x) => (x === null ? null : x.toString("utf8")));
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const now = () => Date.now() / 1000;
+const NOT_UTF8 = Buffer.from([0xff, 0xfe, 0x80, 0x41]);
+const body = (id: string | number, payload: unknown = {}) => pyJsonBytes({ id, payload });
+
+async function waitFor<T>(read: () => T | undefined, ms = 3000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const v = read();
+    if (v !== undefined) return v;
+    if (Date.now() > until) throw new Error("timed out waiting");
+    await sleep(10);
+  }
+}
+
+/** Content of every key (type, value, whether it has a TTL), for "nothing changed" checks. */
+async function snapshot(raw: RawPlanter): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  for (const k of await raw.keys()) {
+    const type = await raw.type(k);
+    let value: unknown;
+    if (type === "string") value = (await raw.get(k))?.toString("base64");
+    else if (type === "hash") value = Object.fromEntries(Object.entries(await raw.hgetall(k)).map(([f, v]) => [f, v.toString("base64")]).sort());
+    else if (type === "zset") value = (await raw.zrange(k)).map((e) => [e.member.toString("base64"), e.score]);
+    else if (type === "list") value = (await raw.lrange(k)).map((x) => x.toString("base64"));
+    else if (type === "set") value = await raw.smembers(k);
+    out[k] = { type, value, ttl: (await raw.pttl(k)) >= 0 };
+  }
+  return out;
+}
+
+export function describeBackendContract(name: string, factory: () => Promise<BackendFixture>): void {
+  describe(`Backend contract: ${name}`, () => {
+    let be: Backend;
+    let raw: RawPlanter;
+    let cleanup: () => Promise<void>;
+
+    beforeEach(async () => {
+      ({ backend: be, plantRaw: raw, cleanup } = await factory());
+    });
+    afterEach(async () => {
+      await cleanup();
+    });
+
+    describe("meta", () => {
+      it("reports its kind and health", async () => {
+        expect(["redis", "memory"]).toContain(be.kind);
+        const h = await be.health();
+        expect(h.latencyMs).toBeGreaterThanOrEqual(0);
+        if (be.kind === "memory") {
+          expect(h.version).toBe("memory");
+          expect(h.aofEnabled).toBeNull();
+        } else {
+          expect(h.version).toMatch(/^\d+\.\d+/);
+          expect(typeof h.aofEnabled).toBe("boolean");
+        }
+        expect(be.url).not.toMatch(/:[^:@/]+@/);
+      });
+    });
+
+    describe("kv", () => {
+      it("stores bytes as is under fleet:kv:<ns>:<key> and deletes them", async () => {
+        await be.kvSet("ns", "k", NOT_UTF8);
+        expect(await raw.get("fleet:kv:ns:k")).toEqual(NOT_UTF8);
+        expect(await be.kvGet("ns", "k")).toEqual(NOT_UTF8);
+        expect(await be.kvGet("ns", "other")).toBeNull();
+        await be.kvSet("ns", "s", '"quoted"');
+        expect(await raw.get("fleet:kv:ns:s")).toEqual(b('"quoted"'));
+        expect(await be.kvDel("ns", "k")).toBe(true);
+        expect(await be.kvDel("ns", "k")).toBe(false);
+        expect(await be.kvGet("ns", "k")).toBeNull();
+        expect(await raw.type("fleet:kv:ns:k")).toBe("none");
+      });
+
+      it("sets a TTL when asked and clears it on a plain overwrite", async () => {
+        await be.kvSet("ns", "k", "v", 60);
+        const e = await be.kvGetEntry("ns", "k");
+        expect(e?.value).toEqual(b("v"));
+        expect(e?.ttlMs).toBeGreaterThan(55_000);
+        expect(e?.ttlMs).toBeLessThanOrEqual(60_000);
+        await be.kvSet("ns", "k", "w");
+        expect(await be.kvGetEntry("ns", "k")).toEqual({ value: b("w"), ttlMs: null });
+        await be.kvSet("ns", "z", "x", 0);
+        expect((await be.kvGetEntry("ns", "z"))?.ttlMs).toBeNull();
+        expect(await be.kvGetEntry("ns", "missing")).toBeNull();
+      });
+
+      it("setnx writes only when absent", async () => {
+        expect(await be.kvSetNx("ns", "k", "first")).toBe(true);
+        expect(await be.kvSetNx("ns", "k", "second", 30)).toBe(false);
+        expect(await be.kvGet("ns", "k")).toEqual(b("first"));
+        expect((await be.kvGetEntry("ns", "k"))?.ttlMs).toBeNull();
+        expect(await be.kvSetNx("ns", "t", "x", 30)).toBe(true);
+        expect((await be.kvGetEntry("ns", "t"))?.ttlMs).toBeGreaterThan(25_000);
+      });
+
+      it("expires keys after their TTL", async () => {
+        await be.kvSet("ns", "short", "v", 1);
+        await be.kvSetNx("ns", "short-nx", "v", 1);
+        await be.kvSet("ns", "long", "v");
+        await sleep(1150);
+        expect(await be.kvGet("ns", "short")).toBeNull();
+        expect(await be.kvGetEntry("ns", "short-nx")).toBeNull();
+        expect((await be.kvKeys("ns")).map((k) => k.key)).toEqual(["long"]);
+        expect(await be.kvSetNx("ns", "short", "again")).toBe(true);
+      });
+
+      it("lists namespaces and keys, sorted, matching names literally", async () => {
+        await be.kvSet("a", "x:y", "12345");
+        await be.kvSet("a", "*", "1", 100);
+        await be.kvSet("a", "[z", "");
+        await be.kvSet("ab", "k", "1");
+        await be.kvSet("a*", "k", "1");
+        expect(await be.kvNamespaces()).toEqual([
+          { ns: "a", keys: 3 },
+          { ns: "a*", keys: 1 },
+          { ns: "ab", keys: 1 },
+        ]);
+        const ks = await be.kvKeys("a");
+        expect(ks.map((k) => k.key)).toEqual(["*", "[z", "x:y"]);
+        expect(ks.find((k) => k.key === "x:y")).toEqual({ key: "x:y", ttlMs: null, bytes: 5 });
+        expect(ks.find((k) => k.key === "*")?.ttlMs).toBeGreaterThan(90_000);
+        expect(ks.find((k) => k.key === "[z")?.bytes).toBe(0);
+        expect((await be.kvKeys("a*")).map((k) => k.key)).toEqual(["k"]);
+        expect(await be.kvKeys("nope")).toEqual([]);
+      });
+    });
+
+    describe("pools", () => {
+      it("stores items as Python's JSON {p, t, x}", async () => {
+        await be.poolPut("p", "i1", "hello", { a: 1, b: "x", c: "é" }, null);
+        expect((await raw.hgetall("fleet:pool:p")).i1?.toString()).toBe('{"p": "aGVsbG8=", "t": {"a": 1, "b": "x", "c": "\\u00e9"}, "x": null}');
+        const t0 = now();
+        await be.poolPut("p", "i2", NOT_UTF8, {}, 60);
+        const stored = (await raw.hgetall("fleet:pool:p")).i2!.toString();
+        const m = /^\{"p": "\/\/6AQQ==", "t": \{\}, "x": (\d+\.\d+)\}$/.exec(stored);
+        expect(m).not.toBeNull();
+        expect(Number(m![1])).toBeGreaterThan(t0 + 59);
+        expect(Number(m![1])).toBeLessThan(t0 + 62);
+        expect(await be.poolSize("p")).toBe(2);
+      });
+
+      it("lists live items with their claim state, skipping expired and undecodable ones", async () => {
+        await be.poolPut("p", "live", "pl", { k: "v" }, null);
+        await be.poolPut("p", "ttl", "pt", {}, 100);
+        await raw.hset("fleet:pool:p", "old", '{"p": "", "t": {}, "x": 1000.5}');
+        await raw.hset("fleet:pool:p", "bad", "not json");
+        await raw.hset("fleet:pool:p", "bad2", NOT_UTF8);
+        const items = (await be.poolList("p")).sort((x, y) => x.id.localeCompare(y.id));
+        expect(items.map((i) => i.id)).toEqual(["live", "ttl"]);
+        expect(items[0]).toEqual({ id: "live", payload: b("pl"), tags: { k: "v" }, expiresAt: null, inUseUntil: null });
+        expect(items[1]!.expiresAt).toBeGreaterThan(now() + 98);
+        expect(await be.poolSize("p")).toBe(5);
+        const claimed = await be.poolClaimAny("p", { k: "v" }, 30);
+        expect(claimed?.id).toBe("live");
+        const after = await be.poolList("p");
+        const live = after.find((i) => i.id === "live")!;
+        expect(live.inUseUntil).toBeGreaterThan(now() + 25);
+        expect(live.inUseUntil).toBeLessThan(now() + 31);
+        expect(after.find((i) => i.id === "ttl")!.inUseUntil).toBeNull();
+        expect(await be.poolList("nope")).toEqual([]);
+      });
+
+      it("prunes expired and undecodable items on put, as Python does", async () => {
+        await raw.hset("fleet:pool:p", "old", '{"p": "", "t": {}, "x": 1000.5}');
+        await raw.hset("fleet:pool:p", "bad", "{");
+        await raw.hset("fleet:pool:q", "bad", "{");
+        await be.poolPut("p", "new", "x", {}, null);
+        expect(Object.keys(await raw.hgetall("fleet:pool:p"))).toEqual(["new"]);
+        expect(await be.poolSize("q")).toBe(1);
+      });
+
+      it("claims exclusively, with a claim key holding \"1\" for hold seconds", async () => {
+        await be.poolPut("p", "a", "1", {}, null);
+        await be.poolPut("p", "b", "2", {}, null);
+        const first = await be.poolClaimAny("p", {}, 30);
+        const second = await be.poolClaimAny("p", {}, 30);
+        expect(first).not.toBeNull();
+        expect(second).not.toBeNull();
+        expect(new Set([first!.id, second!.id])).toEqual(new Set(["a", "b"]));
+        expect(await be.poolClaimAny("p", {}, 30)).toBeNull();
+        expect(await raw.get(keys.poolClaim("p", "a"))).toEqual(b("1"));
+        const pttl = await raw.pttl(keys.poolClaim("p", "a"));
+        expect(pttl).toBeGreaterThan(25_000);
+        expect(pttl).toBeLessThanOrEqual(30_000);
+        expect(await be.poolClaimAny("empty", {}, 30)).toBeNull();
+      });
+
+      it("claims in parallel without handing one item out twice", async () => {
+        for (let i = 0; i < 5; i++) await be.poolPut("p", `i${i}`, "x", {}, null);
+        const got = await Promise.all(Array.from({ length: 8 }, () => be.poolClaimAny("p", {}, 30)));
+        const ids = got.filter((g) => g !== null).map((g) => g!.id);
+        expect(ids.length).toBe(5);
+        expect(new Set(ids).size).toBe(5);
+      });
+
+      it("filters claims by tags with JSON equality", async () => {
+        await be.poolPut("p", "eu1", "x", { region: "eu", tier: 1, meta: { a: [1, 2] } }, null);
+        await be.poolPut("p", "us", "x", { region: "us", tier: 2 }, null);
+        expect(await be.poolClaimAny("p", { region: "asia" }, 30)).toBeNull();
+        expect(await be.poolClaimAny("p", { region: "eu", tier: "1" }, 30)).toBeNull();
+        expect((await be.poolClaimAny("p", { region: "us" }, 30))?.id).toBe("us");
+        expect(await be.poolClaimAny("p", { region: "us" }, 30)).toBeNull();
+        expect(await be.poolClaimAny("p", { meta: { a: [2, 1] } }, 30)).toBeNull();
+        const eu = await be.poolClaimAny("p", { region: "eu", meta: { a: [1, 2] } }, 30);
+        expect(eu?.id).toBe("eu1");
+        expect(eu?.payload).toEqual(b("x"));
+        expect(eu?.tags).toEqual({ region: "eu", tier: 1, meta: { a: [1, 2] } });
+      });
+
+      it("claims the latest-expiring item first and never-expiring ones last", async () => {
+        await be.poolPut("p", "never", "x", {}, null);
+        await be.poolPut("p", "soon", "x", {}, 100);
+        await be.poolPut("p", "later", "x", {}, 1000);
+        const order: string[] = [];
+        for (let i = 0; i < 3; i++) order.push((await be.poolClaimAny("p", {}, 30))!.id);
+        expect(order).toEqual(["later", "soon", "never"]);
+      });
+
+      it("releases claims and removes items with their claim", async () => {
+        await be.poolPut("p", "a", "x", {}, null);
+        await be.poolClaimAny("p", {}, 30);
+        expect(await be.poolRelease("p", "a")).toBe(true);
+        expect(await be.poolRelease("p", "a")).toBe(false);
+        expect((await be.poolClaimAny("p", {}, 30))?.id).toBe("a");
+        expect(await be.poolRemove("p", "a")).toBe(true);
+        expect(await raw.type(keys.poolClaim("p", "a"))).toBe("none");
+        expect(await raw.type("fleet:pool:p")).toBe("none");
+        expect(await be.poolRemove("p", "a")).toBe(false);
+        expect(await be.poolSize("p")).toBe(0);
+      });
+
+      it("lets a claim lapse after its hold time", async () => {
+        await be.poolPut("p", "a", "x", {}, null);
+        expect(await be.poolClaimAny("p", {}, 1)).not.toBeNull();
+        expect(await be.poolClaimAny("p", {}, 1)).toBeNull();
+        await sleep(1150);
+        expect((await be.poolList("p"))[0]!.inUseUntil).toBeNull();
+        expect((await be.poolClaimAny("p", {}, 1))?.id).toBe("a");
+      });
+
+      it("names pools (not claim keys), sorted, and summarizes them", async () => {
+        await be.poolPut("p:1", "a", "x", {}, null);
+        await be.poolPut("p*", "a", "x", {}, null);
+        await be.poolPut("p[", "a", "x", {}, null);
+        await be.poolPut("z", "live", "x", {}, null);
+        await be.poolPut("z", "live2", "x", {}, 100);
+        await be.poolClaimAny("z", {}, 30);
+        await raw.hset("fleet:pool:z", "old", '{"p": "", "t": {}, "x": 1000.5}');
+        await raw.hset("fleet:pool:z", "bad", "nope");
+        await raw.set(keys.poolClaim("ghost", "a"), "1", { ttlSeconds: 30 });
+        expect(await be.poolNames()).toEqual(["p*", "p:1", "p[", "z"]);
+        expect(await be.poolSummaries(["z", "none"])).toEqual([
+          { name: "z", size: 4, live: 2, expired: 1, claimed: 1 },
+          { name: "none", size: 0, live: 0, expired: 0, claimed: 0 },
+        ]);
+      });
+
+      it("lists every stored item, corrupt and expired ones included", async () => {
+        await be.poolPut("p", "a", "pay", { t: 1 }, null);
+        await be.poolClaimAny("p", {}, 30);
+        await raw.hset("fleet:pool:p", "old", '{"p": "aGk=", "t": {}, "x": 1000.5}');
+        await raw.hset("fleet:pool:p", "bad", NOT_UTF8);
+        const items = (await be.poolItems("p")).sort((x, y) => x.id.localeCompare(y.id));
+        expect(items.map((i) => i.id)).toEqual(["a", "bad", "old"]);
+        const [a, bad, old] = items;
+        expect(a).toMatchObject({ payload: b("pay"), tags: { t: 1 }, expiresAt: null, expired: false, corrupt: false });
+        expect(a!.raw.toString()).toBe('{"p": "cGF5", "t": {"t": 1}, "x": null}');
+        expect(a!.inUseUntil).toBeGreaterThan(now() + 25);
+        expect(bad).toMatchObject({ raw: NOT_UTF8, payload: null, tags: null, corrupt: true, inUseUntil: null });
+        expect(old).toMatchObject({ payload: b("hi"), expiresAt: 1000.5, expired: true, corrupt: false });
+        expect(await be.poolItems("none")).toEqual([]);
+      });
+
+      it("deletes a pool with its claim keys, leaving pools with longer names alone", async () => {
+        await be.poolPut("a", "x", "1", {}, null);
+        await be.poolPut("a", "y", "1", {}, null);
+        await be.poolPut("a:b", "x", "1", {}, null);
+        await be.poolPut("a*", "x", "1", {}, null);
+        await be.poolClaimAny("a", {}, 30);
+        await be.poolClaimAny("a", {}, 30);
+        await be.poolClaimAny("a:b", {}, 30);
+        await be.poolClaimAny("a*", {}, 30);
+        expect(await be.poolDelete("a")).toEqual({ deleted: true, items: 2 });
+        expect(await raw.keys()).toEqual(["fleet:pool:a*", "fleet:pool:a*:claim:x", "fleet:pool:a:b", "fleet:pool:a:b:claim:x"]);
+        expect(await be.poolDelete("a")).toEqual({ deleted: false, items: 0 });
+      });
+    });
+
+    describe("locks", () => {
+      it("acquires with a random token and releases only with that token", async () => {
+        const t = await be.lockAcquire("l", 30, 0);
+        expect(t).toMatch(/^[0-9a-f]{32}$/);
+        expect(await raw.get("fleet:lock:l")).toEqual(b(t!));
+        const pttl = await raw.pttl("fleet:lock:l");
+        expect(pttl).toBeGreaterThan(25_000);
+        expect(pttl).toBeLessThanOrEqual(30_000);
+        expect(await be.lockAcquire("l", 30, 0)).toBeNull();
+        expect(await be.lockRelease("l", "f".repeat(32))).toBe(false);
+        expect(await raw.get("fleet:lock:l")).toEqual(b(t!));
+        expect(await be.lockRelease("l", t!)).toBe(true);
+        expect(await be.lockRelease("l", t!)).toBe(false);
+        const t2 = await be.lockAcquire("l", 30, 0);
+        expect(t2).not.toBe(t);
+      });
+
+      it("waits up to waitSeconds, and gets the lock once the holder's TTL ends", async () => {
+        await be.lockAcquire("l", 1, 0);
+        const start = Date.now();
+        expect(await be.lockAcquire("l", 30, 0.3)).toBeNull();
+        expect(Date.now() - start).toBeGreaterThanOrEqual(250);
+        const t = await be.lockAcquire("l", 30, 3);
+        expect(t).not.toBeNull();
+        expect(Date.now() - start).toBeLessThan(2900);
+        expect(await raw.get("fleet:lock:l")).toEqual(b(t!));
+      });
+
+      it("lists locks sorted with their TTL and force-releases them", async () => {
+        await be.lockAcquire("b:1", 30, 0);
+        await be.lockAcquire("a*", 60, 0);
+        await be.lockAcquire("short", 1, 0);
+        await raw.set("fleet:lock:forever", "tok");
+        const locks = await be.lockList();
+        expect(locks.map((l) => l.name)).toEqual(["a*", "b:1", "forever", "short"]);
+        expect(locks[0]!.ttlMs).toBeGreaterThan(55_000);
+        expect(locks[2]!.ttlMs).toBeNull();
+        await sleep(1150);
+        expect((await be.lockList()).map((l) => l.name)).toEqual(["a*", "b:1", "forever"]);
+        expect(await be.lockForceRelease("a*")).toBe(true);
+        expect(await be.lockForceRelease("a*")).toBe(false);
+        expect((await be.lockList()).map((l) => l.name)).toEqual(["b:1", "forever"]);
+      });
+    });
+
+    describe("counters", () => {
+      it("increments, reads, sets and deletes", async () => {
+        expect(await be.counterGet("c")).toBe(0);
+        expect(await be.counterIncr("c", 5)).toBe(5);
+        expect(await be.counterIncr("c", -7)).toBe(-2);
+        expect(await be.counterGet("c")).toBe(-2);
+        expect(await raw.get("fleet:counter:c")).toEqual(b("-2"));
+        await be.counterSet("c", 42);
+        expect(await raw.get("fleet:counter:c")).toEqual(b("42"));
+        expect(await be.counterIncr("c", 1)).toBe(43);
+        expect(await be.counterDel("c")).toBe(true);
+        expect(await be.counterDel("c")).toBe(false);
+        expect(await be.counterGet("c")).toBe(0);
+      });
+
+      it("lists counters sorted, a non-integer one with value null and its raw bytes", async () => {
+        await be.counterSet("b:x", 7);
+        await be.counterIncr("a*", 3);
+        await raw.set("fleet:counter:bad", "12abc");
+        await raw.set("fleet:counter:worse", NOT_UTF8);
+        expect(await be.counterList()).toEqual([
+          { name: "a*", value: 3, raw: b("3") },
+          { name: "b:x", value: 7, raw: b("7") },
+          { name: "bad", value: null, raw: b("12abc") },
+          { name: "worse", value: null, raw: NOT_UTF8 },
+        ]);
+      });
+
+      it("refuses arithmetic on a non-integer counter with CorruptDataError, changing nothing", async () => {
+        await raw.set("fleet:counter:bad", "12abc");
+        await expect(be.counterIncr("bad", 1)).rejects.toBeInstanceOf(CorruptDataError);
+        await expect(be.counterGet("bad")).rejects.toBeInstanceOf(CorruptDataError);
+        expect(await raw.get("fleet:counter:bad")).toEqual(b("12abc"));
+      });
+    });
+
+    describe("queues", () => {
+      it("pushes by priority (int or name) onto the high, normal and low lists", async () => {
+        await be.queuePush("q", "n1");
+        await be.queuePush("q", "h1", { priority: 5 });
+        await be.queuePush("q", "l1", { priority: -1 });
+        await be.queuePush("q", "h2", { priority: "high" });
+        await be.queuePush("q", "n2", { priority: 0 });
+        await be.queuePush("q", "l2", { priority: "low" });
+        await be.queuePush("q", NOT_UTF8, { priority: "normal" });
+        expect(texts(await raw.lrange("fleet:queue:q:high"))).toEqual(["h1", "h2"]);
+        expect((await raw.lrange("fleet:queue:q")).slice(0, 2).map(String)).toEqual(["n1", "n2"]);
+        expect((await raw.lrange("fleet:queue:q"))[2]).toEqual(NOT_UTF8);
+        expect(texts(await raw.lrange("fleet:queue:q:low"))).toEqual(["l1", "l2"]);
+        expect(await be.queueSize("q")).toBe(7);
+        expect(texts(await be.queuePeek("q", 3))).toEqual(["h1", "h2", "n1"]);
+        expect((await be.queuePeek("q", 10)).length).toBe(7);
+        expect(await be.queuePeek("q", 0)).toEqual([]);
+        expect(await be.queueSize("q")).toBe(7);
+      });
+
+      it("pushes many at once, in order, each to its priority list", async () => {
+        await be.queuePushMany("q", [{ body: "a" }, { body: "b", priority: "high" }, { body: "c", priority: "low" }, { body: "d", priority: "normal" }]);
+        expect(texts(await raw.lrange("fleet:queue:q"))).toEqual(["a", "d"]);
+        expect(texts(await raw.lrange("fleet:queue:q:high"))).toEqual(["b"]);
+        expect(texts(await raw.lrange("fleet:queue:q:low"))).toEqual(["c"]);
+        await be.queuePushMany("q", []);
+        expect(await be.queueSize("q")).toBe(4);
+      });
+
+      it("reserves high, then normal, then low, FIFO within each", async () => {
+        await be.queuePush("q", body("l"), { priority: -1 });
+        await be.queuePush("q", body("n1"));
+        await be.queuePush("q", body("h1"), { priority: 1 });
+        await be.queuePush("q", body("n2"));
+        await be.queuePush("q", body("h2"), { priority: 1 });
+        const got: string[] = [];
+        for (let i = 0; i < 5; i++) got.push(JSON.parse(String(await be.queueReserve("q", 0, 30))).id as string);
+        expect(got).toEqual(["h1", "h2", "n1", "n2", "l"]);
+        expect(await be.queueReserve("q", 0, 30)).toBeNull();
+      });
+
+      it("registers a reserved body in :processing with its deadline and in :processing:body", async () => {
+        const bd = body("t1", { x: 1 });
+        await be.queuePush("q", bd);
+        const t0 = now();
+        expect(await be.queueReserve("q", 0, 30)).toEqual(bd);
+        const proc = await raw.zrange("fleet:queue:q:processing");
+        expect(proc.map((e) => e.member.toString())).toEqual(["t1"]);
+        expect(proc[0]!.score).toBeGreaterThanOrEqual(t0 + 29.9);
+        expect(proc[0]!.score).toBeLessThan(t0 + 32);
+        expect(await raw.hgetall("fleet:queue:q:processing:body")).toEqual({ t1: bd });
+        expect(await raw.type("fleet:queue:q")).toBe("none");
+        await be.queuePush("q", '{"id": 7, "payload": null}');
+        await be.queueReserve("q", 0, 0);
+        const p2 = await raw.zrange("fleet:queue:q:processing");
+        expect(p2.map((e) => e.member.toString()).sort()).toEqual(["7", "t1"]);
+        // Python gives at least one second of visibility
+        expect(p2.find((e) => e.member.toString() === "7")!.score).toBeGreaterThanOrEqual(t0 + 0.99);
+      });
+
+      it("delivers a body with no usable id once and leaves it unregistered", async () => {
+        const bad = [b("not json"), b('{"payload": 1}'), b('{"id": "", "payload": 1}'), b('{"id": null}'), b("[1, 2]"), NOT_UTF8];
+        for (const x of bad) await be.queuePush("q", x);
+        for (const x of bad) expect(await be.queueReserve("q", 0, 30)).toEqual(x);
+        expect(await be.queueReserve("q", 0, 30)).toBeNull();
+        expect(await raw.keys()).toEqual([]);
+        expect((await be.queueDepths(["q"]))[0]!.processing).toBe(0);
+      });
+
+      it("waits up to the timeout for a body, and wakes for a push", async () => {
+        let start = Date.now();
+        expect(await be.queueReserve("q", 0, 30)).toBeNull();
+        expect(Date.now() - start).toBeLessThan(200);
+        start = Date.now();
+        expect(await be.queueReserve("q", 0.4, 30)).toBeNull();
+        expect(Date.now() - start).toBeGreaterThanOrEqual(350);
+        start = Date.now();
+        const later = sleep(200).then(() => be.queuePush("q", body("w")));
+        const got = await be.queueReserve("q", 3, 30);
+        await later;
+        expect(got).toEqual(body("w"));
+        expect(Date.now() - start).toBeLessThan(1500);
+        expect((await raw.zrange("fleet:queue:q:processing")).map((e) => String(e.member))).toEqual(["w"]);
+      });
+
+      it("hands each body to exactly one of many concurrent reservers", async () => {
+        for (let i = 0; i < 20; i++) await be.queuePush("q", body(`t${i}`));
+        const got = await Promise.all(Array.from({ length: 25 }, () => be.queueReserve("q", 0, 30)));
+        const ids = got.filter((g) => g !== null).map((g) => String(JSON.parse(String(g)).id));
+        expect(ids.length).toBe(20);
+        expect(new Set(ids).size).toBe(20);
+        expect((await raw.zrange("fleet:queue:q:processing")).length).toBe(20);
+      });
+
+      it("drains due :scheduled bodies onto the normal list on reserve, keeping future ones", async () => {
+        await raw.zadd("fleet:queue:q:scheduled", now() - 10, body("due1"));
+        await raw.zadd("fleet:queue:q:scheduled", now() - 5, body("due2"));
+        await raw.zadd("fleet:queue:q:scheduled", now() + 100, body("future"));
+        await be.queuePush("q", body("n"));
+        await be.queuePush("q", body("h"), { priority: "high" });
+        expect(await be.queueReserve("q", 0, 30)).toEqual(body("h"));
+        expect(texts(await raw.lrange("fleet:queue:q"))).toEqual([body("n"), body("due1"), body("due2")].map(String));
+        expect((await raw.zrange("fleet:queue:q:scheduled")).map((e) => e.member)).toEqual([body("future")]);
+        expect(await be.queueReserve("q", 0, 30)).toEqual(body("n"));
+        expect(await be.queueReserve("q", 0, 30)).toEqual(body("due1"));
+        expect(await be.queueReserve("q", 0, 30)).toEqual(body("due2"));
+        expect(await be.queueReserve("q", 0, 30)).toBeNull();
+      });
+
+      it("acks: ends the reservation once", async () => {
+        await be.queuePush("q", body("a"));
+        await be.queueReserve("q", 0, 30);
+        expect(await be.queueAck("q", "a")).toBe(true);
+        expect(await be.queueAck("q", "a")).toBe(false);
+        expect(await raw.keys()).toEqual([]);
+      });
+
+      it("nacks: straight back to the tail of the normal list, or into :scheduled with a delay", async () => {
+        await be.queuePush("q", body("a"));
+        await be.queuePush("q", body("b"));
+        await be.queuePush("q", body("c"));
+        const a = (await be.queueReserve("q", 0, 30))!;
+        expect(await be.queueNack("q", "a", a, { delaySeconds: 0 })).toBe(true);
+        expect(texts(await raw.lrange("fleet:queue:q"))).toEqual([body("b"), body("c"), body("a")].map(String));
+        expect(await raw.type("fleet:queue:q:processing")).toBe("none");
+        const bb = (await be.queueReserve("q", 0, 30))!;
+        const t0 = now();
+        expect(await be.queueNack("q", "b", bb, { delaySeconds: 30 })).toBe(true);
+        const sched = await raw.zrange("fleet:queue:q:scheduled");
+        expect(sched.map((e) => e.member)).toEqual([body("b")]);
+        expect(sched[0]!.score).toBeGreaterThanOrEqual(t0 + 29.9);
+        expect(sched[0]!.score).toBeLessThan(t0 + 32);
+        expect(await raw.type("fleet:queue:q:processing:body")).toBe("none");
+        // not due yet: the reserve takes c and leaves b scheduled
+        expect(await be.queueReserve("q", 0, 30)).toEqual(body("c"));
+        expect(await be.queueReserve("q", 0, 30)).toEqual(body("a"));
+        expect(await be.queueReserve("q", 0, 30)).toBeNull();
+      });
+
+      it("fails a reservation: ended and dead-lettered together", async () => {
+        await be.queuePush("q", body("a"));
+        const a = (await be.queueReserve("q", 0, 30))!;
+        expect(await be.queueFail("q", "a", a)).toBe(true);
+        expect(await raw.keys()).toEqual(["fleet:queue:q:dead"]);
+        expect(await raw.lrange("fleet:queue:q:dead")).toEqual([a]);
+      });
+
+      it("sweeps expired reservations back, dropping and reporting orphans", async () => {
+        for (const id of ["a", "b", "c"]) await be.queuePush("q", body(id));
+        await be.queuePush("q", body("n"));
+        for (let i = 0; i < 3; i++) await be.queueReserve("q", 0, 30);
+        await raw.zadd("fleet:queue:q:processing", 1000, "ghost");
+        const t = now();
+        expect(await be.queueSweepExpired("q", t)).toEqual({ requeued: 0, orphaned: ["ghost"] });
+        expect((await raw.zrange("fleet:queue:q:processing")).map((e) => String(e.member))).toEqual(["a", "b", "c"]);
+        const r = await be.queueSweepExpired("q", t + 100);
+        expect(r).toEqual({ requeued: 3, orphaned: [] });
+        const normal = texts(await raw.lrange("fleet:queue:q"));
+        expect(normal[0]).toBe(String(body("n")));
+        expect(normal.slice(1).sort()).toEqual([body("a"), body("b"), body("c")].map(String).sort());
+        expect(await raw.type("fleet:queue:q:processing")).toBe("none");
+        expect(await raw.type("fleet:queue:q:processing:body")).toBe("none");
+        expect(await be.queueSweepExpired("q")).toEqual({ requeued: 0, orphaned: [] });
+      });
+
+      it("sweeps with the current time by default", async () => {
+        await be.queuePush("q", body("a"));
+        await be.queueReserve("q", 0, 30);
+        await raw.zadd("fleet:queue:q:processing", now() - 1, "a");
+        expect(await be.queueSweepExpired("q")).toEqual({ requeued: 1, orphaned: [] });
+        expect(await raw.lrange("fleet:queue:q")).toEqual([body("a")]);
+      });
+
+      it("keeps dead letters: push, peek, range, pop, length, clear", async () => {
+        for (const x of ["a", "b", "c", "d"]) await be.queueDead("q", x);
+        expect(texts(await raw.lrange("fleet:queue:q:dead"))).toEqual(["a", "b", "c", "d"]);
+        expect(await be.dlqLength("q")).toBe(4);
+        expect(texts(await be.dlqPeek("q", 2))).toEqual(["a", "b"]);
+        expect(await be.dlqRange("q", 1, 2)).toEqual({ total: 4, items: [b("b"), b("c")] });
+        expect(await be.dlqRange("q", 3, 10)).toEqual({ total: 4, items: [b("d")] });
+        expect(await be.dlqRange("q", 9, 10)).toEqual({ total: 4, items: [] });
+        expect(texts(await be.dlqPop("q", 3))).toEqual(["a", "b", "c"]);
+        expect(texts(await be.dlqPop("q", 3))).toEqual(["d"]);
+        expect(await be.dlqPop("q", 3)).toEqual([]);
+        await be.queueDead("q", "x");
+        await be.queueDead("q", "y");
+        expect(await be.dlqClear("q")).toBe(2);
+        expect(await be.dlqClear("q")).toBe(0);
+        expect(await be.dlqLength("q")).toBe(0);
+        expect(await raw.keys()).toEqual([]);
+      });
+
+      it("requeues dead letters by content ref, every copy, onto the normal list tail", async () => {
+        const [A, B, C] = [body("a"), body("b"), NOT_UTF8];
+        for (const x of [A, B, A, C]) await be.queueDead("q", x);
+        await be.queuePush("q", body("pending"));
+        await be.queuePush("q", body("hi"), { priority: "high" });
+        const missingRef = sha1Hex("gone");
+        const r = await be.dlqRequeue("q", { refs: [sha1Hex(A), missingRef, sha1Hex(C)] });
+        expect(r.requeued).toBe(3);
+        expect(r.missing).toEqual([missingRef]);
+        expect(await raw.lrange("fleet:queue:q:dead")).toEqual([B]);
+        const normal = await raw.lrange("fleet:queue:q");
+        expect(normal[0]).toEqual(body("pending"));
+        expect(normal.slice(1).map((x) => x.toString("base64")).sort()).toEqual([A, A, C].map((x) => x.toString("base64")).sort());
+        expect(await raw.lrange("fleet:queue:q:high")).toEqual([body("hi")]);
+        expect(await be.dlqRequeue("q", { refs: [sha1Hex(A)] })).toEqual({ requeued: 0, missing: [sha1Hex(A)] });
+        expect(await be.dlqRequeue("q", { all: true })).toEqual({ requeued: 1, missing: [] });
+        expect(await raw.type("fleet:queue:q:dead")).toBe("none");
+        expect((await raw.lrange("fleet:queue:q")).at(-1)).toEqual(B);
+        expect(await be.dlqRequeue("q", { all: true })).toEqual({ requeued: 0, missing: [] });
+      });
+
+      it("requeues all dead letters in order", async () => {
+        for (const x of ["a", "b", "a"]) await be.queueDead("q", x);
+        expect(await be.dlqRequeue("q", { all: true })).toEqual({ requeued: 3, missing: [] });
+        expect(texts(await raw.lrange("fleet:queue:q"))).toEqual(["a", "b", "a"]);
+      });
+
+      it("deletes dead letters by content ref, every copy, or all", async () => {
+        for (const x of ["a", "b", "a", "c"]) await be.queueDead("q", x);
+        const r = await be.dlqDelete("q", { refs: [sha1Hex("a"), sha1Hex("zz")] });
+        expect(r).toEqual({ deleted: 2, missing: [sha1Hex("zz")] });
+        expect(texts(await raw.lrange("fleet:queue:q:dead"))).toEqual(["b", "c"]);
+        expect(await raw.type("fleet:queue:q")).toBe("none");
+        expect(await be.dlqDelete("q", { all: true })).toEqual({ deleted: 2, missing: [] });
+        expect(await raw.keys()).toEqual([]);
+        expect(await be.dlqDelete("q", { refs: [sha1Hex("b")] })).toEqual({ deleted: 0, missing: [sha1Hex("b")] });
+      });
+
+      it("names every queue that has any key, sorted, names with ':' and glob characters included", async () => {
+        await be.queuePush("n1", "x");
+        await be.queuePush("q:2", "x", { priority: "high" });
+        await be.queuePush("low", "x", { priority: "low" });
+        await be.queueDead("q*", "x");
+        await raw.zadd("fleet:queue:q[x:scheduled", now() + 100, "x");
+        await raw.zadd("fleet:queue:proc:processing", now() + 100, "id");
+        await raw.hset("fleet:queue:pb:processing:body", "id", "x");
+        expect(await be.queueNames()).toEqual(["low", "n1", "pb", "proc", "q*", "q:2", "q[x"]);
+        await be.dlqClear("q*");
+        await be.queueReserve("n1", 0, 30);
+        expect(await be.queueNames()).toEqual(["low", "pb", "proc", "q:2", "q[x"]);
+      });
+
+      it("reports depths: pending by priority, processing and overdue, scheduled and due, dead", async () => {
+        const t = now();
+        await be.queuePush("q", body("h"), { priority: "high" });
+        await be.queuePush("q", body("n1"));
+        await be.queuePush("q", body("n2"));
+        await be.queuePush("q", body("l"), { priority: "low" });
+        await raw.zadd("fleet:queue:q:processing", t - 50, "over");
+        await raw.zadd("fleet:queue:q:processing", t + 50, "ok");
+        await raw.zadd("fleet:queue:q:scheduled", t - 50, "due");
+        await raw.zadd("fleet:queue:q:scheduled", t + 50, "later1");
+        await raw.zadd("fleet:queue:q:scheduled", t + 60, "later2");
+        await be.queueDead("q", "d");
+        const [d, empty] = await be.queueDepths(["q", "none"], t);
+        expect(d).toEqual({
+          name: "q",
+          pending: { high: 1, normal: 2, low: 1, total: 4 },
+          processing: 2,
+          overdue: 1,
+          scheduled: 3,
+          due: 1,
+          dead: 1,
+        });
+        expect(empty).toEqual({
+          name: "none",
+          pending: { high: 0, normal: 0, low: 0, total: 0 },
+          processing: 0,
+          overdue: 0,
+          scheduled: 0,
+          due: 0,
+          dead: 0,
+        });
+        const [later] = await be.queueDepths(["q"], t + 55);
+        expect(later!.overdue).toBe(2);
+        expect(later!.due).toBe(2);
+        expect(await be.queueDepths([])).toEqual([]);
+      });
+
+      it("details a queue without changing it", async () => {
+        const t = now();
+        await be.queuePush("q", "l1", { priority: "low" });
+        for (const x of ["n1", "n2", "n3"]) await be.queuePush("q", x);
+        await be.queuePush("q", body("r1"), { priority: "high" });
+        await be.queuePush("q", body("r2"), { priority: "high" });
+        await be.queueReserve("q", 0, 30);
+        await be.queueReserve("q", 0, 60);
+        await raw.zadd("fleet:queue:q:processing", t - 5, "orphan");
+        await raw.zadd("fleet:queue:q:scheduled", t + 20, "s2");
+        await raw.zadd("fleet:queue:q:scheduled", t + 10, "s1");
+        const before = await snapshot(raw);
+        const d = await be.queueDetail("q", 3, t);
+        expect(d.depths).toEqual((await be.queueDepths(["q"], t))[0]);
+        expect(d.depths.pending).toEqual({ high: 0, normal: 3, low: 1, total: 4 });
+        expect(d.depths.overdue).toBe(1);
+        expect(d.pending.map((p) => [p.priority, String(p.body)])).toEqual([
+          ["normal", "n1"],
+          ["normal", "n2"],
+          ["normal", "n3"],
+        ]);
+        expect(d.processing.map((p) => [p.id, p.body === null ? null : String(p.body)])).toEqual([
+          ["orphan", null],
+          ["r1", String(body("r1"))],
+          ["r2", String(body("r2"))],
+        ]);
+        expect(d.processing[0]!.deadline).toBe(t - 5);
+        expect(d.processing[1]!.deadline).toBeGreaterThan(t + 29);
+        expect(d.scheduled).toEqual([
+          { readyAt: t + 10, body: b("s1") },
+          { readyAt: t + 20, body: b("s2") },
+        ]);
+        const all = await be.queueDetail("q", 100, t);
+        expect(all.pending.map((p) => [p.priority, String(p.body)])).toEqual([
+          ["normal", "n1"],
+          ["normal", "n2"],
+          ["normal", "n3"],
+          ["low", "l1"],
+        ]);
+        expect(await snapshot(raw)).toEqual(before);
+      });
+    });
+
+    describe("streams", () => {
+      it("pushes envelopes scored by time, trimming by TTL and length", async () => {
+        await be.streamPush("s", NOT_UTF8, { score: 1000, maxLen: 0, ttlSeconds: 0 });
+        expect(await raw.zrange("stream:s")).toEqual([{ member: NOT_UTF8, score: 1000 }]);
+        await be.streamPush("s", "b", { score: 1500.5, maxLen: 0, ttlSeconds: 500 });
+        // 1500.5 - 500 = 1000.5: the member at 1000 is out
+        expect((await raw.zrange("stream:s")).map((e) => String(e.member))).toEqual(["b"]);
+        await be.streamPush("s", "c", { score: 2000.5, maxLen: 0, ttlSeconds: 500 });
+        expect(texts(await be.streamPeek("s", 10))).toEqual(["c"]);
+        for (let i = 0; i < 5; i++) await be.streamPush("m", `e${i}`, { score: 100 + i, maxLen: 3, ttlSeconds: 3600 });
+        expect(texts(await be.streamPeek("m", 10))).toEqual(["e2", "e3", "e4"]);
+        expect(await be.streamLength("m")).toBe(3);
+      });
+
+      it("orders members with equal scores by their bytes, as Redis does", async () => {
+        await be.streamPush("s", "b", { score: 5, maxLen: 0, ttlSeconds: 0 });
+        await be.streamPush("s", "a", { score: 5, maxLen: 0, ttlSeconds: 0 });
+        await be.streamPush("s", "c", { score: 4, maxLen: 0, ttlSeconds: 0 });
+        await be.streamPush("s", "ab", { score: 5, maxLen: 0, ttlSeconds: 0 });
+        expect(texts(await be.streamPeek("s", 10))).toEqual(["c", "a", "ab", "b"]);
+        await be.streamPush("s", "a", { score: 1, maxLen: 0, ttlSeconds: 0 });
+        expect(texts(await be.streamPeek("s", 10))).toEqual(["a", "c", "ab", "b"]);
+      });
+
+      it("peeks, pops oldest first and counts", async () => {
+        for (let i = 0; i < 4; i++) await be.streamPush("s", `e${i}`, { score: 10 + i, maxLen: 0, ttlSeconds: 0 });
+        expect(texts(await be.streamPeek("s", 2))).toEqual(["e0", "e1"]);
+        expect(texts(await be.streamPop("s", 3))).toEqual(["e0", "e1", "e2"]);
+        expect(await be.streamLength("s")).toBe(1);
+        expect(texts(await be.streamPop("s", 3))).toEqual(["e3"]);
+        expect(await be.streamPop("s", 3)).toEqual([]);
+        expect(await be.streamLength("s")).toBe(0);
+        expect(await raw.keys()).toEqual([]);
+      });
+
+      it("trims by age against the clock and by length", async () => {
+        const t = now();
+        await be.streamPush("s", "old", { score: t - 7200, maxLen: 0, ttlSeconds: 0 });
+        await be.streamPush("s", "mid", { score: t - 10, maxLen: 0, ttlSeconds: 0 });
+        await be.streamPush("s", "new", { score: t, maxLen: 0, ttlSeconds: 0 });
+        await be.streamTrim("s", { maxLen: 0, ttlSeconds: 3600 });
+        expect(texts(await be.streamPeek("s", 10))).toEqual(["mid", "new"]);
+        await be.streamTrim("s", { maxLen: 1, ttlSeconds: 0 });
+        expect(texts(await be.streamPeek("s", 10))).toEqual(["new"]);
+      });
+
+      it("names streams sorted and summarizes them", async () => {
+        await be.streamPush("s:1", "a", { score: 1, maxLen: 0, ttlSeconds: 0 });
+        await be.streamPush("s:1", "b", { score: 3.5, maxLen: 0, ttlSeconds: 0 });
+        await be.streamPush("s*", "a", { score: 2, maxLen: 0, ttlSeconds: 0 });
+        await be.streamPush("a", "a", { score: 2, maxLen: 0, ttlSeconds: 0 });
+        expect(await be.streamNames()).toEqual(["a", "s*", "s:1"]);
+        expect(await be.streamSummaries(["s:1", "none"])).toEqual([
+          { name: "s:1", length: 2, oldest: 1, newest: 3.5 },
+          { name: "none", length: 0, oldest: null, newest: null },
+        ]);
+      });
+
+      it("ranges newest or oldest first without popping", async () => {
+        for (let i = 0; i < 4; i++) await be.streamPush("s", `e${i}`, { score: 10 + i, maxLen: 0, ttlSeconds: 0 });
+        expect(await be.streamRange("s", 2, "newest")).toEqual([
+          { score: 13, envelope: b("e3") },
+          { score: 12, envelope: b("e2") },
+        ]);
+        expect((await be.streamRange("s", 10, "oldest")).map((e) => String(e.envelope))).toEqual(["e0", "e1", "e2", "e3"]);
+        expect(await be.streamLength("s")).toBe(4);
+        expect(await be.streamRange("none", 5, "newest")).toEqual([]);
+      });
+    });
+
+    describe("events", () => {
+      it("delivers published messages and stream-push scores to a subscriber until it closes", async () => {
+        const topic = `t-${Math.random().toString(36).slice(2)}`;
+        const got: BusMessage[] = [];
+        const sub = await be.subscribeEvents((m) => {
+          if (m.topic.startsWith(topic)) got.push(m);
+        });
+        await be.eventPublish(topic, NOT_UTF8);
+        await be.eventPublish(`${topic}:x.y`, '{"a": 1}');
+        await be.streamPush(topic, "env", { score: 1700000000, maxLen: 0, ttlSeconds: 0 });
+        await be.streamPush(topic, "env2", { score: 1700000000.25, maxLen: 0, ttlSeconds: 0 });
+        await waitFor(() => (got.length >= 4 ? true : undefined));
+        expect(got).toEqual([
+          { topic, payload: NOT_UTF8 },
+          { topic: `${topic}:x.y`, payload: b('{"a": 1}') },
+          { topic: `${topic}.emit`, payload: b("1700000000.0") },
+          { topic: `${topic}.emit`, payload: b("1700000000.25") },
+        ]);
+        await sub.close();
+        await be.eventPublish(topic, "after close");
+        await sleep(150);
+        expect(got.length).toBe(4);
+      });
+
+      it("fans out to every subscription", async () => {
+        const topic = `t-${Math.random().toString(36).slice(2)}`;
+        const a: string[] = [];
+        const c: string[] = [];
+        const s1 = await be.subscribeEvents((m) => m.topic === topic && a.push(String(m.payload)));
+        const s2 = await be.subscribeEvents((m) => m.topic === topic && c.push(String(m.payload)));
+        await be.eventPublish(topic, "hello");
+        await waitFor(() => (a.length && c.length ? true : undefined));
+        expect([a, c]).toEqual([["hello"], ["hello"]]);
+        await s1.close();
+        await s2.close();
+      });
+    });
+
+    describe("workers", () => {
+      it("registers: hardware as Python JSON, both indexes, gen 0 and config {} only when absent", async () => {
+        await be.workerRegister("scraper", "h1", { host: "h1", cpus: 4, name: "café", load: 0.5 });
+        expect(await raw.get("wkr:scraper:h1:hardware")).toEqual(b('{"host": "h1", "cpus": 4, "name": "caf\\u00e9", "load": 0.5}'));
+        expect(await raw.get("wkr:scraper:h1:gen")).toEqual(b("0"));
+        expect(await raw.get("wkr:scraper:h1:config")).toEqual(b("{}"));
+        expect(await raw.smembers("wkrs:scraper")).toEqual(["h1"]);
+        expect(await raw.smembers("wkrs:all")).toEqual(["scraper|h1"]);
+        await be.workerSetConfig("scraper", "h1", { slots: 2 });
+        await be.workerRegister("scraper", "h1", { host: "h1b" });
+        expect(await raw.get("wkr:scraper:h1:hardware")).toEqual(b('{"host": "h1b"}'));
+        expect(await raw.get("wkr:scraper:h1:gen")).toEqual(b("1"));
+        expect(await raw.get("wkr:scraper:h1:config")).toEqual(b('{"slots": 2}'));
+        expect(await raw.smembers("wkrs:all")).toEqual(["scraper|h1"]);
+      });
+
+      it("reads config and gen, with Python's defaults for an unknown worker", async () => {
+        expect(await be.workerGetConfig("t", "nobody")).toEqual({ config: {}, gen: 0 });
+        await be.workerRegister("t", "w", {});
+        expect(await be.workerGetConfig("t", "w")).toEqual({ config: {}, gen: 0 });
+        await be.workerSetConfig("t", "w", { a: { b: [1, "x"] } });
+        expect(await be.workerGetConfig("t", "w")).toEqual({ config: { a: { b: [1, "x"] } }, gen: 1 });
+      });
+
+      it("writes config as Python JSON and bumps gen, honouring expectedGen", async () => {
+        await be.workerRegister("t", "w", {});
+        expect(await be.workerSetConfig("t", "w", { slots: 4, name: "ü", r: 1.5 })).toEqual({ config: { slots: 4, name: "ü", r: 1.5 }, gen: 1 });
+        expect(await raw.get("wkr:t:w:config")).toEqual(b('{"slots": 4, "name": "\\u00fc", "r": 1.5}'));
+        expect(await raw.get("wkr:t:w:gen")).toEqual(b("1"));
+        expect((await be.workerSetConfig("t", "w", { slots: 5 }, { expectedGen: 1 })).gen).toBe(2);
+        const before = await snapshot(raw);
+        const err = await be.workerSetConfig("t", "w", { slots: 9 }, { expectedGen: 1 }).catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(StaleGenerationError);
+        expect((err as StaleGenerationError).expectedGen).toBe(1);
+        expect((err as StaleGenerationError).currentGen).toBe(2);
+        expect(await snapshot(raw)).toEqual(before);
+        // an unregistered worker starts from gen 0, as INCR does
+        expect((await be.workerSetConfig("t", "new", {}, { expectedGen: 0 })).gen).toBe(1);
+      });
+
+      it("refuses a config write over a non-integer gen, writing nothing", async () => {
+        await be.workerRegister("t", "w", {});
+        await raw.set("wkr:t:w:gen", "abc");
+        const before = await snapshot(raw);
+        await expect(be.workerSetConfig("t", "w", { slots: 1 })).rejects.toThrow();
+        await expect(be.workerSetConfig("t", "w", { slots: 1 }, { expectedGen: 0 })).rejects.toBeInstanceOf(StaleGenerationError);
+        expect(await snapshot(raw)).toEqual(before);
+      });
+
+      it("rolls config out to many workers all-or-nothing", async () => {
+        for (const id of ["a", "b", "c"]) await be.workerRegister("t", id, {});
+        await be.workerSetConfig("t", "b", { v: 0 });
+        const out = await be.workerSetConfigMany([
+          { automationType: "t", workerId: "c", config: { v: 1 }, expectedGen: 0 },
+          { automationType: "t", workerId: "a", config: { v: 1 } },
+          { automationType: "t", workerId: "b", config: { v: 1 }, expectedGen: 1 },
+        ]);
+        expect(out).toEqual([
+          { automationType: "t", workerId: "c", gen: 1 },
+          { automationType: "t", workerId: "a", gen: 1 },
+          { automationType: "t", workerId: "b", gen: 2 },
+        ]);
+        expect(await raw.get("wkr:t:a:config")).toEqual(b('{"v": 1}'));
+        const before = await snapshot(raw);
+        await expect(
+          be.workerSetConfigMany([
+            { automationType: "t", workerId: "a", config: { v: 2 }, expectedGen: 1 },
+            { automationType: "t", workerId: "b", config: { v: 2 }, expectedGen: 1 },
+            { automationType: "t", workerId: "c", config: { v: 2 } },
+          ]),
+        ).rejects.toBeInstanceOf(StaleGenerationError);
+        expect(await snapshot(raw)).toEqual(before);
+        expect(await be.workerSetConfigMany([])).toEqual([]);
+      });
+
+      it("writes state as the hash Python writes", async () => {
+        await be.workerSetState("t", "w", "RUNNING", null, 1700000000);
+        expect(await raw.hgetall("wkr:t:w:state")).toEqual({ state: b("RUNNING"), last_seen: b("1700000000.0"), last_error: b("") });
+        await be.workerSetState("t", "w", "ERROR", "boom ü", 1700000000.25);
+        expect(await raw.hgetall("wkr:t:w:state")).toEqual({ state: b("ERROR"), last_seen: b("1700000000.25"), last_error: b("boom ü") });
+        expect(await raw.type("wkrs:t")).toBe("none");
+      });
+
+      it("writes stats as Python JSON", async () => {
+        await be.workerSetStats("t", "w", { done: 3, rate: 0.25, tags: ["a"] });
+        expect(await raw.get("wkr:t:w:stats")).toEqual(b('{"done": 3, "rate": 0.25, "tags": ["a"]}'));
+      });
+
+      it("pushes stats frames into a capped history", async () => {
+        await be.workerStatsPush("t", "w", 100.5, { n: 1 });
+        expect(await raw.zrange("wkr:t:w:stats:history")).toEqual([{ member: b('{"n": 1}'), score: 100.5 }]);
+        for (let i = 2; i <= 6; i++) await be.workerStatsPush("t", "w", 100 + i, { n: i }, { maxEntries: 3 });
+        expect((await raw.zrange("wkr:t:w:stats:history")).map((e) => e.score)).toEqual([104, 105, 106]);
+        const many = Array.from({ length: 245 }, (_, i) => be.workerStatsPush("t", "cap", i, { i }));
+        await Promise.all(many);
+        const hist = await raw.zrange("wkr:t:cap:stats:history");
+        expect(hist.length).toBe(240);
+        expect(hist[0]!.score).toBe(5);
+      });
+
+      it("reads history as Python does: oldest `limit` frames from `since`, corrupt ones skipped", async () => {
+        for (let i = 1; i <= 5; i++) await be.workerStatsPush("t", "w", 10 * i, { n: i });
+        await raw.zadd("wkr:t:w:stats:history", 25, "not json");
+        await raw.zadd("wkr:t:w:stats:history", 26, NOT_UTF8);
+        expect(await be.workerStatsHistory("t", "w")).toEqual([1, 2, 3, 4, 5].map((n) => ({ n })));
+        // the limit applies before parsing, as Python's ZRANGEBYSCORE ... LIMIT does
+        expect(await be.workerStatsHistory("t", "w", { since: 20, limit: 3 })).toEqual([{ n: 2 }]);
+        expect(await be.workerStatsHistory("t", "w", { since: 30 })).toEqual([{ n: 3 }, { n: 4 }, { n: 5 }]);
+        expect(await be.workerStatsHistory("t", "none")).toEqual([]);
+      });
+
+      it("reads frames: newest `limit` after `since`, oldest first, corrupt ones included", async () => {
+        for (let i = 1; i <= 5; i++) await be.workerStatsPush("t", "w", 10 * i, { n: i });
+        await raw.zadd("wkr:t:w:stats:history", 45, NOT_UTF8);
+        const f = await be.workerStatsFrames("t", "w", { limit: 3 });
+        expect(f).toEqual([
+          { ts: 40, frame: { n: 4 }, raw: b('{"n": 4}') },
+          { ts: 45, frame: null, raw: NOT_UTF8 },
+          { ts: 50, frame: { n: 5 }, raw: b('{"n": 5}') },
+        ]);
+        expect((await be.workerStatsFrames("t", "w", { since: 30, limit: 10 })).map((x) => x.ts)).toEqual([40, 45, 50]);
+        expect((await be.workerStatsFrames("t", "w", { since: 10, limit: 2 })).map((x) => x.ts)).toEqual([45, 50]);
+      });
+
+      it("gets a worker as stored", async () => {
+        expect(await be.workerGet("t", "w")).toBeNull();
+        await be.workerSetState("t", "w", "IDLE", null, 1);
+        expect(await be.workerGet("t", "w")).toBeNull();
+        await be.workerRegister("t", "w", { host: "x" });
+        await be.workerSetConfig("t", "w", { slots: 2 });
+        await be.workerSetState("t", "w", "RUNNING", "warn", 1700000000.5);
+        await be.workerSetStats("t", "w", { done: 1 });
+        await be.workerStatsPush("t", "w", 1, { a: 1 });
+        await be.workerStatsPush("t", "w", 2, { a: 2 });
+        expect(await be.workerGet("t", "w")).toEqual({
+          automationType: "t",
+          workerId: "w",
+          registered: true,
+          hardware: { host: "x" },
+          config: { slots: 2 },
+          configGen: 1,
+          state: "RUNNING",
+          lastSeen: 1700000000.5,
+          lastError: "warn",
+          stats: { done: 1 },
+          historyLen: 2,
+          corrupt: [],
+        });
+        await be.workerSetState("t", "w", "IDLE", null, 2);
+        expect(await be.workerGet("t", "w")).toMatchObject({ state: "IDLE", lastSeen: 2, lastError: null });
+      });
+
+      it("reports what a fresh registration leaves unset as null, not corrupt", async () => {
+        await be.workerRegister("t", "w", {});
+        expect(await be.workerGet("t", "w")).toEqual({
+          automationType: "t",
+          workerId: "w",
+          registered: true,
+          hardware: {},
+          config: {},
+          configGen: 0,
+          state: null,
+          lastSeen: null,
+          lastError: null,
+          stats: null,
+          historyLen: 0,
+          corrupt: [],
+        });
+      });
+
+      it("reports corrupt values as null with their field named, never throwing", async () => {
+        await be.workerRegister("t", "w", {});
+        await raw.set("wkr:t:w:hardware", "not json");
+        await raw.set("wkr:t:w:config", NOT_UTF8);
+        await raw.set("wkr:t:w:gen", "12x");
+        await raw.set("wkr:t:w:stats", "[1, 2]");
+        await raw.hset("wkr:t:w:state", "state", "SLEEPING");
+        await raw.hset("wkr:t:w:state", "last_seen", "soon");
+        await raw.hset("wkr:t:w:state", "last_error", NOT_UTF8);
+        const w = await be.workerGet("t", "w");
+        expect(w).toMatchObject({ hardware: null, config: null, configGen: null, stats: null, state: null, lastSeen: null, lastError: null });
+        expect([...w!.corrupt].sort()).toEqual(["config", "config_gen", "hardware", "last_error", "last_seen", "state", "stats"]);
+        const [many] = await be.workersGet([{ automationType: "t", workerId: "w" }]);
+        expect(many).toEqual(w);
+      });
+
+      it("names missing state fields as corrupt and keeps the rest", async () => {
+        await be.workerRegister("t", "w", { a: 1 });
+        await raw.hset("wkr:t:w:state", "state", "ERROR");
+        const w = await be.workerGet("t", "w");
+        expect(w).toMatchObject({ hardware: { a: 1 }, state: "ERROR", lastSeen: null, lastError: null });
+        expect([...w!.corrupt].sort()).toEqual(["last_error", "last_seen"]);
+        await raw.hset("wkr:t:w:state", "last_seen", "1700000000");
+        await raw.hset("wkr:t:w:state", "last_error", "");
+        const w2 = await be.workerGet("t", "w");
+        expect(w2).toMatchObject({ state: "ERROR", lastSeen: 1700000000, lastError: null, corrupt: [] });
+      });
+
+      it("lists workers of one type or of all types", async () => {
+        await be.workerRegister("a", "1", {});
+        await be.workerRegister("a", "x:y", {});
+        await be.workerRegister("b", "1", {});
+        await raw.sadd("wkrs:all", "junk-without-bar");
+        const sortRefs = (r: WorkerRef[]) => r.map((x) => `${x.automationType}|${x.workerId}`).sort();
+        expect(sortRefs(await be.workerList())).toEqual(["a|1", "a|x:y", "b|1"]);
+        expect(sortRefs(await be.workerList("a"))).toEqual(["a|1", "a|x:y"]);
+        expect(await be.workerList("none")).toEqual([]);
+      });
+
+      it("gets many workers in the order asked, unregistered ones included", async () => {
+        const refs: WorkerRef[] = [];
+        for (let i = 0; i < 500; i++) refs.push({ automationType: i % 2 ? "odd" : "even", workerId: `w${i}` });
+        await Promise.all(refs.map((r, i) => be.workerRegister(r.automationType, r.workerId, { i })));
+        await Promise.all(refs.map((r, i) => be.workerSetState(r.automationType, r.workerId, "IDLE", null, 1000 + i)));
+        const shuffled = [...refs].sort((x, y) => (x.workerId.length % 3) - (y.workerId.length % 3) || y.workerId.localeCompare(x.workerId));
+        shuffled.splice(250, 0, { automationType: "even", workerId: "ghost" });
+        const got = await be.workersGet(shuffled);
+        expect(got.map((w) => `${w.automationType}|${w.workerId}`)).toEqual(shuffled.map((r) => `${r.automationType}|${r.workerId}`));
+        for (const w of got) {
+          if (w.workerId === "ghost") continue;
+          const i = Number(w.workerId.slice(1));
+          expect(w).toMatchObject({ registered: true, hardware: { i }, lastSeen: 1000 + i, state: "IDLE", corrupt: [] });
+        }
+        expect(got[250]).toEqual({
+          automationType: "even",
+          workerId: "ghost",
+          registered: false,
+          hardware: null,
+          config: null,
+          configGen: null,
+          state: null,
+          lastSeen: null,
+          lastError: null,
+          stats: null,
+          historyLen: 0,
+          corrupt: [],
+        });
+        expect(await be.workersGet([])).toEqual([]);
+      });
+
+      it("removes every key of one worker, never a worker whose id extends it", async () => {
+        for (const id of ["a", "a:b", "a*", "a[1]", "ab"]) {
+          await be.workerRegister("t", id, { id });
+          await be.workerSetState("t", id, "IDLE", null, 1);
+          await be.workerSetStats("t", id, {});
+          await be.workerStatsPush("t", id, 1, {});
+        }
+        const others = (await snapshot(raw)) as Record<string, { value: unknown }>;
+        expect(await be.workerRemove("t", "a")).toBe(true);
+        const after = (await snapshot(raw)) as Record<string, { value: unknown }>;
+        expect(Object.keys(after).filter((k) => k.startsWith("wkr:t:a:") && !k.startsWith("wkr:t:a:b:"))).toEqual([]);
+        for (const [k, v] of Object.entries(others)) {
+          if (k.startsWith("wkr:t:a:") && !k.startsWith("wkr:t:a:b:")) continue;
+          if (k.startsWith("wkrs:")) continue;
+          expect(after[k], k).toEqual(v);
+        }
+        expect(await raw.smembers("wkrs:t")).toEqual(["a*", "a:b", "a[1]", "ab"]);
+        expect(await raw.smembers("wkrs:all")).toEqual(["t|a*", "t|a:b", "t|a[1]", "t|ab"]);
+        expect(await be.workerGet("t", "a")).toBeNull();
+        expect((await be.workerGet("t", "a:b"))?.hardware).toEqual({ id: "a:b" });
+        expect(await be.workerRemove("t", "a")).toBe(false);
+        expect(await be.workerRemove("t", "a*")).toBe(true);
+        expect((await be.workerGet("t", "a[1]"))?.historyLen).toBe(1);
+      });
+    });
+
+    describe("catalog", () => {
+      it("sets, gets, lists and deletes documents", async () => {
+        expect(await be.catalogGet("t")).toBeNull();
+        await be.catalogSet("t", '{"config": {}}');
+        await be.catalogSet("u:v", NOT_UTF8);
+        expect(await raw.hgetall("fleet:catalog")).toEqual({ t: b('{"config": {}}'), "u:v": NOT_UTF8 });
+        expect(await be.catalogGet("t")).toEqual(b('{"config": {}}'));
+        const all = await be.catalogAll();
+        expect([...all.entries()].sort(([x], [y]) => x.localeCompare(y))).toEqual([
+          ["t", b('{"config": {}}')],
+          ["u:v", NOT_UTF8],
+        ]);
+        expect(await be.catalogDelete("t")).toBe(true);
+        expect(await be.catalogDelete("t")).toBe(false);
+        expect([...(await be.catalogAll()).keys()]).toEqual(["u:v"]);
+      });
+    });
+
+    describe("audit", () => {
+      it("keeps the newest entries first, capped", async () => {
+        for (let i = 0; i < 5; i++) await be.auditAppend(`e${i}`, 3);
+        expect(texts(await raw.lrange("fleet:console:audit"))).toEqual(["e4", "e3", "e2"]);
+        expect(await be.auditRange(0, 10)).toEqual({ total: 3, items: [b("e4"), b("e3"), b("e2")] });
+        expect(await be.auditRange(1, 1)).toEqual({ total: 3, items: [b("e3")] });
+        expect(await be.auditRange(5, 1)).toEqual({ total: 3, items: [] });
+      });
+    });
+  });
+}
