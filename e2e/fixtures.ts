@@ -6,9 +6,7 @@ import { randomBytes } from "node:crypto";
 import { test as base, expect } from "@playwright/test";
 
 import type { Backend } from "@fleet/backend";
-import { createMemoryBackend } from "@fleet/backend/memory";
-// TEMPORARY until `@fleet/backend/url` lands: every URL gets an in-memory backend.
-const backendFromUrl = async (url: string) => createMemoryBackend(url);
+import { backendFromUrl } from "@fleet/backend/url";
 
 export interface TestFixtures {
   /** Unique per test, safe in every Fleet name (`e2e-<worker>-<random>-`). */
@@ -25,7 +23,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     async ({}, use) => {
       const url = process.env.E2E_REDIS_URL;
       if (!url) throw new Error("E2E_REDIS_URL is not set");
-      const backend = await backendFromUrl(url);
+      const backend = backendFromUrl(url);
       try {
         await use(backend);
       } finally {

@@ -3,9 +3,7 @@
 import "server-only";
 
 import type { Backend } from "@fleet/backend";
-import { createMemoryBackend } from "@fleet/backend/memory";
-// TEMPORARY until `@fleet/backend/url` lands: every URL gets an in-memory backend.
-const backendFromUrl = async (url: string) => createMemoryBackend(url);
+import { backendFromUrl } from "@fleet/backend/url";
 
 import { serverEnv } from "./env";
 
@@ -43,7 +41,7 @@ export async function getBackend(): Promise<Backend> {
 }
 
 async function open(url: string): Promise<OpenBackend> {
-  const backend = await backendFromUrl(url);
+  const backend = backendFromUrl(url);
   const opened: OpenBackend = { backend };
   if (isDemoUrl(url)) {
     // ---- DEMO FLEET HOOK ------------------------------------------------------------
