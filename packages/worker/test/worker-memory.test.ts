@@ -1,0 +1,4 @@
+import { createMemoryBackend } from "@fleet/backend/memory";
+import { describeWorkerSuite } from "./worker-suite";
+
+describeWorkerSuite("the memory backend", () => createMemoryBackend("memory://worker-tests"));
