@@ -82,7 +82,15 @@ if [ -z "$REDIS_PID" ] || ! redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1; the
   exit 1
 fi
 
-# Packages' tests use DBs 0..2 and key prefixes; the browser tests get DB 3 to themselves.
+# The browser tests' web server: 3210 unless taken.
+E2E_PORT=""
+for port in $(seq "${E2E_PORT_START:-3210}" 3299); do
+  if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then E2E_PORT=$port; break; fi
+done
+export E2E_PORT="${E2E_PORT:-3210}"
+
+# Package tests start from DB 0 and pick their own DBs or key prefixes; the browser tests
+# get DB 3 to themselves.
 export REDIS_TEST_URL="redis://127.0.0.1:$REDIS_PORT/0"
 export E2E_REDIS_URL="redis://127.0.0.1:$REDIS_PORT/3"
 
