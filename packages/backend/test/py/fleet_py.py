@@ -1,0 +1,207 @@
+"""Drives the upstream Python reference (backend.py of fleet-framework) for the
+cross-language tests. It is imported from $FLEET_PY_BACKEND (default: ../shared/spec
+relative to the repository root), never copied into this project.
+
+usage: fleet_py.py write|read REDIS_URL   (a JSON spec on stdin, JSON on stdout)
+
+  write  performs the writes the spec lists, then prints {"result": ..., "view": ...}
+  read   prints {"view": ...}: everything the reference reads back for the spec's names
+
+Bytes travel as base64 ("..._b64" keys); everything else as plain JSON.
+"""
+from __future__ import annotations
+
+import asyncio
+import base64
+import importlib.util
+import json
+import os
+import sys
+import time as real_time
+from pathlib import Path
+
+
+def load_reference():
+    here = Path(__file__).resolve()
+    repo_root = here.parents[4]  # packages/backend/test/py/fleet_py.py -> repo root
+    spec_dir = Path(os.environ.get("FLEET_PY_BACKEND") or repo_root.parent / "shared" / "spec")
+    path = spec_dir / "backend.py"
+    if not path.is_file():
+        sys.exit(f"fleet_py: no backend.py in {spec_dir} (set FLEET_PY_BACKEND)")
+    spec = importlib.util.spec_from_file_location("fleet_reference_backend", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # dataclasses look their module up while the class is built
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def b64(b: bytes | None):
+    return None if b is None else base64.b64encode(b).decode("ascii")
+
+
+def unb64(s: str) -> bytes:
+    return base64.b64decode(s)
+
+
+def freeze_time(mod, at: float) -> None:
+    """pool_put and friends call time.time(); the byte comparison needs a fixed clock."""
+
+    class Frozen:
+        @staticmethod
+        def time() -> float:
+            return at
+
+        monotonic = staticmethod(real_time.monotonic)
+
+    mod.time = Frozen
+
+
+async def write(b, spec: dict) -> dict:
+    result: dict = {"reserved": {}, "locks": {}, "claims": {}}
+    for w in spec.get("workers", []):
+        at, wid = w["type"], w["id"]
+        await b.worker_register(at, wid, w["hardware"])
+        if "config" in w:
+            await b.worker_set_config(at, wid, w["config"])
+        if "state" in w:
+            s = w["state"]
+            await b.worker_set_state(at, wid, s["state"], s["last_error"], s["last_seen"])
+        if "stats" in w:
+            await b.worker_set_stats(at, wid, w["stats"])
+        for ts, frame in w.get("history", []):
+            await b.worker_stats_push(at, wid, ts, frame)
+    for q in spec.get("queues", []):
+        name = q["name"]
+        for item in q.get("push", []):
+            await b.queue_push(name, unb64(item["body_b64"]), priority=item.get("priority", 0))
+        reserved = []
+        for _ in range(q.get("reserve", 0)):
+            body = await b.queue_reserve(name, 0.5, q.get("visibility", 30))
+            reserved.append(b64(body))
+        result["reserved"][name] = reserved
+        for n in q.get("nack", []):
+            await b.queue_nack(name, n["id"], unb64(n["body_b64"]), delay_seconds=n["delay"])
+        for body in q.get("dead", []):
+            await b.queue_dead(name, unb64(body))
+    for p in spec.get("pools", []):
+        for item in p["items"]:
+            await b.pool_put(p["name"], item["id"], unb64(item["payload_b64"]), item["tags"], item.get("ttl"))
+        claimed = []
+        for c in p.get("claims", []):
+            got = await b.pool_claim_any(p["name"], c["where"], c["hold"])
+            claimed.append(None if got is None else got.id)
+        result["claims"][p["name"]] = claimed
+    for s in spec.get("streams", []):
+        for e in s["entries"]:
+            await b.stream_push(
+                s["name"], unb64(e["envelope_b64"]), score=e["score"], max_len=s["max_len"], ttl_seconds=s["ttl"]
+            )
+    for lk in spec.get("locks", []):
+        result["locks"][lk["name"]] = await b.lock_acquire(lk["name"], lk["hold"], 0)
+    for c in spec.get("counters", []):
+        if "set" in c:
+            await b.counter_set(c["name"], c["set"])
+        if "incr" in c:
+            await b.counter_incr(c["name"], c["incr"])
+    for kv in spec.get("kv", []):
+        await b.kv_set(kv["ns"], kv["key"], unb64(kv["value_b64"]), kv.get("ttl"))
+    for at, doc in spec.get("catalog", {}).items():
+        await b.catalog_set(at, doc.encode("utf-8"))
+    return result
+
+
+async def view(b, spec: dict) -> dict:
+    """Everything the reference reads back for the names in the spec."""
+    r = b.r
+    out: dict = {"workers": {}, "worker_lists": {}, "queues": {}, "pools": {}, "streams": {}, "locks": {}, "counters": {}, "kv": {}}
+    for w in spec.get("workers", []):
+        at, wid = w["type"], w["id"]
+        cfg, gen = await b.worker_get_config(at, wid)
+        out["workers"][f"{at}|{wid}"] = {
+            "get": await b.worker_get(at, wid),
+            "config": cfg,
+            "gen": gen,
+            "history": await b.worker_stats_history(at, wid),
+        }
+        out["worker_lists"][at] = sorted(wid for _, wid in await b.worker_list(at))
+    types = {w["type"] for w in spec.get("workers", [])}
+    out["all_workers"] = sorted(f"{at}|{wid}" for at, wid in await b.worker_list() if at in types)
+    for q in spec.get("queues", []):
+        name = q["name"]
+        proc = await r.zrange(b.QUEUE_PROCESSING.format(name=name), 0, -1, withscores=True)
+        bodies = await r.hgetall(b.QUEUE_PROCESSING_BODY.format(name=name))
+        sched = await r.zrange(b.QUEUE_SCHEDULED.format(name=name), 0, -1, withscores=True)
+        out["queues"][name] = {
+            "size": await b.queue_size(name),
+            "peek": [b64(x) for x in await b.queue_peek(name, 100)],
+            "high": [b64(x) for x in await r.lrange(b.QUEUE_HIGH.format(name=name), 0, -1)],
+            "normal": [b64(x) for x in await r.lrange(b.QUEUE_KEY.format(name=name), 0, -1)],
+            "low": [b64(x) for x in await r.lrange(b.QUEUE_LOW.format(name=name), 0, -1)],
+            "processing": [[m.decode("utf-8"), s, b64(bodies.get(m))] for m, s in proc],
+            "scheduled": [[b64(m), s] for m, s in sched],
+            "dead": [b64(x) for x in await b.dlq_peek(name, 100)],
+            "dead_length": await b.dlq_length(name),
+        }
+    for p in spec.get("pools", []):
+        items = sorted(await b.pool_list(p["name"]), key=lambda it: it.id)
+        out["pools"][p["name"]] = {
+            "size": await b.pool_size(p["name"]),
+            "items": [
+                {
+                    "id": it.id,
+                    "payload_b64": b64(it.payload),
+                    "tags": it.tags,
+                    "expires_at": it.expires_at,
+                    "in_use_until": it.in_use_until,
+                }
+                for it in items
+            ],
+        }
+    for s in spec.get("streams", []):
+        key = b.STREAM_KEY.format(name=s["name"])
+        out["streams"][s["name"]] = {
+            "length": await b.stream_length(s["name"]),
+            "peek": [b64(x) for x in await b.stream_peek(s["name"], 100)],
+            "scores": [sc for _, sc in await r.zrange(key, 0, -1, withscores=True)],
+        }
+    for lk in spec.get("locks", []):
+        key = b.LOCK_KEY.format(name=lk["name"])
+        raw = await r.get(key)
+        out["locks"][lk["name"]] = {"token": raw.decode("utf-8") if raw else None, "pttl": await r.pttl(key)}
+    for c in spec.get("counters", []):
+        out["counters"][c["name"]] = await b.counter_get(c["name"])
+    for kv in spec.get("kv", []):
+        k = b.KV_KEY.format(ns=kv["ns"], key=kv["key"])
+        out["kv"][f"{kv['ns']}:{kv['key']}"] = {"value_b64": b64(await b.kv_get(kv["ns"], kv["key"])), "pttl": await r.pttl(k)}
+    catalog = await b.catalog_all()
+    out["catalog"] = {k: v.decode("utf-8") for k, v in catalog.items() if k in spec.get("catalog", {})}
+    return out
+
+
+async def release_locks(b, tokens: dict) -> dict:
+    return {name: await b.lock_release(name, token) for name, token in tokens.items()}
+
+
+async def main() -> None:
+    if len(sys.argv) != 3 or sys.argv[1] not in ("write", "read", "release"):
+        sys.exit(__doc__)
+    command, url = sys.argv[1], sys.argv[2]
+    spec = json.loads(sys.stdin.read())
+    mod = load_reference()
+    if spec.get("frozen_time") is not None:
+        freeze_time(mod, float(spec["frozen_time"]))
+    b = mod.RedisBackend(url)
+    try:
+        if command == "write":
+            result = await write(b, spec)
+            print(json.dumps({"result": result, "view": await view(b, spec)}))
+        elif command == "read":
+            print(json.dumps({"view": await view(b, spec)}))
+        else:
+            print(json.dumps({"released": await release_locks(b, spec["tokens"])}))
+    finally:
+        await b.r.close()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
