@@ -244,7 +244,12 @@ export const StreamQuerySchema = z.object({
 // ---------- state: locks, counters, kv
 
 export const LockSchema = z.object({ name: z.string(), ttl_ms: z.number().int().nullable() });
-export const CounterSchema = z.object({ name: z.string(), value: z.number().int().nullable(), raw: z.string().optional() });
+export const CounterSchema = z.object({
+  name: z.string(),
+  value: z.number().int().nullable(),
+  raw: z.string().optional(),
+  corrupt: z.array(z.string()).optional(),
+});
 export const CounterBodySchema = z.strictObject({
   value: z.number({ error: "value must be an integer" }).int("value must be an integer").min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER),
 });

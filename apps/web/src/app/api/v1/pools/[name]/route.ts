@@ -1,0 +1,34 @@
+import { PageQuerySchema, PoolDeletedSchema, PoolDetailSchema } from "@fleet/schema";
+
+import { notFound } from "@/server/api/errors";
+import { announceAdmin, page, requireExistingOrKnown } from "@/server/api/resources";
+import { route } from "@/server/api/route";
+import { toPoolItem } from "@/server/api/serialize";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export const GET = route({
+  path: "/pools/[name]",
+  role: "viewer",
+  query: PageQuerySchema,
+  response: PoolDetailSchema,
+  handler: async ({ backend, params, query }) => {
+    const items = await backend.poolItems(params.name);
+    if (items.length === 0) await requireExistingOrKnown(backend, "pool", params.name, false);
+    return { total: items.length, items: page(items, query).map((i) => toPoolItem(i)) };
+  },
+});
+
+/** Removes the pool hash and every claim key of its items. */
+export const DELETE = route({
+  path: "/pools/[name]",
+  role: "admin",
+  response: PoolDeletedSchema,
+  handler: async ({ backend, params }) => {
+    if ((await backend.poolSize(params.name)) === 0) throw notFound(`There is no pool named '${params.name}'.`);
+    const result = await backend.poolDelete(params.name);
+    await announceAdmin(backend, "pool.delete", { pool: params.name, items: result.items });
+    return result;
+  },
+});

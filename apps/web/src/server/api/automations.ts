@@ -1,0 +1,55 @@
+// GET /automations and /automations/{type}: the union of catalog entries and worker
+// types, each with its worker counts, its queue and its stream. A handful of batched
+// reads whatever the number of automations.
+import type { Backend, WorkerRecord } from "@fleet/backend";
+import type { Automation } from "@fleet/schema";
+
+import { notFound } from "./errors";
+import { byString } from "./resources";
+import { isEmptyQueue, toAutomation, toQueue, toWorker } from "./serialize";
+
+export async function listAutomations(backend: Backend, now: number, offlineAfterSeconds: number): Promise<Automation[]> {
+  const [catalog, refs] = await Promise.all([backend.catalogAll(), backend.workerList()]);
+  const types = [...new Set([...catalog.keys(), ...refs.map((r) => r.automationType)])].sort(byString);
+  const [records, depths, streams] = await Promise.all([
+    backend.workersGet(refs),
+    backend.queueDepths(types, now),
+    backend.streamSummaries(types),
+  ]);
+  const byType = new Map<string, WorkerRecord[]>();
+  for (const r of records) {
+    const list = byType.get(r.automationType);
+    if (list) list.push(r);
+    else byType.set(r.automationType, [r]);
+  }
+  return types.map((type, i) => {
+    const queue = depths[i] ? toQueue(depths[i]) : null;
+    const streamLength = streams[i]?.length ?? 0;
+    return toAutomation({
+      automationType: type,
+      catalog: catalog.get(type) ?? null,
+      workers: (byType.get(type) ?? []).map((r) => toWorker(r, now, offlineAfterSeconds)),
+      queue: queue === null || isEmptyQueue(queue) ? null : queue,
+      streamLength: streamLength > 0 ? streamLength : null,
+    });
+  });
+}
+
+export async function getAutomation(backend: Backend, type: string, now: number, offlineAfterSeconds: number): Promise<Automation> {
+  const [catalog, refs, depths, streamLength] = await Promise.all([
+    backend.catalogGet(type),
+    backend.workerList(type),
+    backend.queueDepths([type], now),
+    backend.streamLength(type),
+  ]);
+  if (catalog === null && refs.length === 0) throw notFound(`There is no automation '${type}' (no catalog entry and no worker).`);
+  const records = await backend.workersGet(refs);
+  const queue = depths[0] ? toQueue(depths[0]) : null;
+  return toAutomation({
+    automationType: type,
+    catalog,
+    workers: records.map((r) => toWorker(r, now, offlineAfterSeconds)),
+    queue: queue === null || isEmptyQueue(queue) ? null : queue,
+    streamLength: streamLength > 0 ? streamLength : null,
+  });
+}

@@ -1,0 +1,122 @@
+// Config writes: PATCH (RFC 7386 merge patch) and PUT of one worker's config, and the
+// fleet-wide rollout of a patch to every worker of a type. The merged result is checked
+// against the catalog's `config` schema before anything is written, and the write is a
+// compare-and-set on the config generation, so a concurrent change is never lost.
+import { StaleGenerationError, isJsonObject, type Backend, type JsonObject, type WorkerRecord } from "@fleet/backend";
+import type { ConfigResult, ConfigRolloutResult, ErrorDetail } from "@fleet/schema";
+
+import { catalogValidator, checkAgainst } from "./catalog-validation";
+import { badRequest, conflict, notFound, preconditionFailed, validationFailed } from "./errors";
+import { mergePatch } from "./merge-patch";
+import { announceConfig, byString } from "./resources";
+import { Reply } from "./route";
+
+/**
+ * `If-Match` as generations: null when absent or `*` (no precondition beyond existence),
+ * else the generations listed (`"3"`, `W/"3"`, `"3", "4"`). Anything else is a 400.
+ */
+export function parseIfMatch(header: string | null): number[] | null {
+  if (header === null) return null;
+  const value = header.trim();
+  if (value === "*" || value === "") return null;
+  const gens: number[] = [];
+  for (const part of value.split(",")) {
+    const m = /^\s*(?:W\/)?"(\d{1,15})"\s*$/.exec(part);
+    if (!m) throw badRequest(`If-Match must be the quoted config generation from the ETag, e.g. "3"; got ${header}.`);
+    gens.push(Number(m[1]));
+  }
+  return gens;
+}
+
+export function etag(gen: number): string {
+  return `"${gen}"`;
+}
+
+function requireObject(body: unknown, what: string): JsonObject {
+  if (!isJsonObject(body)) throw validationFailed(`The body must be a JSON object (${what}).`, [{ path: "", message: "must be a JSON object" }]);
+  return body;
+}
+
+/** The generation a write must start from; 0 when the worker has none yet. */
+function currentGen(record: WorkerRecord): number {
+  if (record.configGen !== null) return record.configGen;
+  if (record.corrupt.includes("config_gen")) {
+    throw conflict(`The stored config generation of worker '${record.workerId}' is not an integer, so a safe write is impossible; repair wkr:${record.automationType}:${record.workerId}:gen first.`);
+  }
+  return 0;
+}
+
+function mergedConfig(record: WorkerRecord, patch: JsonObject): JsonObject {
+  if (record.corrupt.includes("config")) {
+    throw conflict(`The stored config of worker '${record.workerId}' is not a JSON object, so a patch cannot be applied to it; replace it with PUT.`);
+  }
+  return mergePatch(record.config ?? {}, patch) as JsonObject;
+}
+
+export async function writeWorkerConfig(
+  backend: Backend,
+  request: Request,
+  automationType: string,
+  workerId: string,
+  mode: "patch" | "put",
+  body: unknown,
+): Promise<Reply<ConfigResult>> {
+  const given = requireObject(body, mode === "patch" ? "a JSON merge patch of the config" : "the whole new config");
+  const ifMatch = parseIfMatch(request.headers.get("if-match"));
+  const [record, catalog] = await Promise.all([backend.workerGet(automationType, workerId), backend.catalogGet(automationType)]);
+  if (record === null) throw notFound(`There is no worker '${workerId}' of automation '${automationType}'.`);
+  const gen = currentGen(record);
+  if (ifMatch !== null && !ifMatch.includes(gen)) {
+    throw preconditionFailed(`The config has changed: it is at generation ${gen}, not ${ifMatch.join(" or ")}. Reload it and apply your change again.`);
+  }
+  const config = mode === "patch" ? mergedConfig(record, given) : given;
+  const details = checkAgainst(catalogValidator(automationType, catalog, "config"), config);
+  if (details.length > 0) throw invalidConfig(automationType, details);
+  let written: { config: JsonObject; gen: number };
+  try {
+    written = await backend.workerSetConfig(automationType, workerId, config, { expectedGen: gen });
+  } catch (err) {
+    if (!(err instanceof StaleGenerationError)) throw err;
+    if (ifMatch !== null) {
+      throw preconditionFailed(`The config changed while this write was checked (now generation ${err.currentGen ?? "unreadable"}). Reload it and apply your change again.`);
+    }
+    throw conflict(`Someone else changed this worker's config at the same moment (now generation ${err.currentGen ?? "unreadable"}); nothing was written. Reload and try again.`);
+  }
+  await announceConfig(backend, automationType, workerId, written.gen);
+  return new Reply({ config: written.config, config_gen: written.gen }, { headers: { ETag: etag(written.gen) } });
+}
+
+function invalidConfig(automationType: string, details: ErrorDetail[]) {
+  return validationFailed(
+    `The config does not match the '${automationType}' config schema: ${details.length} problem${details.length > 1 ? "s" : ""}, listed in details.`,
+    details,
+  );
+}
+
+/** PATCH /automations/{type}/config: every merged config validated first, then all written at once. */
+export async function rolloutConfig(backend: Backend, automationType: string, body: unknown): Promise<ConfigRolloutResult> {
+  const patch = requireObject(body, "a JSON merge patch applied to every worker's config");
+  const [refs, catalog] = await Promise.all([backend.workerList(automationType), backend.catalogGet(automationType)]);
+  if (refs.length === 0 && catalog === null) throw notFound(`There is no automation '${automationType}' (no catalog entry and no worker).`);
+  refs.sort((a, b) => byString(a.workerId, b.workerId));
+  const records = await backend.workersGet(refs);
+  const validate = catalogValidator(automationType, catalog, "config");
+  const details: ErrorDetail[] = [];
+  const writes = records.map((record) => {
+    const expectedGen = currentGen(record);
+    const config = mergedConfig(record, patch);
+    for (const d of checkAgainst(validate, config)) details.push({ path: d.path, message: `worker ${record.workerId}: ${d.message}` });
+    return { automationType, workerId: record.workerId, config, expectedGen };
+  });
+  if (details.length > 0) throw invalidConfig(automationType, details);
+  if (writes.length === 0) return { workers: [] };
+  let written: Array<{ workerId: string; gen: number }>;
+  try {
+    written = await backend.workerSetConfigMany(writes);
+  } catch (err) {
+    if (!(err instanceof StaleGenerationError)) throw err;
+    throw conflict("A worker's config changed while the rollout was checked; nothing was written. Try the rollout again.");
+  }
+  await Promise.all(written.map((w) => announceConfig(backend, automationType, w.workerId, w.gen)));
+  return { workers: written.map((w) => ({ worker_id: w.workerId, config_gen: w.gen })) };
+}

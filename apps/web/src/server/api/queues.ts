@@ -1,0 +1,59 @@
+// Queue routes' shared logic: the 404 rule for queues, the detail view, and the
+// dead-letter action bodies.
+import { taskIdOfBody, type Backend, type QueueDepths } from "@fleet/backend";
+import type { QueueDetail } from "@fleet/schema";
+import { z } from "zod";
+
+import { badRequest, validationFailed, zodDetails } from "./errors";
+import { requireExistingOrKnown } from "./resources";
+import { isEmptyQueue, toQueue, toRawValue } from "./serialize";
+
+/**
+ * 404 unless the queue has a key or an automation of that name is known. Depths answer
+ * the common case; only an all-zero queue costs a key scan (a stray `:processing:body`
+ * hash still makes the queue exist).
+ */
+export async function requireQueue(backend: Backend, name: string, depths?: QueueDepths): Promise<void> {
+  const d = depths ?? (await backend.queueDepths([name]))[0];
+  if (d && !isEmptyQueue(toQueue(d))) return;
+  const names = await backend.queueNames();
+  await requireExistingOrKnown(backend, "queue", name, names.includes(name));
+}
+
+export async function queueDetail(backend: Backend, name: string, limit: number, now: number): Promise<QueueDetail> {
+  const detail = await backend.queueDetail(name, limit, now);
+  await requireQueue(backend, name, detail.depths);
+  return {
+    ...toQueue(detail.depths),
+    pending_items: detail.pending.map((p) => ({ priority: p.priority, task_id: taskIdOfBody(p.body), body: toRawValue(p.body) })),
+    processing_items: detail.processing.map((p) => ({
+      id: p.id,
+      deadline: p.deadline,
+      overdue: p.deadline < now,
+      body: p.body === null ? null : toRawValue(p.body),
+    })),
+    scheduled_items: detail.scheduled.map((s) => ({ ready_at: s.readyAt, task_id: taskIdOfBody(s.body), body: toRawValue(s.body) })),
+  };
+}
+
+export const MAX_REFS_PER_REQUEST = 1000;
+
+const RefsSchema = z.strictObject({
+  refs: z.array(z.string().regex(/^[0-9a-f]{40}$/, "a ref is the 40-hex SHA-1 of a dead letter")).min(1, "give at least one ref"),
+});
+const AllSchema = z.strictObject({ all: z.literal(true, { error: 'all must be true (or send {"refs": [...]})' }) });
+
+/** `{"refs": [...]}` or `{"all": true}`; more than 1000 refs is a 400, a bad shape a 422. */
+export function parseDeadLetterSelector(body: unknown): { refs: string[] } | { all: true } {
+  const obj = typeof body === "object" && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
+  if (obj && Array.isArray(obj.refs) && obj.refs.length > MAX_REFS_PER_REQUEST) {
+    throw badRequest(`At most ${MAX_REFS_PER_REQUEST} refs per request; this one has ${obj.refs.length}. Split it, or send {"all": true}.`);
+  }
+  const schema = obj && "all" in obj ? AllSchema : RefsSchema;
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) {
+    const details = zodDetails(parsed.error);
+    throw validationFailed('The body must be {"refs": ["<sha1>", ...]} or {"all": true}; see details.', details);
+  }
+  return parsed.data;
+}
