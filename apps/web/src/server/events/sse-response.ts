@@ -1,5 +1,7 @@
 // GET /api/v1/events: attaches one hub listener per connection and streams its frames.
 // The route only attaches and detaches; all Redis work is the hub's, shared by everyone.
+import { authorize } from "../api/authorize";
+import { badRequest, toErrorResponse } from "../api/errors";
 import type { EventHub, HubEvent } from "./hub";
 import { encodeComment, parseTopicFilter, type TopicFilter } from "./frames";
 
@@ -24,16 +26,21 @@ const SSE_HEADERS = {
   "X-Accel-Buffering": "no",
 } as const;
 
-export function createEventsHandler(options: EventsHandlerOptions): (request: Request) => Response {
+export function createEventsHandler(options: EventsHandlerOptions): (request: Request) => Promise<Response> {
   const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
   const maxQueued = options.maxQueuedFrames ?? DEFAULT_MAX_QUEUED_FRAMES;
 
-  return (request: Request): Response => {
+  return async (request: Request): Promise<Response> => {
     let filter: TopicFilter;
     try {
-      filter = parseTopicFilter(new URL(request.url).searchParams.get("topics"));
+      await authorize(request, "viewer");
+      try {
+        filter = parseTopicFilter(new URL(request.url).searchParams.get("topics"));
+      } catch (err) {
+        throw badRequest(err instanceof Error ? err.message : "topics is not a valid list of channel globs");
+      }
     } catch (err) {
-      return badRequest(err instanceof Error ? err.message : "topics is not a valid list of channel globs");
+      return toErrorResponse(err, "GET /events");
     }
 
     let cleanup: () => void = () => {};
@@ -100,11 +107,4 @@ export function createEventsHandler(options: EventsHandlerOptions): (request: Re
 
     return new Response(stream, { status: 200, headers: SSE_HEADERS });
   };
-}
-
-function badRequest(message: string): Response {
-  return new Response(JSON.stringify({ error: { code: "bad_request", message } }), {
-    status: 400,
-    headers: { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" },
-  });
 }

@@ -80,7 +80,7 @@ async function seed(backend: Backend, corruptPoolItem: () => Promise<void>): Pro
 }
 
 async function scrape() {
-  const res = await GET();
+  const res = await GET(new Request("http://localhost/api/v1/metrics"));
   const text = await res.text();
   return { res, text, metrics: parseExposition(text) };
 }

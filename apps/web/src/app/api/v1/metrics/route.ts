@@ -1,5 +1,7 @@
 // GET /api/v1/metrics: Prometheus text exposition 0.0.4. See src/server/metrics/collect.ts
 // for what is exported and why a backend outage answers 200 with `fleet_backend_up 0`.
+import { authorize } from "@/server/api/authorize";
+import { toErrorResponse } from "@/server/api/errors";
 import { getBackend } from "@/server/backend";
 import { serverEnv } from "@/server/env";
 import { collectMetrics } from "@/server/metrics/collect";
@@ -8,7 +10,12 @@ import { PROMETHEUS_CONTENT_TYPE } from "@/server/metrics/exposition";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export async function GET(): Promise<Response> {
+export async function GET(request: Request): Promise<Response> {
+  try {
+    await authorize(request, "viewer");
+  } catch (err) {
+    return toErrorResponse(err, "GET /metrics");
+  }
   const text = await collectMetrics(getBackend, { offlineAfterSeconds: serverEnv().FLEET_OFFLINE_AFTER_SECONDS });
   return new Response(text, {
     status: 200,
