@@ -1,0 +1,5 @@
+// Route tests, first half: Redis database 6 belongs to this file alone.
+import { describeRoutes } from "./test/harness";
+import { workersSuite } from "./test/workers-suite";
+
+describeRoutes(6, [workersSuite]);

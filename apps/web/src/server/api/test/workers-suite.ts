@@ -1,0 +1,181 @@
+import { expect, it, describe } from "vitest";
+
+import * as workers from "@/app/api/v1/workers/route";
+import * as worker from "@/app/api/v1/workers/[type]/[id]/route";
+import * as stats from "@/app/api/v1/workers/[type]/[id]/stats/route";
+
+import { now, type Harness } from "./harness";
+
+async function seedFleet(h: Harness): Promise<void> {
+  const b = h.backend;
+  const t = now();
+  await b.workerRegister("scraper", "w1", { hostname: "alpha-1", cpus: 4 });
+  await b.workerSetState("scraper", "w1", "RUNNING", null, t);
+  await b.workerRegister("scraper", "w2", { hostname: "beta-2" });
+  await b.workerSetState("scraper", "w2", "IDLE", null, t);
+  await b.workerRegister("scraper", "w3", { hostname: "alpha-3" });
+  await b.workerSetState("scraper", "w3", "RUNNING", null, t - 3600);
+  await b.workerRegister("mailer", "m1", { hostname: "gamma" });
+  await b.workerSetState("mailer", "m1", "ERROR", "smtp refused", t);
+}
+
+export function workersSuite(h: Harness): void {
+  describe("GET /workers", () => {
+    it("answers an empty fleet", async () => {
+      const res = await h.call(workers.GET, "GET", "/workers");
+      expect(res.status).toBe(200);
+      expect(res.json).toEqual({ total: 0, counts: { running: 0, idle: 0, error: 0, offline: 0 }, workers: [] });
+    });
+
+    it("lists workers sorted by type then id, with status and counts", async () => {
+      await seedFleet(h);
+      const res = await h.call(workers.GET, "GET", "/workers");
+      expect(res.status).toBe(200);
+      expect(res.json.total).toBe(4);
+      expect(res.json.counts).toEqual({ running: 1, idle: 1, error: 1, offline: 1 });
+      expect(res.json.workers.map((w: { automation_type: string; worker_id: string; status: string }) => [w.automation_type, w.worker_id, w.status])).toEqual([
+        ["mailer", "m1", "error"],
+        ["scraper", "w1", "running"],
+        ["scraper", "w2", "idle"],
+        ["scraper", "w3", "offline"],
+      ]);
+      const m1 = res.json.workers[0];
+      expect(m1).toMatchObject({ state: "ERROR", last_error: "smtp refused", config: {}, config_gen: 0, hardware: { hostname: "gamma" } });
+      expect(typeof m1.last_seen).toBe("number");
+    });
+
+    it("filters by type, status and q; counts ignore status and paging", async () => {
+      await seedFleet(h);
+      let res = await h.call(workers.GET, "GET", "/workers?type=scraper&status=running&limit=1&offset=0");
+      expect(res.json.total).toBe(1);
+      expect(res.json.counts).toEqual({ running: 1, idle: 1, error: 0, offline: 1 });
+      expect(res.json.workers.map((w: { worker_id: string }) => w.worker_id)).toEqual(["w1"]);
+
+      res = await h.call(workers.GET, "GET", "/workers?q=ALPHA");
+      expect(res.json.workers.map((w: { worker_id: string }) => w.worker_id)).toEqual(["w1", "w3"]);
+      expect(res.json.counts).toEqual({ running: 1, idle: 0, error: 0, offline: 1 });
+
+      res = await h.call(workers.GET, "GET", "/workers?q=m1");
+      expect(res.json.workers.map((w: { worker_id: string }) => w.worker_id)).toEqual(["m1"]);
+
+      res = await h.call(workers.GET, "GET", "/workers?limit=2&offset=1");
+      expect(res.json.total).toBe(4);
+      expect(res.json.workers.map((w: { worker_id: string }) => w.worker_id)).toEqual(["w1", "w2"]);
+    });
+
+    it.each([
+      ["limit=1001", "limit"],
+      ["limit=-1", "limit"],
+      ["limit=abc", "limit"],
+      ["limit=2.5", "limit"],
+      ["offset=-3", "offset"],
+      ["status=sleeping", "status"],
+    ])("answers 400 for ?%s", async (qs, param) => {
+      const res = await h.call(workers.GET, "GET", `/workers?${qs}`);
+      expect(res.status).toBe(400);
+      expect(res.json.error.code).toBe("bad_request");
+      expect(res.json.error.details.map((d: { path: string }) => d.path)).toContain(param);
+    });
+
+    it("never fails on corrupt stored values: null fields, listed in corrupt, offline", async () => {
+      await h.backend.workerRegister("scraper", "bad", { hostname: "x" });
+      await h.plant.hset("wkr:scraper:bad:state", "state", "RUNNING");
+      await h.plant.hset("wkr:scraper:bad:state", "last_seen", "yesterday");
+      await h.plant.hset("wkr:scraper:bad:state", "last_error", "");
+      await h.plant.set("wkr:scraper:bad:config", "{not json");
+      await h.plant.set("wkr:scraper:bad:gen", "seven");
+      await h.plant.set("wkr:scraper:bad:hardware", Buffer.from([0xff, 0xfe]));
+      const res = await h.call(workers.GET, "GET", "/workers");
+      expect(res.status).toBe(200);
+      const w = res.json.workers[0];
+      expect(w).toMatchObject({ worker_id: "bad", status: "offline", last_seen: null, config: null, config_gen: null, hardware: null });
+      expect([...w.corrupt].sort()).toEqual(["config", "config_gen", "hardware", "last_seen"]);
+    });
+  });
+
+  describe("GET/DELETE /workers/{type}/{id}", () => {
+    it("answers one worker with history_len and its config generation as ETag", async () => {
+      await seedFleet(h);
+      await h.backend.workerStatsPush("scraper", "w1", now(), { rps: 1 });
+      await h.backend.workerSetConfig("scraper", "w1", { slots: 2 });
+      const res = await h.call(worker.GET, "GET", "/workers/scraper/w1");
+      expect(res.status).toBe(200);
+      expect(res.json).toMatchObject({ automation_type: "scraper", worker_id: "w1", status: "running", history_len: 1, config: { slots: 2 }, config_gen: 1 });
+      expect(res.headers.get("etag")).toBe('"1"');
+    });
+
+    it("decodes names with ':', '%', '/' and non-ASCII exactly once", async () => {
+      const type = "cf:cookies.v2";
+      const id = "host-1:slot/3 50%ü";
+      await h.backend.workerRegister(type, id, { hostname: "h" });
+      const res = await h.call(worker.GET, "GET", `/workers/${encodeURIComponent(type)}/${encodeURIComponent(id)}`);
+      expect(res.status).toBe(200);
+      expect(res.json).toMatchObject({ automation_type: type, worker_id: id });
+    });
+
+    it("answers 404 for an unknown worker", async () => {
+      await seedFleet(h);
+      const res = await h.call(worker.GET, "GET", "/workers/scraper/nobody");
+      expect(res.status).toBe(404);
+      expect(res.json.error.code).toBe("not_found");
+    });
+
+    it("deletes every key of the worker, and nothing of worker 'a:b'", async () => {
+      for (const id of ["a", "a:b"]) {
+        await h.backend.workerRegister("t", id, { hostname: id });
+        await h.backend.workerSetState("t", id, "IDLE", null, now());
+        await h.backend.workerSetStats("t", id, { n: 1 });
+        await h.backend.workerStatsPush("t", id, now(), { n: 1 });
+      }
+      const before = await h.snapshot();
+      const res = await h.call(worker.DELETE, "DELETE", "/workers/t/a");
+      expect(res.status).toBe(200);
+      expect(res.json).toEqual({ deleted: true });
+      const after = await h.snapshot();
+      const gone = [...before.keys()].filter((k) => !after.has(k));
+      expect(gone.sort()).toEqual(["wkr:t:a:config", "wkr:t:a:gen", "wkr:t:a:hardware", "wkr:t:a:state", "wkr:t:a:stats", "wkr:t:a:stats:history"]);
+      expect((await h.call(worker.GET, "GET", "/workers/t/a%3Ab")).status).toBe(200);
+      expect((await h.call(worker.GET, "GET", "/workers/t/a")).status).toBe(404);
+      const list = await h.call(workers.GET, "GET", "/workers");
+      expect(list.json.workers.map((w: { worker_id: string }) => w.worker_id)).toEqual(["a:b"]);
+    });
+
+    it("answers 404 deleting an unknown worker and changes nothing", async () => {
+      await seedFleet(h);
+      await h.unchanged(async () => {
+        const res = await h.call(worker.DELETE, "DELETE", "/workers/scraper/nobody");
+        expect(res.status).toBe(404);
+      });
+    });
+  });
+
+  describe("GET /workers/{type}/{id}/stats", () => {
+    it("answers the newest `limit` frames after `since`, oldest first", async () => {
+      await h.backend.workerRegister("t", "w", {});
+      for (let ts = 100; ts <= 110; ts++) await h.backend.workerStatsPush("t", "w", ts, { n: ts });
+      const res = await h.call(stats.GET, "GET", "/workers/t/w/stats?since=104&limit=3");
+      expect(res.status).toBe(200);
+      expect(res.json.frames).toEqual([
+        { ts: 108, frame: { n: 108 } },
+        { ts: 109, frame: { n: 109 } },
+        { ts: 110, frame: { n: 110 } },
+      ]);
+      const all = await h.call(stats.GET, "GET", "/workers/t/w/stats?since=108");
+      expect(all.json.frames.map((f: { ts: number }) => f.ts)).toEqual([109, 110]);
+    });
+
+    it("keeps a corrupt frame as null with its raw text", async () => {
+      await h.backend.workerRegister("t", "w", {});
+      await h.plant.zadd("wkr:t:w:stats:history", 5, "not json");
+      const res = await h.call(stats.GET, "GET", "/workers/t/w/stats");
+      expect(res.json.frames).toEqual([{ ts: 5, frame: null, raw: "not json" }]);
+    });
+
+    it("answers 404 for an unknown worker and 400 for a bad limit", async () => {
+      expect((await h.call(stats.GET, "GET", "/workers/t/none/stats")).status).toBe(404);
+      await h.backend.workerRegister("t", "w", {});
+      expect((await h.call(stats.GET, "GET", "/workers/t/w/stats?limit=5000")).status).toBe(400);
+      expect((await h.call(stats.GET, "GET", "/workers/t/w/stats?since=soon")).status).toBe(400);
+    });
+  });
+}
