@@ -93,8 +93,11 @@ export interface WorkerHandle {
   stop(opts?: { graceMs?: number }): Promise<void>;
   /** A crash: abandons in-flight reservations (the sweep recovers them) and stops heartbeating, writing nothing. */
   kill(): Promise<void>;
-  /** Aborts busy slots mid-task as a crash would, abandoning their reservations; fresh slots replace them. Returns the abandoned task ids. */
-  killBusySlots(n?: number): string[];
+  /**
+   * Aborts busy slots mid-task as a crash would, abandoning their reservations; fresh slots
+   * replace them. `which`: how many, or which task ids. Returns the abandoned task ids.
+   */
+  killBusySlots(which?: number | ((taskId: string) => boolean)): string[];
 }
 
 const SLOT_KILLED = "slot killed";
@@ -296,11 +299,13 @@ class Worker implements WorkerHandle {
     this.changed();
   }
 
-  killBusySlots(n = Number.POSITIVE_INFINITY): string[] {
+  killBusySlots(which?: number | ((taskId: string) => boolean)): string[] {
+    const n = typeof which === "number" ? which : Number.POSITIVE_INFINITY;
+    const pick = typeof which === "function" ? which : () => true;
     const ids: string[] = [];
     for (const slot of this.slots.values()) {
       if (ids.length >= n) break;
-      if (!slot.busy || slot.controller.signal.aborted) continue;
+      if (!slot.busy || slot.controller.signal.aborted || !pick(slot.busy.id)) continue;
       ids.push(slot.busy.id);
       slot.busy.controller.abort(new TaskAbort("kill"));
       slot.controller.abort(new Error(SLOT_KILLED));
