@@ -1,5 +1,6 @@
 // Route tests, first half: Redis database 6 belongs to this file alone.
+import { configSuite } from "./test/config-suite";
 import { describeRoutes } from "./test/harness";
 import { workersSuite } from "./test/workers-suite";
 
-describeRoutes(6, [workersSuite]);
+describeRoutes(6, [workersSuite, configSuite]);
