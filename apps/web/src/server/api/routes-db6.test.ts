@@ -1,6 +1,7 @@
 // Route tests, first half: Redis database 6 belongs to this file alone.
+import { automationsSuite } from "./test/automations-suite";
 import { configSuite } from "./test/config-suite";
 import { describeRoutes } from "./test/harness";
 import { workersSuite } from "./test/workers-suite";
 
-describeRoutes(6, [workersSuite, configSuite]);
+describeRoutes(6, [workersSuite, configSuite, automationsSuite]);
