@@ -1,0 +1,5 @@
+// Route tests, second half: Redis database 7 belongs to this file alone.
+import { describeRoutes } from "./test/harness";
+import { queuesSuite } from "./test/queues-suite";
+
+describeRoutes(7, [queuesSuite]);
