@@ -1035,6 +1035,20 @@ export function describeBackendContract(name: string, factory: () => Promise<Bac
         expect(many).toEqual(w);
       });
 
+      it("reports a worker key of the wrong Redis type as corrupt, never throwing", async () => {
+        await be.workerRegister("t", "w", {});
+        await raw.del("wkr:t:w:hardware");
+        await raw.hset("wkr:t:w:hardware", "f", "v");
+        await raw.rpush("wkr:t:w:stats", "x");
+        await raw.set("wkr:t:w:stats:history", "nope");
+        await raw.set("wkr:t:w:state", "IDLE");
+        const w = await be.workerGet("t", "w");
+        expect(w).toMatchObject({ hardware: null, stats: null, config: {}, configGen: 0, historyLen: 0, state: null, lastSeen: null });
+        // the key exists but cannot be read as what Fleet writes there: corrupt, not absent
+        expect([...w!.corrupt].sort()).toEqual(["hardware", "state", "stats"]);
+        expect((await be.workersGet([{ automationType: "t", workerId: "w" }]))[0]).toEqual(w);
+      });
+
       it("names missing state fields as corrupt and keeps the rest", async () => {
         await be.workerRegister("t", "w", { a: 1 });
         await raw.hset("wkr:t:w:state", "state", "ERROR");

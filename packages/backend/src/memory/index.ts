@@ -714,15 +714,19 @@ export class MemoryBackend implements Backend {
 
   private readWorker(ref: WorkerRef): WorkerRecord {
     const { automationType: t, workerId: id } = ref;
-    return workerRecordFromRaw(t, id, {
+    const stateType = this.raw.type(keys.worker(t, id, "state"));
+    const rec = workerRecordFromRaw(t, id, {
       registered: this.raw.sismember(keys.workerTypeIndex(t), id),
       hardware: this.safeGet(keys.worker(t, id, "hardware")),
       config: this.safeGet(keys.worker(t, id, "config")),
       gen: this.safeGet(keys.worker(t, id, "gen")),
-      state: this.raw.type(keys.worker(t, id, "state")) === "hash" ? Object.fromEntries(this.raw.hgetall(keys.worker(t, id, "state"))) : {},
+      state: stateType === "hash" ? Object.fromEntries(this.raw.hgetall(keys.worker(t, id, "state"))) : {},
       stats: this.safeGet(keys.worker(t, id, "stats")),
       historyLen: this.raw.type(keys.worker(t, id, "stats:history")) === "zset" ? this.raw.zcard(keys.worker(t, id, "stats:history")) : 0,
     });
+    // a state key that is not a hash is unreadable, not absent
+    if (stateType !== "none" && stateType !== "hash") rec.corrupt.push("state");
+    return rec;
   }
 
   /** A key of the wrong type reads as an unparseable value, never as an error. */

@@ -1,0 +1,63 @@
+import { Redis } from "ioredis";
+import { createRedisBackend } from "../src/redis";
+import { describeBackendContract, type RawPlanter, type RawType } from "./contract";
+
+const base = process.env.REDIS_TEST_URL;
+if (!base) throw new Error("REDIS_TEST_URL is not set: point it at a disposable redis-server, e.g. redis://127.0.0.1:6390/0");
+
+/** Database 1 belongs to this suite alone: it is flushed before every test. */
+const url = (() => {
+  const u = new URL(base);
+  u.pathname = "/1";
+  return u.toString();
+})();
+
+describeBackendContract("redis", async () => {
+  const r = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 1 });
+  await r.flushdb();
+  const backend = createRedisBackend(url);
+  const plantRaw: RawPlanter = {
+    set: async (key, value, opts) => {
+      if (opts?.ttlSeconds) await r.set(key, value, "EX", opts.ttlSeconds);
+      else await r.set(key, value);
+    },
+    hset: async (key, field, value) => void (await r.hset(key, field, value)),
+    zadd: async (key, score, member) => void (await r.zadd(key, String(score), member)),
+    rpush: async (key, ...values) => void (await r.rpush(key, ...values)),
+    sadd: async (key, ...members) => void (await r.sadd(key, ...members)),
+    del: async (key) => void (await r.del(key)),
+    type: async (key) => (await r.type(key)) as RawType,
+    get: async (key) => r.getBuffer(key),
+    hgetall: async (key) => {
+      const flat = await r.hgetallBuffer(key);
+      return Object.fromEntries(Object.entries(flat));
+    },
+    zrange: async (key) => {
+      const flat = (await r.zrangeBuffer(key, 0, "-1", "WITHSCORES")) as Buffer[];
+      const out: Array<{ member: Buffer; score: number }> = [];
+      for (let i = 0; i < flat.length; i += 2) out.push({ member: flat[i]!, score: Number(flat[i + 1]!.toString()) });
+      return out;
+    },
+    lrange: async (key) => r.lrangeBuffer(key, 0, -1),
+    smembers: async (key) => (await r.smembers(key)).sort(),
+    pttl: async (key) => r.pttl(key),
+    keys: async () => {
+      const found: string[] = [];
+      let cursor = "0";
+      do {
+        const [next, batch] = await r.scan(cursor, "COUNT", 1000);
+        cursor = next;
+        found.push(...batch);
+      } while (cursor !== "0");
+      return [...new Set(found)].sort();
+    },
+  };
+  return {
+    backend,
+    plantRaw,
+    cleanup: async () => {
+      await backend.close();
+      r.disconnect();
+    },
+  };
+});
