@@ -1,5 +1,6 @@
 // Route tests, second half: Redis database 7 belongs to this file alone.
 import { describeRoutes } from "./test/harness";
 import { queuesSuite } from "./test/queues-suite";
+import { kvSuite, locksCountersSuite, poolsSuite, streamsSuite } from "./test/state-suite";
 
-describeRoutes(7, [queuesSuite]);
+describeRoutes(7, [queuesSuite, poolsSuite, streamsSuite, locksCountersSuite, kvSuite]);
