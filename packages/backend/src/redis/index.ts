@@ -64,9 +64,21 @@ import { asBuffer, asBufferArray, asNumber, hashRecord, parseInfo, scoredPairs }
 
 export type { RedisConnectionOptions } from "./connection";
 
-/** Workers per pipeline in workersGet: bounds one pipeline's memory while keeping round trips few. */
-export const WORKERS_PER_PIPELINE = 1000;
+/**
+ * Workers per script call in workersGet: keeps each call short (Redis runs a script alone)
+ * while 10,000 workers still take only ten calls.
+ */
+export const WORKERS_PER_CALL = 1000;
 const SCAN_COUNT = 1000;
+
+/** Bits of workers-read-n.lua's wrong-type mask and the record field each one spoils. */
+const WRONG_TYPE_FIELDS: Array<[number, string]> = [
+  [1, "hardware"],
+  [2, "config"],
+  [4, "config_gen"],
+  [8, "stats"],
+  [16, "state"],
+];
 
 const nowSeconds = () => Date.now() / 1000;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -939,43 +951,45 @@ export class RedisBackend implements Backend {
     });
   }
 
-  private queueWorkerReads(p: ChainableCommander, ref: WorkerRef): void {
-    const k = this.wk(ref.automationType, ref.workerId);
-    p.mgetBuffer(k.hardware, k.config, k.gen, k.stats)
-      .hgetallBuffer(k.state)
-      .zcard(k.history)
-      .sismember(keys.workerTypeIndex(ref.automationType), ref.workerId);
+  /** Reads the given workers with one script call (see src/lua/workers-read-n.lua). */
+  private async readWorkers(r: Redis, refs: WorkerRef[]): Promise<WorkerRecord[]> {
+    const scriptKeys: string[] = [];
+    for (const ref of refs) {
+      const k = this.wk(ref.automationType, ref.workerId);
+      scriptKeys.push(k.hardware, k.config, k.gen, k.stats, k.state, k.history, keys.workerTypeIndex(ref.automationType));
+    }
+    const flat = (await callScript(r, "workersRead", scriptKeys, refs.map((ref) => ref.workerId), { buffer: true })) as unknown[];
+    return refs.map((ref, i) => RedisBackend.workerFromRow(ref, flat, 10 * i));
   }
 
-  private static workerFromReplies(ref: WorkerRef, res: Array<[Error | null, unknown]>, at: number): WorkerRecord {
-    const [mErr, mget] = res[at]!;
-    const [sErr, state] = res[at + 1]!;
-    const [hErr, hist] = res[at + 2]!;
-    const [iErr, member] = res[at + 3]!;
-    const values = !mErr && Array.isArray(mget) ? mget.map((v) => asBuffer(v)) : [null, null, null, null];
-    const record = workerRecordFromRaw(ref.automationType, ref.workerId, {
-      registered: !iErr && asNumber(member) === 1,
-      hardware: values[0] ?? null,
-      config: values[1] ?? null,
-      gen: values[2] ?? null,
-      stats: values[3] ?? null,
-      state: sErr ? {} : hashRecord(state),
-      historyLen: hErr ? 0 : asNumber(hist),
+  private static workerFromRow(ref: WorkerRef, v: unknown[], o: number): WorkerRecord {
+    const state: Record<string, Buffer> = {};
+    const fields = ["state", "last_seen", "last_error"] as const;
+    fields.forEach((f, j) => {
+      const b = asBuffer(v[o + 4 + j]);
+      if (b !== null) state[f] = b;
     });
-    // A key of the wrong type reads as corrupt rather than failing the whole page.
-    if (mErr) record.corrupt.push("hardware", "config", "config_gen", "stats");
-    if (sErr) record.corrupt.push("state");
-    return record;
+    const rec = workerRecordFromRaw(ref.automationType, ref.workerId, {
+      hardware: asBuffer(v[o]),
+      config: asBuffer(v[o + 1]),
+      gen: asBuffer(v[o + 2]),
+      stats: asBuffer(v[o + 3]),
+      state,
+      historyLen: asNumber(v[o + 7]),
+      registered: asNumber(v[o + 8]) === 1,
+    });
+    // a key of the wrong type reads as corrupt rather than failing the whole page
+    const wrong = asNumber(v[o + 9]);
+    WRONG_TYPE_FIELDS.forEach(([bit, field]) => {
+      if (wrong & bit && !rec.corrupt.includes(field)) rec.corrupt.push(field);
+    });
+    return rec;
   }
 
   async workerGet(automationType: string, workerId: string): Promise<WorkerRecord | null> {
-    const ref = { automationType, workerId };
     return this.run(async (r) => {
-      const p = r.pipeline();
-      this.queueWorkerReads(p, ref);
-      const res = await this.conn.exec(p);
-      const rec = RedisBackend.workerFromReplies(ref, res, 0);
-      return rec.registered ? rec : null;
+      const [rec] = await this.readWorkers(r, [{ automationType, workerId }]);
+      return rec!.registered ? rec! : null;
     });
   }
 
@@ -997,16 +1011,10 @@ export class RedisBackend implements Backend {
     if (refs.length === 0) return [];
     return this.run(async (r) => {
       const chunks: WorkerRef[][] = [];
-      for (let i = 0; i < refs.length; i += WORKERS_PER_PIPELINE) chunks.push(refs.slice(i, i + WORKERS_PER_PIPELINE));
-      // All chunks go out back to back on the one connection; replies are matched per chunk.
-      const results = await Promise.all(
-        chunks.map((chunk) => {
-          const p = r.pipeline();
-          for (const ref of chunk) this.queueWorkerReads(p, ref);
-          return this.conn.exec(p);
-        }),
-      );
-      return chunks.flatMap((chunk, c) => chunk.map((ref, i) => RedisBackend.workerFromReplies(ref, results[c]!, i * 4)));
+      for (let i = 0; i < refs.length; i += WORKERS_PER_CALL) chunks.push(refs.slice(i, i + WORKERS_PER_CALL));
+      // One script call per chunk, all sent back to back on the one connection.
+      const results = await Promise.all(chunks.map((chunk) => this.readWorkers(r, chunk)));
+      return results.flat();
     });
   }
 

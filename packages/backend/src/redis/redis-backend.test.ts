@@ -128,8 +128,8 @@ describe("scripts", () => {
     const order: string[] = [];
     for (let i = 0; i < 3; i++) order.push((await backend.queueReserve(q, 0, 30))!.toString());
     expect(order).toEqual(['{"id": "high"}', '{"id": "due", "payload": 1}', '{"id": "low"}']);
-    expect(await raw.zrange(`fleet:queue:${q}:scheduled`, 0, -1)).toEqual(['{"id": "later", "payload": 1}']);
-    const proc = await raw.zrange(`fleet:queue:${q}:processing`, 0, -1, "WITHSCORES");
+    expect(await raw.zrange(`fleet:queue:${q}:scheduled`, 0, "-1")).toEqual(['{"id": "later", "payload": 1}']);
+    const proc = await raw.zrange(`fleet:queue:${q}:processing`, 0, "-1", "WITHSCORES");
     expect(proc.filter((_, i) => i % 2 === 0).sort()).toEqual(["due", "high", "low"]);
     expect(Number(proc[1])).toBeGreaterThan(now + 29);
     expect(await raw.hget(`fleet:queue:${q}:processing:body`, "high")).toBe('{"id": "high"}');
@@ -141,7 +141,7 @@ describe("scripts", () => {
     const bodies = ['{"id": 42}', '{"id": 1.5}', '{"id": true}', '{"id": ""}', '{"id": null}', "not json", '["id"]', '{"payload": 1}', '{"id": "\\u00e9t\\u00e9"}'];
     for (const b of bodies) await backend.queuePush(q, b);
     for (const b of bodies) expect((await backend.queueReserve(q, 0, 10))!.toString()).toBe(b);
-    expect((await raw.zrange(`fleet:queue:${q}:processing`, 0, -1)).sort()).toEqual(["1.5", "42", "True", "été"].sort());
+    expect((await raw.zrange(`fleet:queue:${q}:processing`, 0, "-1")).sort()).toEqual(["1.5", "42", "True", "été"].sort());
   });
 
   it("many concurrent reservers never get the same task", async () => {
@@ -188,7 +188,7 @@ describe("scripts", () => {
     const res = await backend.queueSweepExpired(q, 1000);
     expect(res).toEqual({ requeued: 1, orphaned: ["orphan"] });
     expect(await raw.lrange(`fleet:queue:${q}`, 0, -1)).toEqual(['{"id": "a"}']);
-    expect(await raw.zrange(`fleet:queue:${q}:processing`, 0, -1)).toEqual(["future"]);
+    expect(await raw.zrange(`fleet:queue:${q}:processing`, 0, "-1")).toEqual(["future"]);
     expect(await raw.hkeys(`fleet:queue:${q}:processing:body`)).toEqual(["future"]);
   });
 
@@ -263,7 +263,7 @@ describe("scripts", () => {
     await new Promise((r) => setTimeout(r, 100));
     sub.disconnect();
     expect(got).toEqual(["1000.0", "1000.5", "1001.25"]);
-    expect(await raw.zrange(`stream:${s}`, 0, -1)).toEqual(["e2", "e3"]);
+    expect(await raw.zrange(`stream:${s}`, 0, "-1")).toEqual(["e2", "e3"]);
   });
 
   it("subscribeEvents delivers every event:* message on one connection and close() ends it", async () => {
@@ -299,29 +299,36 @@ describe("scripts", () => {
 });
 
 describe("batched reads", () => {
-  it("workersGet reads 2,500 workers in three pipelines", async () => {
+  it("workersGet reads 2,500 workers in three script calls", async () => {
     const t = p();
     const m = raw.multi();
     for (let i = 0; i < 2500; i++) {
       m.set(`wkr:${t}:w${i}:hardware`, `{"i": ${i}}`).set(`wkr:${t}:w${i}:gen`, String(i)).sadd(`wkrs:${t}`, `w${i}`);
       m.hset(`wkr:${t}:w${i}:state`, "state", "RUNNING", "last_seen", "1.5", "last_error", "");
     }
+    m.zadd(`wkr:${t}:w7:stats:history`, 1, "{\"a\": 1}", 2, "{\"a\": 2}");
     await m.exec();
     const client = backend.client;
-    const orig = client.pipeline.bind(client);
-    let pipelines = 0;
-    client.pipeline = ((...a: Parameters<typeof orig>) => {
-      pipelines++;
-      return orig(...a);
-    }) as typeof client.pipeline;
+    const send = client.sendCommand;
+    const sent: string[] = [];
+    client.sendCommand = function (this: Redis, ...a: Parameters<Redis["sendCommand"]>) {
+      sent.push(a[0].name);
+      return send.apply(this, a);
+    } as Redis["sendCommand"];
     const refs = Array.from({ length: 2500 }, (_, i) => ({ automationType: t, workerId: `w${i}` }));
     refs.push({ automationType: t, workerId: "ghost" });
-    const got = await backend.workersGet(refs);
-    client.pipeline = orig;
-    expect(pipelines).toBe(3);
+    let got;
+    try {
+      got = await backend.workersGet(refs);
+    } finally {
+      client.sendCommand = send;
+    }
+    expect(sent).toEqual(["evalsha", "evalsha", "evalsha"]);
     expect(got.length).toBe(2501);
-    expect(got[1234]).toMatchObject({ workerId: "w1234", registered: true, hardware: { i: 1234 }, configGen: 1234, state: "RUNNING", lastSeen: 1.5, lastError: null, corrupt: [] });
+    expect(got[1234]).toMatchObject({ workerId: "w1234", registered: true, hardware: { i: 1234 }, configGen: 1234, state: "RUNNING", lastSeen: 1.5, lastError: null, historyLen: 0, corrupt: [] });
+    expect(got[7]!.historyLen).toBe(2);
     expect(got[2500]).toMatchObject({ workerId: "ghost", registered: false, hardware: null, state: null });
+    expect(got.map((w) => w.workerId)).toEqual(refs.map((r) => r.workerId));
   });
 
   it("SCAN-based listings match names literally, glob characters included", async () => {
