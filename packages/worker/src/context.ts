@@ -180,7 +180,7 @@ export function createContext<C>(deps: ContextDeps, slot: number, config: C, sig
     }),
     kv,
     log(message, fields) {
-      deps.log?.(`[${deps.automationType}/${deps.workerId}#${slot}] ${message}${fields ? ` ${JSON.stringify(fields)}` : ""}`);
+      deps.log?.(`slot ${slot}: ${message}${fields ? ` ${JSON.stringify(fields)}` : ""}`);
     },
   };
 }

@@ -12,3 +12,4 @@ export { systemClock, skewedClock, sleep } from "./clock";
 export type { Clock } from "./clock";
 export { encodeTaskBody, parseTaskBody, newTaskId, retryDelayMs, withFailure } from "./task-body";
 export { detectHardware } from "./hardware";
+export { onShutdownSignal } from "./signals";

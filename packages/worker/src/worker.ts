@@ -224,7 +224,8 @@ class Worker implements WorkerHandle {
     this.stopGraceMs = opts.stopGraceMs ?? 10_000;
     this.statsHistoryMax = opts.statsHistoryMax ?? 240;
     this.random = opts.random ?? Math.random;
-    this.log = opts.log ?? (() => {});
+    const log = opts.log;
+    this.log = log ? (line) => log(`[${opts.automation.type}/${opts.workerId}] ${line}`) : () => {};
     this.startedAt = this.clock.now();
     this.config = this.automation.config.parse({}) as RuntimeConfig & JsonObject;
     if (!opts.workerId || opts.workerId.includes("|")) throw new TypeError(`worker id ${JSON.stringify(opts.workerId)} must be non-empty and without '|'`);
