@@ -1,6 +1,8 @@
 // Route tests, second half: Redis database 7 belongs to this file alone.
+import { backendDownSuite, failureSuite } from "./test/errors-suite";
 import { describeRoutes } from "./test/harness";
 import { queuesSuite } from "./test/queues-suite";
 import { kvSuite, locksCountersSuite, poolsSuite, streamsSuite } from "./test/state-suite";
 
-describeRoutes(7, [queuesSuite, poolsSuite, streamsSuite, locksCountersSuite, kvSuite]);
+describeRoutes(7, [queuesSuite, poolsSuite, streamsSuite, locksCountersSuite, kvSuite, failureSuite]);
+backendDownSuite();
