@@ -118,7 +118,8 @@ export function taskIdOfBody(body: Buffer): string | null {
   if (!parsed.ok || !isJsonObject(parsed.value)) return null;
   const id = parsed.value.id;
   if (id === undefined || id === null) return null;
-  const s = typeof id === "string" ? id : typeof id === "number" || typeof id === "boolean" ? String(id) : null;
+  // Python's str(True) is "True"
+  const s = typeof id === "string" ? id : typeof id === "number" ? String(id) : typeof id === "boolean" ? (id ? "True" : "False") : null;
   return s ? s : null;
 }
 

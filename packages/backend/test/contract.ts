@@ -469,6 +469,14 @@ export function describeBackendContract(name: string, factory: () => Promise<Bac
         expect(proc[0]!.score).toBeLessThan(t0 + 32);
         expect(await raw.hgetall("fleet:queue:q:processing:body")).toEqual({ t1: bd });
         expect(await raw.type("fleet:queue:q")).toBe("none");
+        await be.queuePush("q", '{"id": true}');
+        await be.queuePush("q", '{"id": 1.5}');
+        await be.queueReserve("q", 0, 30);
+        await be.queueReserve("q", 0, 30);
+        // str(envelope["id"]) as Python writes it
+        expect(Object.keys(await raw.hgetall("fleet:queue:q:processing:body")).sort()).toEqual(["1.5", "True", "t1"]);
+        await be.queueAck("q", "True");
+        await be.queueAck("q", "1.5");
         await be.queuePush("q", '{"id": 7, "payload": null}');
         await be.queueReserve("q", 0, 0);
         const p2 = await raw.zrange("fleet:queue:q:processing");
@@ -638,7 +646,8 @@ export function describeBackendContract(name: string, factory: () => Promise<Bac
 
       it("deletes dead letters by content ref, every copy, or all", async () => {
         for (const x of ["a", "b", "a", "c"]) await be.queueDead("q", x);
-        const r = await be.dlqDelete("q", { refs: [sha1Hex("a"), sha1Hex("zz")] });
+        // a ref named twice is still one selection, reported missing once
+        const r = await be.dlqDelete("q", { refs: [sha1Hex("a"), sha1Hex("zz"), sha1Hex("a"), sha1Hex("zz")] });
         expect(r).toEqual({ deleted: 2, missing: [sha1Hex("zz")] });
         expect(texts(await raw.lrange("fleet:queue:q:dead"))).toEqual(["b", "c"]);
         expect(await raw.type("fleet:queue:q")).toBe("none");
@@ -1126,6 +1135,17 @@ export function describeBackendContract(name: string, factory: () => Promise<Bac
         expect(await be.workerRemove("t", "a")).toBe(false);
         expect(await be.workerRemove("t", "a*")).toBe(true);
         expect((await be.workerGet("t", "a[1]"))?.historyLen).toBe(1);
+      });
+
+      it("removes what a half-registered worker left behind", async () => {
+        await be.workerSetState("t", "half", "IDLE", null, 1);
+        await be.workerStatsPush("t", "half", 1, {});
+        await raw.sadd("wkrs:all", "t|half");
+        await raw.sadd("wkrs:all", "t|other");
+        expect(await be.workerRemove("t", "half")).toBe(true);
+        expect(await raw.keys()).toEqual(["wkrs:all"]);
+        expect(await raw.smembers("wkrs:all")).toEqual(["t|other"]);
+        expect(await be.workerRemove("t", "half")).toBe(false);
       });
     });
 

@@ -466,7 +466,7 @@ export class MemoryBackend implements Backend {
         found.add(ref);
       } else kept.push(b);
     }
-    const missing = which.refs.filter((r) => !found.has(r.toLowerCase()));
+    const missing = [...new Set(which.refs)].filter((r) => !found.has(r.toLowerCase()));
     return { taken, kept, missing };
   }
 
@@ -756,12 +756,13 @@ export class MemoryBackend implements Backend {
     return refs.map((r) => this.readWorker(r));
   }
 
+  /** Unlike Python, also clears a half-registered worker (keys or one index entry left): it is an admin clean-up. */
   async workerRemove(automationType: string, workerId: string): Promise<boolean> {
-    if (!this.raw.sismember(keys.workerTypeIndex(automationType), workerId)) return false;
-    this.raw.del(...WORKER_FIELDS.map((f) => keys.worker(automationType, workerId, f)));
-    this.raw.srem(keys.workerTypeIndex(automationType), workerId);
-    this.raw.srem(WORKER_ALL_INDEX, keys.workerAllMember(automationType, workerId));
-    return true;
+    const removed =
+      this.raw.srem(keys.workerTypeIndex(automationType), workerId) +
+      this.raw.srem(WORKER_ALL_INDEX, keys.workerAllMember(automationType, workerId)) +
+      this.raw.del(...WORKER_FIELDS.map((f) => keys.worker(automationType, workerId, f)));
+    return removed > 0;
   }
 
   // ---- catalog
