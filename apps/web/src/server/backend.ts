@@ -4,6 +4,7 @@ import "server-only";
 
 import type { Backend } from "@fleet/backend";
 import { backendFromUrl } from "@fleet/backend/url";
+import { startDemoFleet } from "@fleet/worker/demo";
 
 import { serverEnv } from "./env";
 
@@ -44,12 +45,16 @@ async function open(url: string): Promise<OpenBackend> {
   const backend = backendFromUrl(url);
   const opened: OpenBackend = { backend };
   if (isDemoUrl(url)) {
-    // ---- DEMO FLEET HOOK ------------------------------------------------------------
-    // `memory://demo` is the zero-setup mode of `pnpm start`: an in-memory backend with a
-    // simulated fleet writing into it. `startDemoFleet(backend)` from `@fleet/worker/demo`
-    // is started here and stopped in `shutdown`; until that module exists the demo
-    // backend simply starts empty.
-    // ----------------------------------------------------------------------------------
+    // `memory://demo` is the zero-setup mode of `pnpm start`: the in-memory backend with a
+    // simulated fleet (workers, tasks, pools, history) writing into it, so every page has
+    // something to show. Other memory:// URLs start empty (tests).
+    try {
+      const fleet = await startDemoFleet(backend);
+      opened.stopExtras = () => fleet.stop();
+    } catch (err) {
+      await backend.close();
+      throw err;
+    }
   }
   return opened;
 }
