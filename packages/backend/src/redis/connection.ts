@@ -91,23 +91,27 @@ export class RedisConnection {
     return maskUrl(this.rawUrl);
   }
 
+  private waiting: Promise<void> | null = null;
+
+  /** Resolves once the client is ready; fails after connectTimeoutMs. Concurrent callers share one wait. */
   async ready(): Promise<Redis> {
     const r = this.client;
     if (r.status === "ready") return r;
     if (this.closed) throw new BackendUnavailableError(this.rawUrl, "the backend was closed");
     if (r.status === "wait") r.connect().catch(() => undefined);
-    await new Promise<void>((resolve, reject) => {
-      const cleanup = () => {
+    this.waiting ??= new Promise<void>((resolve, reject) => {
+      const settle = () => {
         clearTimeout(timer);
         r.off("ready", onReady);
         r.off("end", onEnd);
+        this.waiting = null;
       };
       const fail = (why: string) => {
-        cleanup();
+        settle();
         reject(new BackendUnavailableError(this.rawUrl, this.lastError ? `${why} (${this.lastError})` : why));
       };
       const onReady = () => {
-        cleanup();
+        settle();
         resolve();
       };
       const onEnd = () => fail("the connection ended");
@@ -115,6 +119,7 @@ export class RedisConnection {
       r.on("ready", onReady);
       r.on("end", onEnd);
     });
+    await this.waiting;
     return r;
   }
 

@@ -66,7 +66,7 @@ export type { RedisConnectionOptions } from "./connection";
 
 /**
  * Workers per script call in workersGet: keeps each call short (Redis runs a script alone)
- * while 10,000 workers still take only ten calls.
+ * while 10,000 workers of one type still take only ten calls (one more per further type).
  */
 export const WORKERS_PER_CALL = 1000;
 const SCAN_COUNT = 1000;
@@ -951,15 +951,37 @@ export class RedisBackend implements Backend {
     });
   }
 
-  /** Reads the given workers with one script call (see src/lua/workers-read-n.lua). */
+  /**
+   * Reads workers with one script call per automation type and chunk
+   * (see src/lua/workers-read-n.lua); results come back in the order given.
+   */
   private async readWorkers(r: Redis, refs: WorkerRef[]): Promise<WorkerRecord[]> {
-    const scriptKeys: string[] = [];
-    for (const ref of refs) {
-      const k = this.wk(ref.automationType, ref.workerId);
-      scriptKeys.push(k.hardware, k.config, k.gen, k.stats, k.state, k.history, keys.workerTypeIndex(ref.automationType));
+    const byType = new Map<string, number[]>();
+    refs.forEach((ref, i) => {
+      const list = byType.get(ref.automationType);
+      if (list) list.push(i);
+      else byType.set(ref.automationType, [i]);
+    });
+    const calls: Array<{ type: string; positions: number[] }> = [];
+    for (const [type, positions] of byType) {
+      for (let i = 0; i < positions.length; i += WORKERS_PER_CALL) calls.push({ type, positions: positions.slice(i, i + WORKERS_PER_CALL) });
     }
-    const flat = (await callScript(r, "workersRead", scriptKeys, refs.map((ref) => ref.workerId), { buffer: true })) as unknown[];
-    return refs.map((ref, i) => RedisBackend.workerFromRow(ref, flat, 10 * i));
+    const out = new Array<WorkerRecord>(refs.length);
+    // All calls go out back to back on the one connection; each is decoded as it arrives.
+    await Promise.all(
+      calls.map(async ({ type, positions }) => {
+        const scriptKeys = [keys.workerTypeIndex(type)];
+        for (const pos of positions) {
+          const k = this.wk(type, refs[pos]!.workerId);
+          scriptKeys.push(k.hardware, k.config, k.gen, k.stats, k.state, k.history);
+        }
+        const flat = (await callScript(r, "workersRead", scriptKeys, [], { buffer: true })) as unknown[];
+        positions.forEach((pos, i) => {
+          out[pos] = RedisBackend.workerFromRow(refs[pos]!, flat, 10 * i);
+        });
+      }),
+    );
+    return out;
   }
 
   private static workerFromRow(ref: WorkerRef, v: unknown[], o: number): WorkerRecord {
@@ -1009,13 +1031,7 @@ export class RedisBackend implements Backend {
 
   async workersGet(refs: WorkerRef[]): Promise<WorkerRecord[]> {
     if (refs.length === 0) return [];
-    return this.run(async (r) => {
-      const chunks: WorkerRef[][] = [];
-      for (let i = 0; i < refs.length; i += WORKERS_PER_CALL) chunks.push(refs.slice(i, i + WORKERS_PER_CALL));
-      // One script call per chunk, all sent back to back on the one connection.
-      const results = await Promise.all(chunks.map((chunk) => this.readWorkers(r, chunk)));
-      return results.flat();
-    });
+    return this.run((r) => this.readWorkers(r, refs));
   }
 
   async workerRemove(automationType: string, workerId: string): Promise<boolean> {

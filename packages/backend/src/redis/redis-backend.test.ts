@@ -1,6 +1,10 @@
 // Redis-specific behaviour the shared contract suite cannot see: connectivity failures,
 // URL handling, script atomicity and the exact keys written.
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BackendUnavailableError, StaleGenerationError, UnsupportedBackendUrlError } from "../errors";
@@ -58,6 +62,49 @@ describe("connectivity", () => {
     expect(Date.now() - t0).toBeLessThan(2500);
     await down.close();
   });
+
+  it("fails every concurrent caller fast while Redis is down", async () => {
+    const down = createRedisBackend("redis://127.0.0.1:1/0", { connectTimeoutMs: 400 });
+    const t0 = Date.now();
+    const errors = await Promise.all(Array.from({ length: 40 }, (_, i) => down.kvGet("ns", `k${i}`).catch((e: unknown) => e)));
+    expect(errors.every((e) => e instanceof BackendUnavailableError)).toBe(true);
+    expect(Date.now() - t0).toBeLessThan(1500);
+    await down.close();
+  });
+
+  it("answers again by itself once a stopped Redis is back", async () => {
+    const port = 20000 + Math.floor(Math.random() * 20000);
+    const dir = mkdtempSync(join(tmpdir(), "fleet-redis-"));
+    const start = () => {
+      const proc = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir], { stdio: "ignore" });
+      return proc;
+    };
+    let server = start();
+    const b = createRedisBackend(`redis://127.0.0.1:${port}/0`, { connectTimeoutMs: 500 });
+    const until = async (ok: () => Promise<boolean>, ms: number) => {
+      const deadline = Date.now() + ms;
+      while (Date.now() < deadline) {
+        if (await ok().catch(() => false)) return true;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      return false;
+    };
+    try {
+      expect(await until(async () => (await b.health()).version.length > 0, 5000)).toBe(true);
+      await b.counterSet("c", 7);
+      server.kill("SIGKILL");
+      await new Promise((r) => server.once("exit", r));
+      const t0 = Date.now();
+      await expect(b.counterGet("c")).rejects.toBeInstanceOf(BackendUnavailableError);
+      expect(Date.now() - t0).toBeLessThan(2000);
+      server = start();
+      // a fresh server has no data: answering 0 proves the client reconnected on its own
+      expect(await until(async () => (await b.counterGet("c")) === 0, 8000)).toBe(true);
+    } finally {
+      await b.close();
+      server.kill("SIGKILL");
+    }
+  }, 20_000);
 
   it("recovers by itself after the connection is killed", async () => {
     const b = createRedisBackend(URL_DB);
