@@ -21,7 +21,7 @@ function urlWithDb(db: number): string {
   u.pathname = `/${db}`;
   return u.toString();
 }
-const URL_DB = urlWithDb(3);
+const URL_DB = urlWithDb(10);
 
 let backend: RedisBackend;
 let raw: Redis;
