@@ -20,13 +20,13 @@ export const ServerEnvSchema = z.object({
 export type ServerEnv = z.infer<typeof ServerEnvSchema>;
 
 /** Empty strings count as unset, so `FLEET_X= pnpm start` falls back to the default. */
-function withoutEmpty(source: NodeJS.ProcessEnv): Record<string, string> {
+function withoutEmpty(source: Record<string, string | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(source)) if (v !== undefined && v !== "") out[k] = v;
   return out;
 }
 
-export function parseServerEnv(source: NodeJS.ProcessEnv): ServerEnv {
+export function parseServerEnv(source: Record<string, string | undefined>): ServerEnv {
   const result = ServerEnvSchema.safeParse(withoutEmpty(source));
   if (!result.success) {
     const problems = result.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
