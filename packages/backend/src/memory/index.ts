@@ -67,10 +67,10 @@ import type {
   WorkerRecord,
   WorkerRef,
 } from "../types";
-import { MemoryStore } from "./store";
+import { MemoryStore, type Value } from "./store";
 
 export { MemoryStore, SortedSet } from "./store";
-export type { RedisType, ZMember } from "./store";
+export type { RedisType, Value, ZMember } from "./store";
 
 const POLL_MS = 20;
 
@@ -714,26 +714,22 @@ export class MemoryBackend implements Backend {
 
   private readWorker(ref: WorkerRef): WorkerRecord {
     const { automationType: t, workerId: id } = ref;
-    const stateType = this.raw.type(keys.worker(t, id, "state"));
+    // One lookup per key: the console reads thousands of workers per page.
+    const index = this.raw.peek(keys.workerTypeIndex(t));
+    const state = this.raw.peek(keys.worker(t, id, "state"));
+    const history = this.raw.peek(keys.worker(t, id, "stats:history"));
     const rec = workerRecordFromRaw(t, id, {
-      registered: this.raw.sismember(keys.workerTypeIndex(t), id),
-      hardware: this.safeGet(keys.worker(t, id, "hardware")),
-      config: this.safeGet(keys.worker(t, id, "config")),
-      gen: this.safeGet(keys.worker(t, id, "gen")),
-      state: stateType === "hash" ? Object.fromEntries(this.raw.hgetall(keys.worker(t, id, "state"))) : {},
-      stats: this.safeGet(keys.worker(t, id, "stats")),
-      historyLen: this.raw.type(keys.worker(t, id, "stats:history")) === "zset" ? this.raw.zcard(keys.worker(t, id, "stats:history")) : 0,
+      registered: index?.type === "set" && index.value.has(id),
+      hardware: stringOrUnreadable(this.raw.peek(keys.worker(t, id, "hardware"))),
+      config: stringOrUnreadable(this.raw.peek(keys.worker(t, id, "config"))),
+      gen: stringOrUnreadable(this.raw.peek(keys.worker(t, id, "gen"))),
+      state: state?.type === "hash" ? Object.fromEntries(state.value) : {},
+      stats: stringOrUnreadable(this.raw.peek(keys.worker(t, id, "stats"))),
+      historyLen: history?.type === "zset" ? history.value.size : 0,
     });
     // a state key that is not a hash is unreadable, not absent
-    if (stateType !== "none" && stateType !== "hash") rec.corrupt.push("state");
+    if (state !== undefined && state.type !== "hash") rec.corrupt.push("state");
     return rec;
-  }
-
-  /** A key of the wrong type reads as an unparseable value, never as an error. */
-  private safeGet(key: string): Buffer | null {
-    const type = this.raw.type(key);
-    if (type === "none") return null;
-    return type === "string" ? this.raw.get(key) : Buffer.alloc(0);
   }
 
   async workerGet(automationType: string, workerId: string): Promise<WorkerRecord | null> {
@@ -798,6 +794,12 @@ export class MemoryBackend implements Backend {
 
 export function createMemoryBackend(url = "memory://"): MemoryBackend {
   return new MemoryBackend(url);
+}
+
+/** A key of the wrong type reads as an unparseable value (corrupt), never as an error. */
+function stringOrUnreadable(v: Value | undefined): Buffer | null {
+  if (v === undefined) return null;
+  return v.type === "string" ? v.value : Buffer.alloc(0);
 }
 
 function ttlMs(ttlSeconds: number | null | undefined): number | null {

@@ -74,7 +74,7 @@ export class SortedSet {
   }
 }
 
-type Value =
+export type Value =
   | { type: "string"; value: Buffer }
   | { type: "hash"; value: Map<string, Buffer> }
   | { type: "set"; value: Set<string> }
@@ -134,6 +134,11 @@ export class MemoryStore {
   }
 
   // ---- generic
+
+  /** The live value under a key with its type, in one lookup (for hot read paths). */
+  peek(key: string): Value | undefined {
+    return this.live(key);
+  }
 
   /** Every live key, sorted. */
   keys(): string[] {
