@@ -2,6 +2,7 @@
 import { automationsSuite } from "./test/automations-suite";
 import { configSuite } from "./test/config-suite";
 import { describeRoutes } from "./test/harness";
+import { perfSuite } from "./test/perf-suite";
 import { workersSuite } from "./test/workers-suite";
 
-describeRoutes(6, [workersSuite, configSuite, automationsSuite]);
+describeRoutes(6, [workersSuite, configSuite, automationsSuite, perfSuite]);

@@ -54,7 +54,11 @@ export interface Planter {
   get(key: string): Promise<Buffer | null>;
   lrange(key: string): Promise<Buffer[]>;
   exists(key: string): Promise<boolean>;
+  /** Many writes in pipelined batches (seeding thousands of workers). */
+  bulk(ops: BulkOp[]): Promise<void>;
 }
+
+export type BulkOp = ["set", string, string] | ["hset", string, Record<string, string>] | ["sadd", string, string];
 
 const REDIS_TEST_URL = process.env.REDIS_TEST_URL;
 
@@ -145,6 +149,17 @@ class TestHarness implements Harness {
         get: (k) => r.getBuffer(k),
         lrange: (k) => r.lrangeBuffer(k, 0, -1),
         exists: async (k) => (await r.exists(k)) > 0,
+        bulk: async (ops) => {
+          for (let i = 0; i < ops.length; i += 5000) {
+            const p = r.pipeline();
+            for (const op of ops.slice(i, i + 5000)) {
+              if (op[0] === "set") p.set(op[1], op[2]);
+              else if (op[0] === "hset") p.hset(op[1], op[2]);
+              else p.sadd(op[1], op[2]);
+            }
+            await p.exec();
+          }
+        },
       };
     }
     const s = this.mem.raw;
@@ -157,6 +172,13 @@ class TestHarness implements Harness {
       get: async (k) => (s.type(k) === "string" ? s.get(k) : null),
       lrange: async (k) => (s.type(k) === "list" ? s.lrange(k) : []),
       exists: async (k) => s.exists(k),
+      bulk: async (ops) => {
+        for (const op of ops) {
+          if (op[0] === "set") s.set(op[1], op[2]);
+          else if (op[0] === "hset") s.hset(op[1], op[2]);
+          else s.sadd(op[1], op[2]);
+        }
+      },
     };
   }
 
