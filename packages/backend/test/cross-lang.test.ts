@@ -105,7 +105,7 @@ function fixture(ns: string, frozen: number) {
 }
 type Spec = ReturnType<typeof fixture>;
 
-function python(command: "write" | "read" | "release", input: unknown): any {
+function python(command: "write" | "read" | "release" | "ack", input: unknown): any {
   const res = spawnSync(PYTHON, [HELPER, command, URL_DB], { input: JSON.stringify(input), encoding: "utf8", timeout: 60_000 });
   if (res.status !== 0) throw new Error(`python ${command} failed (${res.status}): ${res.stderr || res.error}`);
   return JSON.parse(res.stdout);
@@ -244,7 +244,7 @@ async function rawDump(r: Redis, key: string): Promise<unknown> {
     case "set":
       return { type, value: (await r.smembers(key)).sort() };
     case "zset": {
-      const flat = await r.zrangeBuffer(key, 0, -1, "WITHSCORES");
+      const flat = await r.zrangeBuffer(key, 0, "-1", "WITHSCORES");
       const pairs: Array<[string, string]> = [];
       for (let i = 0; i < flat.length; i += 2) pairs.push([b64(flat[i] as Buffer), (flat[i + 1] as Buffer).toString()]);
       return { type, value: pairs };
@@ -330,6 +330,11 @@ describe("Python writes, TypeScript reads", () => {
     expect(d.scheduled[0]!.readyAt).toBeCloseTo(FROZEN + 600, 0);
     const dead = await backend.dlqRange(q.name, 0, 10);
     expect(dead.items.map(b64)).toEqual(q.dead);
+    // and TypeScript can finish the task Python reserved
+    expect(await backend.queueAck(q.name, "h1")).toBe(true);
+    expect(await backend.queueAck(q.name, "h1")).toBe(false);
+    expect(await raw.zcard(`fleet:queue:${q.name}:processing`)).toBe(0);
+    expect(await raw.hlen(`fleet:queue:${q.name}:processing:body`)).toBe(0);
   });
 
   it("reads pools with their claims, and releases a claim and a lock Python took", async () => {
@@ -364,11 +369,18 @@ describe("TypeScript writes, Python reads", () => {
       last_error: null,
       stats: w.stats,
     });
-    expect(py.workers[`${w.type}|${w.id}`].history).toEqual(w.history.map(([, f]) => f));
+    expect(py.workers[`${w.type}|${w.id}`].history).toEqual(w.history!.map(([, f]) => f));
     expect(py.counters).toEqual({ "ts:done": 42, "ts:neg": -7 });
     expect(py.queues[TS.queues[0]!.name].dead).toEqual(TS.queues[0]!.dead);
     expect(py.pools[TS.pools[0]!.name].items.map((i: any) => i.id)).toEqual(["acc-1", "acc-3", "acc-é"]);
     expect(py.streams[TS.streams[0]!.name].scores).toEqual([FROZEN + 0.25, FROZEN + 0.375, FROZEN + 0.5]);
+  });
+
+  it("the reference acknowledges a task TypeScript reserved", async () => {
+    const q = TS.queues[0]!.name;
+    expect(await backend.client.zrange(`fleet:queue:${q}:processing`, 0, "-1")).toEqual(["h1"]);
+    expect(python("ack", { queue: q, ids: ["h1", "h1"] }).acked).toEqual([true, false]);
+    expect(await backend.client.exists(`fleet:queue:${q}:processing`, `fleet:queue:${q}:processing:body`)).toBe(0);
   });
 
   it("the reference releases a lock TypeScript holds", async () => {

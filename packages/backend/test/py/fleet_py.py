@@ -2,10 +2,12 @@
 cross-language tests. It is imported from $FLEET_PY_BACKEND (default: ../shared/spec
 relative to the repository root), never copied into this project.
 
-usage: fleet_py.py write|read REDIS_URL   (a JSON spec on stdin, JSON on stdout)
+usage: fleet_py.py write|read|release|ack REDIS_URL   (JSON on stdin, JSON on stdout)
 
-  write  performs the writes the spec lists, then prints {"result": ..., "view": ...}
-  read   prints {"view": ...}: everything the reference reads back for the spec's names
+  write    performs the writes the spec lists, then prints {"result": ..., "view": ...}
+  read     prints {"view": ...}: everything the reference reads back for the spec's names
+  release  {"tokens": {lock: token}} -> {"released": {lock: bool}}
+  ack      {"queue": name, "ids": [...]} -> {"acked": [bool, ...]}
 
 Bytes travel as base64 ("..._b64" keys); everything else as plain JSON.
 """
@@ -25,9 +27,11 @@ def load_reference():
     here = Path(__file__).resolve()
     repo_root = here.parents[4]  # packages/backend/test/py/fleet_py.py -> repo root
     spec_dir = Path(os.environ.get("FLEET_PY_BACKEND") or repo_root.parent / "shared" / "spec")
-    path = spec_dir / "backend.py"
-    if not path.is_file():
-        sys.exit(f"fleet_py: no backend.py in {spec_dir} (set FLEET_PY_BACKEND)")
+    # a directory holding backend.py, or a fleet-framework checkout (fleet/core/backend.py)
+    candidates = [spec_dir / "backend.py", spec_dir / "fleet" / "core" / "backend.py"]
+    path = next((c for c in candidates if c.is_file()), None)
+    if path is None:
+        sys.exit(f"fleet_py: no backend.py in {spec_dir} or {spec_dir / 'fleet' / 'core'} (set FLEET_PY_BACKEND)")
     spec = importlib.util.spec_from_file_location("fleet_reference_backend", path)
     mod = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = mod  # dataclasses look their module up while the class is built
@@ -182,8 +186,12 @@ async def release_locks(b, tokens: dict) -> dict:
     return {name: await b.lock_release(name, token) for name, token in tokens.items()}
 
 
+async def ack(b, queue: str, ids: list) -> list:
+    return [await b.queue_ack(queue, task_id) for task_id in ids]
+
+
 async def main() -> None:
-    if len(sys.argv) != 3 or sys.argv[1] not in ("write", "read", "release"):
+    if len(sys.argv) != 3 or sys.argv[1] not in ("write", "read", "release", "ack"):
         sys.exit(__doc__)
     command, url = sys.argv[1], sys.argv[2]
     spec = json.loads(sys.stdin.read())
@@ -197,8 +205,10 @@ async def main() -> None:
             print(json.dumps({"result": result, "view": await view(b, spec)}))
         elif command == "read":
             print(json.dumps({"view": await view(b, spec)}))
-        else:
+        elif command == "release":
             print(json.dumps({"released": await release_locks(b, spec["tokens"])}))
+        else:
+            print(json.dumps({"acked": await ack(b, spec["queue"], spec["ids"])}))
     finally:
         await b.r.close()
 
