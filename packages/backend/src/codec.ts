@@ -93,7 +93,8 @@ export function poolItemRecord(id: string, raw: Buffer, claimPttlMs: number, now
 
 /** Python's pool_claim_any `where`: every key equal (deep, JSON-wise) to the item's tag. */
 export function tagsMatch(tags: JsonObject, where: JsonObject): boolean {
-  return Object.entries(where).every(([k, v]) => jsonEqual(tags[k], v));
+  // tags.get(k) is None for a missing tag, so `where {k: null}` matches it, as in Python
+  return Object.entries(where).every(([k, v]) => jsonEqual(Object.hasOwn(tags, k) ? tags[k] : null, v));
 }
 
 export function jsonEqual(a: unknown, b: unknown): boolean {

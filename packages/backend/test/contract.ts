@@ -113,8 +113,8 @@ export function describeBackendContract(name: string, factory: () => Promise<Bac
         expect(await raw.get("fleet:kv:ns:k")).toEqual(NOT_UTF8);
         expect(await be.kvGet("ns", "k")).toEqual(NOT_UTF8);
         expect(await be.kvGet("ns", "other")).toBeNull();
-        await be.kvSet("ns", "s", '"quoted"');
-        expect(await raw.get("fleet:kv:ns:s")).toEqual(b('"quoted"'));
+        await be.kvSet("ns", "s", '"quoted é"');
+        expect(await raw.get("fleet:kv:ns:s")).toEqual(Buffer.from([0x22, ...b("quoted "), 0xc3, 0xa9, 0x22]));
         expect(await be.kvDel("ns", "k")).toBe(true);
         expect(await be.kvDel("ns", "k")).toBe(false);
         expect(await be.kvGet("ns", "k")).toBeNull();
@@ -255,6 +255,13 @@ export function describeBackendContract(name: string, factory: () => Promise<Bac
         expect(eu?.id).toBe("eu1");
         expect(eu?.payload).toEqual(b("x"));
         expect(eu?.tags).toEqual({ region: "eu", tier: 1, meta: { a: [1, 2] } });
+      });
+
+      it("matches a null in `where` against a missing tag, as Python's tags.get does", async () => {
+        await be.poolPut("p", "tagged", "x", { owner: "bob" }, null);
+        await be.poolPut("p", "free", "x", { other: 1 }, null);
+        expect((await be.poolClaimAny("p", { owner: null }, 30))?.id).toBe("free");
+        expect(await be.poolClaimAny("p", { owner: null }, 30)).toBeNull();
       });
 
       it("claims the latest-expiring item first and never-expiring ones last", async () => {
