@@ -30,20 +30,46 @@ export type DetectedChange =
   | { event: "streams"; data: StreamsChange };
 
 export interface Snapshot {
-  workers: Worker[];
+  workers: FingerprintedWorker[];
   queues: Queue[];
   pools: PoolSummary[];
   streams: StreamSummary[];
 }
 
+export interface FingerprintedWorker {
+  worker: Worker;
+  fingerprint: string;
+}
+
+/**
+ * Workers are read in slices of this many, one slice after the other, yielding to the
+ * event loop in between. One call for 10,000 workers would keep Redis busy for a few
+ * hundred milliseconds in one go (pipelined scripts run back to back) and this process
+ * busy decoding them: every bus message published meanwhile would wait that long. Slices
+ * cost N/250 round trips (40 for 10,000 workers), still batched, and keep both free.
+ */
+export const WORKER_SLICE = 250;
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+async function readWorkers(backend: Backend, now: number, offlineAfterSeconds: number): Promise<FingerprintedWorker[]> {
+  const refs = await backend.workerList();
+  const out: FingerprintedWorker[] = [];
+  for (let i = 0; i < refs.length; i += WORKER_SLICE) {
+    if (i > 0) await yieldToEventLoop();
+    const records: WorkerRecord[] = await backend.workersGet(refs.slice(i, i + WORKER_SLICE));
+    for (const r of records) {
+      const worker = toWorker(r, now, offlineAfterSeconds);
+      out.push({ worker, fingerprint: workerFingerprint(worker) });
+    }
+  }
+  return out;
+}
+
 export async function readSnapshot(backend: Backend, now: number, offlineAfterSeconds: number): Promise<Snapshot> {
   // The four families are independent: read them side by side, each in its own few trips.
   const [workers, queues, pools, streams] = await Promise.all([
-    (async () => {
-      const refs = await backend.workerList();
-      const records: WorkerRecord[] = refs.length > 0 ? await backend.workersGet(refs) : [];
-      return records.map((r) => toWorker(r, now, offlineAfterSeconds));
-    })(),
+    readWorkers(backend, now, offlineAfterSeconds),
     (async () => {
       const names = await backend.queueNames();
       return names.length > 0 ? (await backend.queueDepths(names, now)).map(toQueue) : [];
@@ -104,9 +130,8 @@ export class ChangeDetector {
     const previous = this.baseline;
 
     const changedWorkers: Worker[] = [];
-    for (const w of snapshot.workers) {
+    for (const { worker: w, fingerprint } of snapshot.workers) {
       const key = workerKey(w);
-      const fingerprint = workerFingerprint(w);
       next.workers.set(key, { fingerprint, ref: { automation_type: w.automation_type, worker_id: w.worker_id } });
       if (previous && previous.workers.get(key)?.fingerprint !== fingerprint) changedWorkers.push(w);
     }

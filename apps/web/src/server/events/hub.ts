@@ -48,6 +48,8 @@ export interface HubStatus {
   /** True while the loop's last snapshot read failed. */
   failing: boolean;
   lastEventId: number;
+  /** Duration of the last loop tick, in ms. */
+  lastSnapshotMs: number;
 }
 
 const defaultLog = (message: string, err?: unknown) => {
@@ -65,6 +67,7 @@ export class EventHub {
   private generation = 0;
   private lastId = 0;
   private ticks = 0;
+  private lastSnapshotMs = 0;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private graceTimer: ReturnType<typeof setTimeout> | null = null;
 
@@ -111,6 +114,7 @@ export class EventHub {
       ticks: this.ticks,
       failing: this.loopFailing,
       lastEventId: this.lastId,
+      lastSnapshotMs: this.lastSnapshotMs,
     };
   }
 
@@ -165,6 +169,7 @@ export class EventHub {
 
   private async tick(gen: number): Promise<void> {
     if (gen !== this.generation) return;
+    const started = performance.now();
     try {
       const backend = await this.opts.getBackend();
       if (gen !== this.generation) return;
@@ -187,7 +192,12 @@ export class EventHub {
       this.loopFailing = true;
     } finally {
       if (gen === this.generation) {
-        this.timer = setTimeout(() => void this.tick(gen), this.opts.intervalMs);
+        // A snapshot that takes longer than the interval (a very large fleet) spaces the
+        // next one out by as much, so the loop never keeps Redis or this process more than
+        // half busy, whatever the fleet's size.
+        this.lastSnapshotMs = performance.now() - started;
+        const delay = Math.max(this.opts.intervalMs, this.lastSnapshotMs);
+        this.timer = setTimeout(() => void this.tick(gen), delay);
         this.timer.unref?.();
       }
     }
