@@ -203,8 +203,8 @@ class Worker implements WorkerHandle {
   private heartbeatTimer: NodeJS.Timeout | null = null;
   private pollTimer: NodeJS.Timeout | null = null;
   private heartbeatInFlight: Promise<void> | null = null;
-  private refreshInFlight: Promise<boolean> | null = null;
-  private refreshAgain = false;
+  private activeRefresh: Promise<boolean> | null = null;
+  private queuedRefresh: Promise<boolean> | null = null;
   private unlisten: (() => Promise<void>) | null = null;
   private readonly options: WorkerOptions;
 
@@ -472,30 +472,34 @@ class Worker implements WorkerHandle {
   }
 
   refreshConfig(): Promise<boolean> {
-    if (this.refreshInFlight) {
-      // a write may have landed after the in-flight read was answered: read once more
-      this.refreshAgain = true;
-      return this.refreshInFlight;
+    // a read already queued behind the running one will see any write made before this call
+    if (this.queuedRefresh) return this.queuedRefresh;
+    if (!this.activeRefresh) {
+      this.activeRefresh = this.readAndApplyConfig().finally(() => {
+        this.activeRefresh = null;
+      });
+      return this.activeRefresh;
     }
-    const run = async (): Promise<boolean> => {
-      let applied = false;
-      do {
-        this.refreshAgain = false;
-        const { config, gen } = await this.backend.workerGetConfig(this.automationType, this.workerId);
-        if (this.phase === "killed") return applied;
-        if (gen > this.gen) applied = this.pushConfig(config, gen) || applied;
-        else if (gen < this.gen) {
-          // the stored generation went backwards (Redis lost data, a stale master): ignore it
-          this.counters.configsIgnored++;
-          this.events.emit("config", { gen, applied: false, reason: "stale" });
-        }
-      } while (this.refreshAgain);
-      return applied;
-    };
-    this.refreshInFlight = run().finally(() => {
-      this.refreshInFlight = null;
-    });
-    return this.refreshInFlight;
+    // the running read may have been answered before the write that prompted this call
+    this.queuedRefresh = this.activeRefresh
+      .catch(() => false)
+      .then(() => {
+        this.queuedRefresh = null;
+        return this.refreshConfig();
+      });
+    return this.queuedRefresh;
+  }
+
+  private async readAndApplyConfig(): Promise<boolean> {
+    const { config, gen } = await this.backend.workerGetConfig(this.automationType, this.workerId);
+    if (this.phase === "killed") return false;
+    if (gen > this.gen) return this.pushConfig(config, gen);
+    if (gen < this.gen) {
+      // the stored generation went backwards (Redis lost data, a stale master): ignore it
+      this.counters.configsIgnored++;
+      this.events.emit("config", { gen, applied: false, reason: "stale" });
+    }
+    return false;
   }
 
   private onConfigEvent(msg: BusMessage): void {

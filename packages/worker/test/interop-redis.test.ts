@@ -72,7 +72,8 @@ describe("interop: Python and TypeScript workers share one queue through real Re
   it("every task ends processed exactly once or dead-lettered, across SIGKILLed Python processes and killed TS slots", async () => {
     const type = uniqueName("interop");
     const ns = uniqueName("interop-run");
-    const visibility = 2;
+    // generous, so a CI machine under load never lets a healthy reservation expire mid-task
+    const visibility = 4;
 
     const hangIds = new Set<string>();
     const failIds = new Set<string>();
