@@ -1,0 +1,82 @@
+"use client";
+// One schema-driven form for the config editors and the task submission form:
+// react-jsonschema-form with Ajv's draft 2020-12 class (catalog schemas are emitted as
+// 2020-12 by Pydantic and zod, and the server validates with the same Ajv class), plain-word
+// errors, and live validation so problems show before anything is sent.
+import { useMemo } from "react";
+import Form from "@rjsf/core";
+import type { ErrorSchema, RJSFSchema, RJSFValidationError, UiSchema, ValidatorType } from "@rjsf/utils";
+import { customizeValidator } from "@rjsf/validator-ajv8";
+import { Ajv2020 } from "ajv/dist/2020";
+
+import { formTemplates, formWidgets } from "./form-theme";
+import { transformErrors } from "./messages";
+
+type AjvClass = NonNullable<Parameters<typeof customizeValidator>[0]>["AjvClass"];
+
+/** A validator for one schema (catalog schemas of different automations may reuse an `$id`). */
+export function makeValidator(): ValidatorType {
+  return customizeValidator({ AjvClass: Ajv2020 as unknown as AjvClass, ajvOptionsOverrides: { validateFormats: true } });
+}
+
+export interface ValidationIssue {
+  /** `slots`, `limits › max`; "" for the value as a whole. */
+  where: string;
+  message: string;
+}
+
+/** Validates a value the way the form does; the problems in plain words (empty when valid). */
+export function validateValue(validator: ValidatorType, schema: RJSFSchema, value: unknown): ValidationIssue[] {
+  const { errors } = validator.validateFormData(value, schema, undefined, transformErrors);
+  const stripped = (errors as RJSFValidationError[]).map((e) => {
+    const where = e.stack.endsWith(`: ${e.message}`) ? e.stack.slice(0, -(e.message!.length + 2)) : "";
+    return { where, message: e.message ?? "Is not valid." };
+  });
+  return stripped;
+}
+
+/** Whether a schema is something a form can be generated from (an object with properties). */
+export function isFormable(schema: unknown): schema is RJSFSchema {
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return false;
+  const s = schema as Record<string, unknown>;
+  return (s.type === "object" || s.type === undefined) && typeof s.properties === "object" && s.properties !== null;
+}
+
+export interface SchemaFormProps {
+  schema: RJSFSchema;
+  validator: ValidatorType;
+  formData: unknown;
+  onChange: (data: unknown) => void;
+  extraErrors?: ErrorSchema;
+  disabled?: boolean;
+  /** Prefix of the generated field ids, so two forms on one page never share one. */
+  idPrefix: string;
+  uiSchema?: UiSchema;
+}
+
+export function SchemaForm({ schema, validator, formData, onChange, extraErrors, disabled, idPrefix, uiSchema }: SchemaFormProps) {
+  const ui = useMemo<UiSchema>(
+    () => ({ "ui:submitButtonOptions": { norender: true }, ...uiSchema }),
+    [uiSchema],
+  );
+  return (
+    <Form
+      schema={schema}
+      uiSchema={ui}
+      validator={validator}
+      formData={formData}
+      onChange={(e) => onChange(e.formData)}
+      onSubmit={() => undefined}
+      templates={formTemplates}
+      widgets={formWidgets}
+      transformErrors={transformErrors}
+      extraErrors={extraErrors}
+      liveValidate="onChange"
+      showErrorList={false}
+      noHtml5Validate
+      disabled={disabled}
+      idPrefix={idPrefix}
+      experimental_defaultFormStateBehavior={{ emptyObjectFields: "populateAllDefaults", arrayMinItems: { populate: "never" } }}
+    />
+  );
+}
