@@ -1,0 +1,150 @@
+"use client";
+
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { usePathname } from "next/navigation";
+import { useEffect, useId, useRef, useState, useSyncExternalStore, type ReactNode } from "react";
+
+import { ApiError, backendAvailability } from "@/lib/api";
+import { queries, queryKeys } from "@/lib/query";
+
+import { LiveIndicator } from "./live-indicator";
+import { ThemeToggle } from "./theme-toggle";
+
+export const NAV = [
+  { href: "/", label: "Overview" },
+  { href: "/workers", label: "Workers" },
+  { href: "/automations", label: "Automations" },
+  { href: "/queues", label: "Queues" },
+  { href: "/pools", label: "Pools" },
+  { href: "/streams", label: "Streams" },
+  { href: "/state", label: "State" },
+  { href: "/events", label: "Events" },
+] as const;
+
+function isActive(pathname: string, href: string): boolean {
+  return href === "/" ? pathname === "/" : pathname === href || pathname.startsWith(`${href}/`);
+}
+
+/** Keeps the health query honest and refetches everything once the backend is back. */
+function useBackendHealth() {
+  const client = useQueryClient();
+  const health = useQuery(queries.health());
+  const avail = useSyncExternalStore(backendAvailability.subscribe, backendAvailability.get, backendAvailability.get);
+  const healthDown = health.error instanceof ApiError && health.error.backendUnavailable;
+  const down = healthDown || avail.unavailable;
+
+  // Some other request saw a 503: ask health now rather than at its next tick.
+  useEffect(() => {
+    if (avail.unavailable) void client.invalidateQueries({ queryKey: queryKeys.health });
+  }, [avail.unavailable, client]);
+
+  // Back from an outage: whatever failed meanwhile is fetched again, without a reload.
+  const wasDown = useRef(false);
+  useEffect(() => {
+    if (down) {
+      wasDown.current = true;
+    } else if (wasDown.current) {
+      wasDown.current = false;
+      void client.invalidateQueries({ predicate: (q) => q.queryKey[0] !== "health" });
+    }
+  }, [down, client]);
+
+  const message = healthDown && health.error ? health.error.message : avail.message;
+  return { health: health.data, down, message };
+}
+
+export function AppShell({ children }: { children: ReactNode }) {
+  const pathname = usePathname() ?? "/";
+  const [menuOpen, setMenuOpen] = useState(false);
+  const menuId = useId();
+  const { health, down, message } = useBackendHealth();
+
+  useEffect(() => setMenuOpen(false), [pathname]);
+
+  const link = (n: (typeof NAV)[number], mobile: boolean) => {
+    const active = isActive(pathname, n.href);
+    return (
+      <Link
+        key={n.href}
+        href={n.href}
+        aria-current={active ? "page" : undefined}
+        className={`rounded-md px-2.5 py-1.5 text-sm font-medium focus-visible:outline-2 focus-visible:outline-sky-500 ${
+          mobile ? "block" : ""
+        } ${
+          active
+            ? "bg-slate-900 text-white dark:bg-slate-100 dark:text-slate-900"
+            : "text-slate-600 hover:bg-slate-100 hover:text-slate-900 dark:text-slate-300 dark:hover:bg-slate-800 dark:hover:text-white"
+        }`}
+      >
+        {n.label}
+      </Link>
+    );
+  };
+
+  return (
+    <div className="flex min-h-screen flex-col">
+      <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:top-2 focus:left-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2 focus:shadow">
+        Skip to content
+      </a>
+      <header className="sticky top-0 z-30 border-b border-slate-200 bg-white/90 backdrop-blur dark:border-slate-800 dark:bg-slate-950/90">
+        <div className="mx-auto flex h-14 max-w-7xl items-center gap-3 px-4">
+          <Link href="/" className="flex shrink-0 items-center gap-2 font-semibold tracking-tight">
+            <span aria-hidden className="grid size-7 place-items-center rounded-md bg-slate-900 text-xs text-white dark:bg-slate-100 dark:text-slate-900">
+              FC
+            </span>
+            <span>Fleet Console</span>
+          </Link>
+          <nav aria-label="Main" className="hidden min-w-0 flex-1 lg:block">
+            <ul className="flex items-center gap-0.5">
+              {NAV.map((n) => (
+                <li key={n.href}>{link(n, false)}</li>
+              ))}
+            </ul>
+          </nav>
+          <div className="ml-auto flex items-center gap-2">
+            <LiveIndicator />
+            <ThemeToggle />
+            <button
+              type="button"
+              className="btn-ghost lg:hidden"
+              aria-expanded={menuOpen}
+              aria-controls={menuId}
+              onClick={() => setMenuOpen((o) => !o)}
+            >
+              <span aria-hidden>{menuOpen ? "✕" : "☰"}</span>
+              Menu
+            </button>
+          </div>
+        </div>
+        {menuOpen && (
+          <nav id={menuId} aria-label="Main" className="border-t border-slate-200 px-4 py-2 lg:hidden dark:border-slate-800">
+            <ul className="grid grid-cols-2 gap-1">
+              {NAV.map((n) => (
+                <li key={n.href}>{link(n, true)}</li>
+              ))}
+            </ul>
+          </nav>
+        )}
+      </header>
+
+      {down && (
+        <div role="alert" data-testid="backend-unavailable" className="border-b border-red-300 bg-red-50 text-sm text-red-900 dark:border-red-900 dark:bg-red-950 dark:text-red-100">
+          <div className="mx-auto max-w-7xl px-4 py-2">
+            <strong>The backend is unavailable.</strong> {message ?? "Redis does not answer."} Pages show the last data they
+            had and recover on their own when it is back.
+          </div>
+        </div>
+      )}
+      {!down && health?.backend === "memory" && (
+        <div data-testid="memory-banner" className="border-b border-amber-300 bg-amber-50 text-sm text-amber-900 dark:border-amber-900 dark:bg-amber-950/60 dark:text-amber-100">
+          <div className="mx-auto max-w-7xl px-4 py-1.5">In-memory demo fleet: nothing here touches a real Redis.</div>
+        </div>
+      )}
+
+      <main id="main" className="mx-auto w-full max-w-7xl flex-1 px-4 py-6">
+        {children}
+      </main>
+    </div>
+  );
+}

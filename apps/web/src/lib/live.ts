@@ -1,0 +1,365 @@
+// One EventSource per tab to /api/v1/events. Frames become cache writes (setQueryData) or
+// coalesced invalidations, so TanStack Query stays the only client cache; bus frames are
+// kept in a small ring for the overview and /events. When the stream is down, the active
+// queries are refetched on a timer until it is back.
+"use client";
+
+import { useQueryClient, type QueryClient, type QueryKey } from "@tanstack/react-query";
+import { useEffect, useSyncExternalStore, type ReactNode } from "react";
+import type {
+  BusEvent,
+  PoolSummary,
+  PoolsEvent,
+  Queue,
+  QueuesEvent,
+  StreamSummary,
+  StreamsEvent,
+  Worker,
+  WorkerDetail,
+  WorkersEvent,
+} from "@fleet/schema";
+
+import { API_BASE } from "./api";
+import { compareWorkers, queryKeys, type WorkersEverything } from "./query";
+import type { PoolList, QueueList, StreamList } from "@fleet/schema";
+
+export type LiveStatus = "connecting" | "live" | "reconnecting" | "down";
+
+export interface BusFrame extends BusEvent {
+  /** Local, increasing: a stable React key. */
+  seq: number;
+}
+
+export interface LiveFrames {
+  bus: BusFrame;
+  workers: WorkersEvent;
+  queues: QueuesEvent;
+  pools: PoolsEvent;
+  streams: StreamsEvent;
+}
+export type LiveKind = keyof LiveFrames;
+
+/** Polling pace while the stream is not live. */
+export const FALLBACK_POLL_MS = 5_000;
+/** How long "reconnecting" may last before we call the stream down and start polling. */
+const DOWN_AFTER_MS = 8_000;
+export const BUS_BUFFER = 500;
+
+// ---------- the tab's store (module level: there is one EventSource per tab)
+
+let status: LiveStatus = "connecting";
+const statusListeners = new Set<() => void>();
+function setStatus(next: LiveStatus) {
+  if (next === status) return;
+  status = next;
+  for (const fn of statusListeners) fn();
+}
+
+let busEvents: readonly BusFrame[] = [];
+let busSeq = 0;
+let pendingBus: BusFrame[] = [];
+let busFlush: number | null = null;
+const busListeners = new Set<() => void>();
+
+function pushBus(ev: BusEvent) {
+  pendingBus.push({ ...ev, seq: ++busSeq });
+  // Bursts of bus messages re-render once per frame, not once per message.
+  if (busFlush !== null) return;
+  busFlush = requestAnimationFrame(() => {
+    busFlush = null;
+    const merged = busEvents.concat(pendingBus);
+    pendingBus = [];
+    busEvents = merged.length > BUS_BUFFER ? merged.slice(merged.length - BUS_BUFFER) : merged;
+    for (const fn of busListeners) fn();
+  });
+}
+
+const frameListeners: { [K in LiveKind]: Set<(data: LiveFrames[K]) => void> } = {
+  bus: new Set(),
+  workers: new Set(),
+  queues: new Set(),
+  pools: new Set(),
+  streams: new Set(),
+};
+
+/** Raw frames of one kind, after the cache has been updated. Returns the unsubscribe. */
+export function subscribeLive<K extends LiveKind>(kind: K, fn: (data: LiveFrames[K]) => void): () => void {
+  const set = frameListeners[kind] as Set<(data: LiveFrames[K]) => void>;
+  set.add(fn);
+  return () => {
+    set.delete(fn);
+  };
+}
+
+function emit<K extends LiveKind>(kind: K, data: LiveFrames[K]) {
+  for (const fn of frameListeners[kind] as Set<(data: LiveFrames[K]) => void>) {
+    try {
+      fn(data);
+    } catch (err) {
+      console.error(`[live] ${kind} listener failed`, err);
+    }
+  }
+}
+
+// ---------- hooks
+
+export function useLiveStatus(): LiveStatus {
+  return useSyncExternalStore(
+    (fn) => {
+      statusListeners.add(fn);
+      return () => statusListeners.delete(fn);
+    },
+    () => status,
+    () => "connecting" as LiveStatus,
+  );
+}
+
+const EMPTY_BUS: readonly BusFrame[] = [];
+
+/** The latest bus messages (at most BUS_BUFFER), oldest first. */
+export function useBusEvents(): readonly BusFrame[] {
+  return useSyncExternalStore(
+    (fn) => {
+      busListeners.add(fn);
+      return () => busListeners.delete(fn);
+    },
+    () => busEvents,
+    () => EMPTY_BUS,
+  );
+}
+
+/** Calls `fn` for every frame of `kind` while mounted. Keep `fn` stable (useCallback) or accept resubscribes. */
+export function useLiveSubscription<K extends LiveKind>(kind: K, fn: (data: LiveFrames[K]) => void): void {
+  useEffect(() => subscribeLive(kind, fn), [kind, fn]);
+}
+
+/** Connection status, the latest bus messages, and a way to subscribe to raw frames. */
+export function useLiveEvents(): { status: LiveStatus; busEvents: readonly BusFrame[]; subscribe: typeof subscribeLive } {
+  return { status: useLiveStatus(), busEvents: useBusEvents(), subscribe: subscribeLive };
+}
+
+// ---------- cache updates
+
+/** Coalesces invalidations of one key: at most one per window, trailing. */
+function makeInvalidator(client: QueryClient, windowMs = 1_000) {
+  const pending = new Map<string, ReturnType<typeof setTimeout>>();
+  const fn = (queryKey: QueryKey) => {
+    const id = JSON.stringify(queryKey);
+    if (pending.has(id)) return;
+    pending.set(
+      id,
+      setTimeout(() => {
+        pending.delete(id);
+        void client.invalidateQueries({ queryKey });
+      }, windowMs),
+    );
+  };
+  fn.cancelAll = () => {
+    for (const t of pending.values()) clearTimeout(t);
+    pending.clear();
+  };
+  return fn;
+}
+
+function wkey(w: { automation_type: string; worker_id: string }): string {
+  return `${w.automation_type}\u0000${w.worker_id}`;
+}
+
+function applyWorkers(client: QueryClient, ev: WorkersEvent, invalidate: (k: QueryKey) => void) {
+  const changed = new Map<string, Worker>();
+  for (const w of ev.changed) changed.set(wkey(w), w);
+  const removed = new Set(ev.removed.map(wkey));
+
+  // The /workers table holds every worker (of a type): patch it in place, keep it sorted.
+  for (const [key, data] of client.getQueriesData<WorkersEverything>({ queryKey: ["workers", "everything"] })) {
+    if (!data) continue;
+    const type = key[2] as string | null;
+    const relevant = (w: { automation_type: string }) => type === null || w.automation_type === type;
+    const seen = new Set<string>();
+    let workers: Worker[] = [];
+    for (const w of data.workers) {
+      const k = wkey(w);
+      if (removed.has(k)) continue;
+      const c = changed.get(k);
+      if (c) seen.add(k);
+      workers.push(c ?? w);
+    }
+    const added = ev.changed.filter((w) => relevant(w) && !seen.has(wkey(w)) && !removed.has(wkey(w)));
+    if (added.length > 0) workers = workers.concat(added).sort(compareWorkers);
+    client.setQueryData<WorkersEverything>(key, { workers, loadedAt: data.loadedAt });
+  }
+
+  for (const w of ev.changed) {
+    const key = queryKeys.workers.detail(w.automation_type, w.worker_id);
+    const old = client.getQueryData<WorkerDetail>(key);
+    if (old) {
+      client.setQueryData<WorkerDetail>(key, { ...w, history_len: old.history_len });
+      if (JSON.stringify(old.stats) !== JSON.stringify(w.stats)) {
+        invalidate(["workers", "stats", w.automation_type, w.worker_id]);
+      }
+    }
+  }
+  for (const r of ev.removed) invalidate(queryKeys.workers.detail(r.automation_type, r.worker_id));
+
+  invalidate(["workers", "page"]);
+  invalidate(queryKeys.automations.all);
+}
+
+function upsertByName<T extends { name: string }>(list: readonly T[], changed: readonly T[], removed: readonly string[] = []): T[] {
+  const byName = new Map(list.map((x) => [x.name, x] as const));
+  for (const r of removed) byName.delete(r);
+  for (const c of changed) byName.set(c.name, c);
+  return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+function applyQueues(client: QueryClient, ev: QueuesEvent, invalidate: (k: QueryKey) => void) {
+  client.setQueryData<QueueList>(queryKeys.queues.list(), (old) => {
+    if (!old) return old;
+    const queues = upsertByName<Queue>(old.queues, ev.queues, ev.removed);
+    return { ...old, queues, total: queues.length };
+  });
+  for (const q of ev.queues) {
+    // Depths are in the frame; the item lists behind them need a fetch.
+    invalidate(queryKeys.queues.detailAll(q.name));
+    invalidate(queryKeys.queues.deadAll(q.name));
+  }
+  for (const name of ev.removed ?? []) invalidate(queryKeys.queues.detailAll(name));
+  invalidate(queryKeys.automations.all);
+}
+
+function applyPools(client: QueryClient, ev: PoolsEvent, invalidate: (k: QueryKey) => void) {
+  client.setQueryData<PoolList>(queryKeys.pools.list(), (old) => {
+    if (!old) return old;
+    const pools = upsertByName<PoolSummary>(old.pools, ev.pools, ev.removed);
+    return { ...old, pools, total: pools.length };
+  });
+  for (const p of ev.pools) invalidate(queryKeys.pools.detail(p.name));
+  for (const name of ev.removed ?? []) invalidate(queryKeys.pools.detail(name));
+}
+
+function applyStreams(client: QueryClient, ev: StreamsEvent, invalidate: (k: QueryKey) => void) {
+  client.setQueryData<StreamList>(queryKeys.streams.list(), (old) => {
+    if (!old) return old;
+    const streams = upsertByName<StreamSummary>(old.streams, ev.streams, ev.removed);
+    return { ...old, streams, total: streams.length };
+  });
+  for (const s of ev.streams) invalidate(queryKeys.streams.detailAll(s.name));
+  invalidate(queryKeys.automations.all);
+}
+
+// ---------- the provider
+
+function parse<T>(e: MessageEvent): T | null {
+  try {
+    return JSON.parse(e.data as string) as T;
+  } catch {
+    return null;
+  }
+}
+
+/** Mount once, inside QueryProvider, in the root layout. */
+export function LiveEventsProvider({ children }: { children: ReactNode }): ReactNode {
+  const client = useQueryClient();
+
+  useEffect(() => {
+    const invalidate = makeInvalidator(client);
+    let source: EventSource | null = null;
+    let downTimer: ReturnType<typeof setTimeout> | null = null;
+    let retryTimer: ReturnType<typeof setTimeout> | null = null;
+    let pollTimer: ReturnType<typeof setInterval> | null = null;
+    let retryMs = 3_000;
+    let everLive = false;
+    let stopped = false;
+
+    const startPolling = () => {
+      if (pollTimer !== null) return;
+      pollTimer = setInterval(() => {
+        void client.invalidateQueries({ type: "active" });
+      }, FALLBACK_POLL_MS);
+    };
+    const stopPolling = () => {
+      if (pollTimer !== null) clearInterval(pollTimer);
+      pollTimer = null;
+    };
+    const markDown = () => {
+      setStatus("down");
+      startPolling();
+    };
+
+    const connect = () => {
+      if (stopped) return;
+      const es = new EventSource(`${API_BASE}/events`);
+      source = es;
+
+      es.onopen = () => {
+        if (downTimer !== null) clearTimeout(downTimer);
+        downTimer = null;
+        retryMs = 3_000;
+        stopPolling();
+        setStatus("live");
+        // Changes made while we were away arrived in no frame: catch up once.
+        if (everLive) void client.invalidateQueries({ type: "active" });
+        everLive = true;
+      };
+      es.onerror = () => {
+        if (es.readyState === EventSource.CLOSED) {
+          // The browser gave up (non-200 answer): retry ourselves, with backoff.
+          es.close();
+          markDown();
+          retryTimer = setTimeout(connect, retryMs);
+          retryMs = Math.min(retryMs * 2, 30_000);
+          return;
+        }
+        if (status !== "down") setStatus("reconnecting");
+        downTimer ??= setTimeout(markDown, DOWN_AFTER_MS);
+      };
+
+      es.addEventListener("bus", (e) => {
+        const data = parse<BusEvent>(e);
+        if (!data) return;
+        pushBus(data);
+        emit("bus", { ...data, seq: busSeq });
+      });
+      es.addEventListener("workers", (e) => {
+        const data = parse<WorkersEvent>(e);
+        if (!data) return;
+        applyWorkers(client, { changed: data.changed ?? [], removed: data.removed ?? [] }, invalidate);
+        emit("workers", data);
+      });
+      es.addEventListener("queues", (e) => {
+        const data = parse<QueuesEvent>(e);
+        if (!data) return;
+        applyQueues(client, data, invalidate);
+        emit("queues", data);
+      });
+      es.addEventListener("pools", (e) => {
+        const data = parse<PoolsEvent>(e);
+        if (!data) return;
+        applyPools(client, data, invalidate);
+        emit("pools", data);
+      });
+      es.addEventListener("streams", (e) => {
+        const data = parse<StreamsEvent>(e);
+        if (!data) return;
+        applyStreams(client, data, invalidate);
+        emit("streams", data);
+      });
+    };
+
+    connect();
+    // If the first connection never opens, do not wait forever before polling.
+    downTimer = setTimeout(markDown, DOWN_AFTER_MS);
+
+    return () => {
+      stopped = true;
+      source?.close();
+      if (downTimer !== null) clearTimeout(downTimer);
+      if (retryTimer !== null) clearTimeout(retryTimer);
+      stopPolling();
+      invalidate.cancelAll();
+      setStatus("connecting");
+    };
+  }, [client]);
+
+  return children;
+}

@@ -1,0 +1,301 @@
+// TanStack Query wiring: one QueryClient per browser tab, one key factory for every
+// resource, and one queryOptions() object per endpoint, shared by pages and live updates.
+"use client";
+
+import { QueryClient, QueryClientProvider, isServer, queryOptions } from "@tanstack/react-query";
+import { createElement, type ReactNode } from "react";
+import type {
+  Automation,
+  AutomationList,
+  CounterList,
+  DeadLetter,
+  Health,
+  KvKeyList,
+  KvNamespaceList,
+  LockList,
+  PoolDetail,
+  PoolList,
+  QueueDetail,
+  QueueList,
+  StatsFrames,
+  StreamDetail,
+  StreamList,
+  Worker,
+  WorkerCounts,
+  WorkerDetail,
+  WorkerList,
+  WorkerStatus,
+} from "@fleet/schema";
+
+import { ApiError, apiGet, qs, seg } from "./api";
+
+export type { Worker, WorkerStatus };
+
+// ---------- client
+
+function makeQueryClient(): QueryClient {
+  return new QueryClient({
+    defaultOptions: {
+      queries: {
+        // Live frames keep data fresh; a refocus refetch would only add load.
+        staleTime: 30_000,
+        refetchOnWindowFocus: false,
+        retry: (failures, err) => {
+          // A 4xx will not change by asking again; a 503 is surfaced by the banner and retried by polling.
+          if (err instanceof ApiError && err.status >= 400 && err.status < 500) return false;
+          if (err instanceof ApiError && err.backendUnavailable) return false;
+          return failures < 2;
+        },
+      },
+      mutations: { retry: false },
+    },
+  });
+}
+
+let browserClient: QueryClient | undefined;
+
+/** A fresh client per server render; one per tab in the browser. */
+export function getQueryClient(): QueryClient {
+  if (isServer) return makeQueryClient();
+  browserClient ??= makeQueryClient();
+  return browserClient;
+}
+
+export function QueryProvider({ children }: { children: ReactNode }) {
+  return createElement(QueryClientProvider, { client: getQueryClient() }, children);
+}
+
+// ---------- keys
+
+export interface WorkersParams {
+  type?: string;
+  status?: WorkerStatus;
+  q?: string;
+  limit?: number;
+  offset?: number;
+}
+
+/**
+ * Every key starts with the resource name, so `invalidateQueries({ queryKey: queryKeys.workers.all })`
+ * reaches every variant of it.
+ */
+export const queryKeys = {
+  health: ["health"] as const,
+  workers: {
+    all: ["workers"] as const,
+    /** One page as the API answers it. */
+    page: (p: WorkersParams) => ["workers", "page", p] as const,
+    /** Every worker of a type (or of all types), loaded in pages of 1000: the /workers table. */
+    everything: (type: string | undefined) => ["workers", "everything", type ?? null] as const,
+    detail: (type: string, id: string) => ["workers", "detail", type, id] as const,
+    stats: (type: string, id: string, limit: number) => ["workers", "stats", type, id, limit] as const,
+  },
+  automations: {
+    all: ["automations"] as const,
+    list: () => ["automations", "list"] as const,
+    detail: (type: string) => ["automations", "detail", type] as const,
+  },
+  queues: {
+    all: ["queues"] as const,
+    list: () => ["queues", "list"] as const,
+    detail: (name: string, limit: number) => ["queues", "detail", name, limit] as const,
+    detailAll: (name: string) => ["queues", "detail", name] as const,
+    dead: (name: string, limit: number, offset: number) => ["queues", "dead", name, limit, offset] as const,
+    deadAll: (name: string) => ["queues", "dead", name] as const,
+  },
+  pools: {
+    all: ["pools"] as const,
+    list: () => ["pools", "list"] as const,
+    detail: (name: string) => ["pools", "detail", name] as const,
+  },
+  streams: {
+    all: ["streams"] as const,
+    list: () => ["streams", "list"] as const,
+    detail: (name: string, limit: number, order: "newest" | "oldest") => ["streams", "detail", name, limit, order] as const,
+    detailAll: (name: string) => ["streams", "detail", name] as const,
+  },
+  locks: { all: ["locks"] as const },
+  counters: { all: ["counters"] as const },
+  kv: {
+    all: ["kv"] as const,
+    namespaces: () => ["kv", "namespaces"] as const,
+    keys: (ns: string) => ["kv", "keys", ns] as const,
+    value: (ns: string, key: string) => ["kv", "value", ns, key] as const,
+  },
+} as const;
+
+// ---------- query options, one per endpoint
+
+/** Resources without live frames poll at this pace. */
+export const POLL_MS = 5_000;
+
+export interface WorkersEverything {
+  /** Sorted by type, then id, as the API answers. */
+  workers: Worker[];
+  loadedAt: number;
+}
+
+export interface KvValue {
+  value: import("@fleet/schema").RawValue;
+  ttl_ms: number | null;
+}
+
+export interface DeadLetterPage {
+  total: number;
+  items: DeadLetter[];
+}
+
+const WORKERS_PAGE = 1000;
+
+async function fetchEveryWorker(type: string | undefined, signal: AbortSignal): Promise<WorkersEverything> {
+  const first = await apiGet<WorkerList>(`/workers${qs({ type, limit: WORKERS_PAGE, offset: 0 })}`, signal);
+  const rest: Promise<WorkerList>[] = [];
+  for (let offset = WORKERS_PAGE; offset < first.total; offset += WORKERS_PAGE) {
+    rest.push(apiGet<WorkerList>(`/workers${qs({ type, limit: WORKERS_PAGE, offset })}`, signal));
+  }
+  const pages = await Promise.all(rest);
+  return { workers: [first, ...pages].flatMap((p) => p.workers), loadedAt: Date.now() };
+}
+
+export const queries = {
+  health: () =>
+    queryOptions({
+      queryKey: queryKeys.health,
+      queryFn: ({ signal }) => apiGet<Health>("/health", signal),
+      // Polled while down (see the shell) so recovery shows without a reload.
+      refetchInterval: (q) => (q.state.status === "error" ? 3_000 : 15_000),
+      staleTime: 0,
+      retry: false,
+    }),
+  workersPage: (p: WorkersParams) =>
+    queryOptions({
+      queryKey: queryKeys.workers.page(p),
+      queryFn: ({ signal }) => apiGet<WorkerList>(`/workers${qs({ ...p })}`, signal),
+    }),
+  workersEverything: (type?: string) =>
+    queryOptions({
+      queryKey: queryKeys.workers.everything(type),
+      queryFn: ({ signal }) => fetchEveryWorker(type, signal),
+    }),
+  worker: (type: string, id: string) =>
+    queryOptions({
+      queryKey: queryKeys.workers.detail(type, id),
+      queryFn: ({ signal }) => apiGet<WorkerDetail>(`/workers/${seg(type)}/${seg(id)}`, signal),
+    }),
+  workerStats: (type: string, id: string, limit = 240) =>
+    queryOptions({
+      queryKey: queryKeys.workers.stats(type, id, limit),
+      queryFn: ({ signal }) => apiGet<StatsFrames>(`/workers/${seg(type)}/${seg(id)}/stats${qs({ limit })}`, signal),
+    }),
+  automations: () =>
+    queryOptions({
+      queryKey: queryKeys.automations.list(),
+      queryFn: ({ signal }) => apiGet<AutomationList>("/automations", signal),
+    }),
+  automation: (type: string) =>
+    queryOptions({
+      queryKey: queryKeys.automations.detail(type),
+      queryFn: ({ signal }) => apiGet<Automation>(`/automations/${seg(type)}`, signal),
+    }),
+  queues: () =>
+    queryOptions({
+      queryKey: queryKeys.queues.list(),
+      queryFn: ({ signal }) => apiGet<QueueList>("/queues", signal),
+    }),
+  queue: (name: string, limit = 100) =>
+    queryOptions({
+      queryKey: queryKeys.queues.detail(name, limit),
+      queryFn: ({ signal }) => apiGet<QueueDetail>(`/queues/${seg(name)}${qs({ limit })}`, signal),
+    }),
+  deadLetters: (name: string, limit = 100, offset = 0) =>
+    queryOptions({
+      queryKey: queryKeys.queues.dead(name, limit, offset),
+      queryFn: ({ signal }) => apiGet<DeadLetterPage>(`/queues/${seg(name)}/dead${qs({ limit, offset })}`, signal),
+    }),
+  pools: () =>
+    queryOptions({
+      queryKey: queryKeys.pools.list(),
+      queryFn: ({ signal }) => apiGet<PoolList>("/pools", signal),
+    }),
+  pool: (name: string) =>
+    queryOptions({
+      queryKey: queryKeys.pools.detail(name),
+      queryFn: ({ signal }) => apiGet<PoolDetail>(`/pools/${seg(name)}`, signal),
+    }),
+  streams: () =>
+    queryOptions({
+      queryKey: queryKeys.streams.list(),
+      queryFn: ({ signal }) => apiGet<StreamList>("/streams", signal),
+    }),
+  stream: (name: string, limit = 100, order: "newest" | "oldest" = "newest") =>
+    queryOptions({
+      queryKey: queryKeys.streams.detail(name, limit, order),
+      queryFn: ({ signal }) => apiGet<StreamDetail>(`/streams/${seg(name)}${qs({ limit, order })}`, signal),
+    }),
+  // No live frames exist for locks, counters and kv: they poll.
+  locks: () =>
+    queryOptions({
+      queryKey: queryKeys.locks.all,
+      queryFn: ({ signal }) => apiGet<LockList>("/locks", signal),
+      refetchInterval: POLL_MS,
+      staleTime: 0,
+    }),
+  counters: () =>
+    queryOptions({
+      queryKey: queryKeys.counters.all,
+      queryFn: ({ signal }) => apiGet<CounterList>("/counters", signal),
+      refetchInterval: POLL_MS,
+      staleTime: 0,
+    }),
+  kvNamespaces: () =>
+    queryOptions({
+      queryKey: queryKeys.kv.namespaces(),
+      queryFn: ({ signal }) => apiGet<KvNamespaceList>("/kv", signal),
+      refetchInterval: POLL_MS,
+      staleTime: 0,
+    }),
+  kvKeys: (ns: string) =>
+    queryOptions({
+      queryKey: queryKeys.kv.keys(ns),
+      queryFn: ({ signal }) => apiGet<KvKeyList>(`/kv/${seg(ns)}`, signal),
+      refetchInterval: POLL_MS,
+      staleTime: 0,
+    }),
+  kvValue: (ns: string, key: string) =>
+    queryOptions({
+      queryKey: queryKeys.kv.value(ns, key),
+      queryFn: ({ signal }) => apiGet<KvValue>(`/kv/${seg(ns)}/${seg(key)}`, signal),
+    }),
+} as const;
+
+// ---------- helpers for live updates and pages
+
+export function emptyCounts(): WorkerCounts {
+  return { running: 0, idle: 0, error: 0, offline: 0 };
+}
+
+export function countByStatus(workers: readonly Worker[]): WorkerCounts {
+  const c = emptyCounts();
+  for (const w of workers) c[w.status] += 1;
+  return c;
+}
+
+export function workerHostname(w: Pick<Worker, "hardware">): string | null {
+  const h = w.hardware?.hostname;
+  return typeof h === "string" ? h : null;
+}
+
+/** The same match as the API's `q`: worker id or hostname, case-insensitive. */
+export function workerMatches(w: Worker, q: string): boolean {
+  if (q === "") return true;
+  const needle = q.toLowerCase();
+  return w.worker_id.toLowerCase().includes(needle) || (workerHostname(w)?.toLowerCase().includes(needle) ?? false);
+}
+
+export function compareWorkers(a: Pick<Worker, "automation_type" | "worker_id">, b: Pick<Worker, "automation_type" | "worker_id">): number {
+  return cmp(a.automation_type, b.automation_type) || cmp(a.worker_id, b.worker_id);
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
