@@ -221,6 +221,42 @@ describe("GET /api/v1/events (Redis)", () => {
     await waitFor(() => getEventHub().status().listeners === 0);
   });
 
+  it("recovers when Redis drops the console's connections (subscription and reads)", async () => {
+    const { reader } = await connect("?topics=recover.*");
+    const hub = getEventHub();
+    await waitFor(() => hub.status().subscribed);
+    await ticks(1);
+    const myId = Number(await admin.call("CLIENT", "ID"));
+    const list = (await admin.call("CLIENT", "LIST")) as string;
+    const victims = list
+      .split("\n")
+      .filter((line) => line.includes(` db=${DB} `))
+      .map((line) => Number(/^id=(\d+)/.exec(line)?.[1]))
+      .filter((id) => Number.isInteger(id) && id !== myId);
+    expect(victims.length).toBeGreaterThanOrEqual(2); // the subscriber and the command connection
+    for (const id of victims) await admin.call("CLIENT", "KILL", "ID", String(id));
+
+    // The bus comes back on its own (ioredis re-subscribes): publish until a frame arrives.
+    let n = 0;
+    await waitFor(
+      async () => {
+        await admin.publish("event:recover.ping", String(++n));
+        return reader.events("bus").length > 0;
+      },
+      { timeoutMs: 8000, stepMs: 100, what: "a bus frame after the connections were killed" },
+    );
+    // And the loop reads again: a change still becomes a frame.
+    const backend = await getBackend();
+    await ticks(1);
+    const seen = reader.frames.length;
+    await backend.queuePush("recover-queue", '{"id": "r", "payload": {}}');
+    await waitFor(() => reader.frames.slice(seen).some((f) => f.event === "queues" && f.data!.includes("recover-queue")), {
+      timeoutMs: 8000,
+      what: "a queues frame after recovery",
+    });
+    expect(await patternSubscribers()).toBe(1);
+  }, 20_000);
+
   it("sends a heartbeat comment at the configured interval", async () => {
     const handler = createEventsHandler({ hub: getEventHub, heartbeatMs: 40 });
     const { reader } = await connect("", handler);
