@@ -183,8 +183,11 @@ function readQuery(schema: z.ZodType | undefined, request: Request): unknown {
   for (const [k, v] of search) if (!(k in raw) && v !== "") raw[k] = v;
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
+    // query details name the parameter itself (`limit`), not a JSON Pointer
     const details = zodDetails(parsed.error).map((d) => ({ ...d, path: d.path.replace(/^\//, "") || "query" }));
-    throw badRequest(summarize("A query parameter is invalid", details), details);
+    const first = details[0];
+    const rest = details.length > 1 ? ` (and ${details.length - 1} more)` : "";
+    throw badRequest(first ? `Invalid query parameter '${first.path}': ${first.message}${rest}.` : "Invalid query string.", details);
   }
   return parsed.data;
 }
