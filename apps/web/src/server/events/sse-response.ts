@@ -32,8 +32,12 @@ export function createEventsHandler(options: EventsHandlerOptions): (request: Re
 
   return async (request: Request): Promise<Response> => {
     let filter: TopicFilter;
+    let hub: EventHub;
     try {
       await authorize(request, "viewer");
+      // Resolved before the stream exists, so a broken configuration answers with the
+      // error envelope instead of a stream that dies at once.
+      hub = options.hub();
       try {
         filter = parseTopicFilter(new URL(request.url).searchParams.get("topics"));
       } catch (err) {
@@ -90,7 +94,7 @@ export function createEventsHandler(options: EventsHandlerOptions): (request: Re
             return;
           }
           request.signal.addEventListener("abort", onAbort, { once: true });
-          detach = options.hub().attach((event: HubEvent) => {
+          detach = hub.attach((event: HubEvent) => {
             if (event.topic !== null && !filter(event.topic)) return;
             send(event.frame);
           });
