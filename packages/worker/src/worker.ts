@@ -28,8 +28,10 @@ export interface WorkerOptions {
   /** Fallback config poll period; the `event:fleet.config` bus message triggers a read at once. */
   configPollMs?: number;
   clock?: Clock;
-  /** How long one reserve call blocks waiting for a task. */
+  /** How long one reserve call waits for a task (0: one attempt). */
   reserveTimeoutSeconds?: number;
+  /** Pause after an empty reserve, doubling from min to max while the queue stays empty (keeps idle slots cheap on Redis). */
+  idlePollMs?: { min: number; max: number };
   /** Consecutive crashes of one slot that turn the worker to ERROR. */
   errorAfterCrashes?: number;
   /** Delay before a crashed slot runs again: doubles per consecutive crash up to max. */
@@ -170,6 +172,7 @@ class Worker implements WorkerHandle {
   private readonly heartbeatMs: number;
   private readonly configPollMs: number;
   private readonly reserveTimeoutSeconds: number;
+  private readonly idlePoll: { min: number; max: number };
   private readonly errorAfterCrashes: number;
   private readonly crashBackoff: { base: number; max: number };
   private readonly stopGraceMs: number;
@@ -218,7 +221,8 @@ class Worker implements WorkerHandle {
     this.clock = opts.clock ?? systemClock;
     this.heartbeatMs = opts.heartbeatMs ?? 3000;
     this.configPollMs = opts.configPollMs ?? 15_000;
-    this.reserveTimeoutSeconds = opts.reserveTimeoutSeconds ?? 1;
+    this.reserveTimeoutSeconds = opts.reserveTimeoutSeconds ?? 0;
+    this.idlePoll = opts.idlePollMs ?? { min: 100, max: 1000 };
     this.errorAfterCrashes = opts.errorAfterCrashes ?? 3;
     this.crashBackoff = opts.crashBackoffMs ?? { base: 250, max: 5000 };
     this.stopGraceMs = opts.stopGraceMs ?? 10_000;
@@ -616,7 +620,10 @@ class Worker implements WorkerHandle {
   }
 
   private async batchLoop(slot: Slot): Promise<void> {
+    let idleMs = 0;
     while (this.slotActive(slot)) {
+      if (idleMs > 0) await sleep(idleMs, slot.controller.signal).catch(() => {});
+      if (!this.slotActive(slot)) return;
       let body: Buffer | null;
       try {
         body = await this.backend.queueReserve(this.queue, this.reserveTimeoutSeconds, this.config.visibility_seconds);
@@ -638,8 +645,10 @@ class Worker implements WorkerHandle {
       }
       if (body === null) {
         this.healthy(slot);
+        idleMs = Math.min(this.idlePoll.max, Math.max(this.idlePoll.min, idleMs * 2));
         continue;
       }
+      idleMs = 0;
       try {
         await this.handleTask(slot, body);
         this.healthy(slot);

@@ -138,7 +138,7 @@ describe("interop: Python and TypeScript workers share one queue through real Re
     });
     for (const wid of ["ts-1", "ts-2"]) {
       await backend.workerSetConfig(type, wid, { slots: 2, visibility_seconds: visibility, retry_base_ms: 100, max_attempts: 3 });
-      const w = await startWorker({ backend, automation, workerId: wid, heartbeatMs: 500, reserveTimeoutSeconds: 0.2 });
+      const w = await startWorker({ backend, automation, workerId: wid, heartbeatMs: 500, idlePollMs: { min: 20, max: 200 } });
       w.events.on("task", (e: { outcome: string; acked?: boolean }) => {
         if (e.outcome === "done" && e.acked === false) tsLateAcks++;
       });

@@ -49,7 +49,7 @@ export function describeWorkerSuite(name: string, factory: BackendFactory): void
         workerId: opts.workerId ?? uniqueName("w"),
         heartbeatMs: 60_000,
         configPollMs: 60_000,
-        reserveTimeoutSeconds: 0.1,
+        idlePollMs: { min: 10, max: 50 },
         ...opts,
       });
       workers.push(w);
