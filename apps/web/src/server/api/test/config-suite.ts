@@ -1,10 +1,9 @@
-import type { BusMessage } from "@fleet/backend";
 import { describe, expect, it } from "vitest";
 
 import * as rollout from "@/app/api/v1/automations/[type]/config/route";
 import * as config from "@/app/api/v1/workers/[type]/[id]/config/route";
 
-import { oversizedBody, type Harness } from "./harness";
+import { oversizedBody, published, type Harness } from "./harness";
 
 const CONFIG_SCHEMA = {
   $schema: "https://json-schema.org/draft/2020-12/schema",
@@ -25,20 +24,6 @@ async function seed(h: Harness): Promise<void> {
     await h.backend.workerRegister("scraper", id, { hostname: id });
     await h.backend.workerSetConfig("scraper", id, { slots: 4, proxy: { host: "p", port: 1 } });
   }
-}
-
-/** Collects bus messages published while `fn` runs. */
-async function published(h: Harness, fn: () => Promise<unknown>): Promise<Array<{ topic: string; payload: unknown }>> {
-  const got: BusMessage[] = [];
-  const sub = await h.backend.subscribeEvents((m) => got.push(m));
-  try {
-    await new Promise((r) => setTimeout(r, 30));
-    await fn();
-    await new Promise((r) => setTimeout(r, 80));
-  } finally {
-    await sub.close();
-  }
-  return got.map((m) => ({ topic: m.topic, payload: JSON.parse(m.payload.toString("utf8")) as unknown }));
 }
 
 export function configSuite(h: Harness): void {

@@ -3,7 +3,7 @@
 // before each test). Requests go through the exported route handlers, as Next calls them.
 import { createHash } from "node:crypto";
 
-import type { Backend } from "@fleet/backend";
+import type { Backend, BusMessage } from "@fleet/backend";
 import type { MemoryBackend } from "@fleet/backend/memory";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect } from "vitest";
@@ -331,4 +331,18 @@ export function oversizedBody(): string {
 /** Unix seconds. */
 export function now(): number {
   return Date.now() / 1000;
+}
+
+/** Collects bus messages published while `fn` runs. */
+export async function published(h: Harness, fn: () => Promise<unknown>): Promise<Array<{ topic: string; payload: unknown }>> {
+  const got: BusMessage[] = [];
+  const sub = await h.backend.subscribeEvents((m) => got.push(m));
+  try {
+    await new Promise((r) => setTimeout(r, 30));
+    await fn();
+    await new Promise((r) => setTimeout(r, 80));
+  } finally {
+    await sub.close();
+  }
+  return got.map((m) => ({ topic: m.topic, payload: JSON.parse(m.payload.toString("utf8")) as unknown }));
 }

@@ -14,7 +14,7 @@ import * as poolRelease from "@/app/api/v1/pools/[name]/items/[id]/release/route
 import * as streams from "@/app/api/v1/streams/route";
 import * as stream from "@/app/api/v1/streams/[name]/route";
 
-import { now, oversizedBody, type Harness } from "./harness";
+import { now, oversizedBody, published, type Harness } from "./harness";
 
 export function poolsSuite(h: Harness): void {
   async function seed(): Promise<void> {
@@ -182,6 +182,19 @@ export function kvSuite(h: Harness): void {
       expect(get.json.ttl_ms).toBeGreaterThan(100_000);
       const motd = await h.call(kvKey.GET, "GET", "/kv/settings/motd");
       expect(motd.json).toEqual({ value: { json: "hello", text: '"hello"', base64: Buffer.from('"hello"').toString("base64"), bytes: 7, truncated: false }, ttl_ms: null });
+    });
+
+    it("announces its writes on event:fleet.admin", async () => {
+      await h.backend.kvSet("a", "k1", "1");
+      const events = await published(h, async () => {
+        await h.call(kvKey.PUT, "PUT", "/kv/a/k2", { body: { value: 2 } });
+        await h.call(kvKey.DELETE, "DELETE", "/kv/a/k1");
+        await h.call(kvKey.DELETE, "DELETE", "/kv/a/none");
+      });
+      expect(events).toEqual([
+        { topic: "fleet.admin", payload: { action: "kv.set", ns: "a", key: "k2" } },
+        { topic: "fleet.admin", payload: { action: "kv.delete", ns: "a", key: "k1" } },
+      ]);
     });
 
     it("lists namespaces and keys; raw non-UTF-8 values read as base64", async () => {
