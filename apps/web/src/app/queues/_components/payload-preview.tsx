@@ -1,0 +1,50 @@
+"use client";
+
+import type { RawValue } from "@fleet/schema";
+
+import { classifyRaw } from "@/components";
+import { formatBytes } from "@/lib/format";
+
+const PREVIEW_CHARS = 240;
+
+/** One line of a RawValue, for a table cell: compact JSON, plain text, or a byte count. */
+export function previewText(v: RawValue | null | undefined): string {
+  if (!v) return "missing";
+  const kind = classifyRaw(v);
+  if (kind === "binary") return `binary · ${formatBytes(v.bytes)}`;
+  const s = kind === "json" && v.json !== null && v.json !== undefined ? JSON.stringify(v.json) : (v.text ?? "");
+  return s.length > PREVIEW_CHARS ? `${s.slice(0, PREVIEW_CHARS)}…` : s;
+}
+
+/** A single truncated line of a payload, as text; the full value is one click away (RawValueView). */
+export function PayloadPreview({
+  value,
+  field,
+  className,
+}: {
+  value: RawValue | null | undefined;
+  /** Preview only this field of a JSON object (a task body's `payload`), when it has it. */
+  field?: string;
+  className?: string;
+}) {
+  const kind = value ? classifyRaw(value) : "binary";
+  const odd = !value || kind !== "json";
+  const sub = field ? bodyField(value, field) : null;
+  return (
+    <span
+      className={`block truncate font-mono text-xs ${odd ? "text-amber-800 italic dark:text-amber-300" : "text-slate-700 dark:text-slate-300"} ${className ?? ""}`}
+      title={value?.truncated ? "Preview of a large value" : undefined}
+    >
+      {sub !== null ? (sub.length > PREVIEW_CHARS ? `${sub.slice(0, PREVIEW_CHARS)}…` : sub) : previewText(value)}
+    </span>
+  );
+}
+
+/** A field of a JSON object body (e.g. `last_error` of a dead letter), as text, when present. */
+export function bodyField(v: RawValue | null | undefined, field: string): string | null {
+  const j = v?.json;
+  if (j === null || typeof j !== "object" || Array.isArray(j)) return null;
+  const f = (j as Record<string, unknown>)[field];
+  if (f === undefined || f === null) return null;
+  return typeof f === "string" ? f : JSON.stringify(f);
+}

@@ -1,0 +1,226 @@
+"use client";
+
+import type { Priority, QueueDetail } from "@fleet/schema";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState } from "react";
+
+import { Countdown, ErrorState, LoadingState, PageHeader, RelativeTime, useNow } from "@/components";
+import { ApiError, apiPost, errorMessage, seg } from "@/lib/api";
+import { formatNumber } from "@/lib/format";
+import { queries, queryKeys } from "@/lib/query";
+
+import { DeadLetters } from "./dead-letters";
+import { ItemTable } from "./item-table";
+import { InlineEmpty, ResultNote, Section, Stat, TaskId } from "./ui-bits";
+import { intParam, useQueryState } from "./use-query-state";
+
+type Processing = QueueDetail["processing_items"][number];
+type Pending = QueueDetail["pending_items"][number];
+type Scheduled = QueueDetail["scheduled_items"][number];
+
+const LIMITS = [50, 100, 500, 1000] as const;
+
+
+const PRIORITY_CLS: Record<Priority, string> = {
+  high: "bg-violet-100 text-violet-800 ring-violet-600/30 dark:bg-violet-950 dark:text-violet-300",
+  normal: "bg-slate-100 text-slate-700 ring-slate-400/40 dark:bg-slate-800 dark:text-slate-300",
+  low: "bg-white text-slate-500 ring-slate-300 dark:bg-slate-900 dark:text-slate-400 dark:ring-slate-700",
+};
+
+function PriorityBadge({ p }: { p: Priority }) {
+  return <span className={`inline-block rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${PRIORITY_CLS[p]}`}>{p}</span>;
+}
+
+function ReadyAt({ at }: { at: number }) {
+  const now = useNow();
+  const due = now !== null && at <= now;
+  return (
+    <span className="flex flex-wrap items-center gap-1.5">
+      <RelativeTime at={at} className="tabular-nums" />
+      {due && <span className="rounded bg-sky-100 px-1.5 py-0.5 text-xs font-medium text-sky-800 dark:bg-sky-950 dark:text-sky-300">due</span>}
+    </span>
+  );
+}
+
+function shown(n: number, total: number): string {
+  return n < total ? `${formatNumber(n)} of ${formatNumber(total)} shown` : formatNumber(total);
+}
+
+/** /queues/{name}: depths, item lists, dead letters and the sweep. */
+export function QueueDetailView({ name }: { name: string }) {
+  const [sp, setParams] = useQueryState();
+  const limit = intParam(sp, "limit", 100, 1000);
+  const client = useQueryClient();
+  const { data, error, isPending, refetch } = useQuery(queries.queue(name, limit));
+  const [sweepNote, setSweepNote] = useState<{ kind: "ok" | "error"; text: string } | null>(null);
+
+  const sweep = useMutation({
+    mutationFn: () => apiPost<{ requeued: number; orphaned: string[] }>(`/queues/${seg(name)}/sweep`),
+    onSuccess: (r) => {
+      const orphans = r.orphaned.length > 0 ? ` ${r.orphaned.length} reservation${r.orphaned.length === 1 ? "" : "s"} had no body left and were dropped.` : "";
+      setSweepNote({
+        kind: "ok",
+        text:
+          r.requeued === 0
+            ? `Sweep done: no task was past its deadline.${orphans}`
+            : `Sweep done: ${formatNumber(r.requeued)} overdue task${r.requeued === 1 ? " was" : "s were"} put back on the queue.${orphans}`,
+      });
+    },
+    onError: (err) => setSweepNote({ kind: "error", text: `Sweep failed: ${errorMessage(err)}` }),
+    onSettled: () => void client.invalidateQueries({ queryKey: queryKeys.queues.all }),
+  });
+
+  const crumbs = [{ href: "/queues", label: "Queues" }];
+  const header = (
+    <PageHeader
+      title={name}
+      breadcrumbs={crumbs}
+      description="Pending, in-flight and scheduled tasks and dead letters, live."
+      actions={
+        data && (
+          <>
+            <label className="flex items-center gap-2 text-sm">
+              Items per list
+              <select className="field" value={limit} onChange={(e) => setParams({ limit: e.target.value === "100" ? null : e.target.value })}>
+                {LIMITS.map((l) => (
+                  <option key={l} value={l}>
+                    {l}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <button
+              type="button"
+              className="btn-primary"
+              onClick={() => sweep.mutate()}
+              disabled={sweep.isPending}
+              title="Put tasks whose reservation deadline has passed back on the queue, now"
+            >
+              {sweep.isPending ? "Sweeping…" : "Sweep now"}
+            </button>
+          </>
+        )
+      }
+    />
+  );
+
+  if (isPending) return (<>{header}<LoadingState label="Loading the queue…" /></>);
+  if (error) {
+    return (
+      <>
+        {header}
+        <ErrorState
+          error={error}
+          title={error instanceof ApiError && error.status === 404 ? `There is no queue named “${name}”` : undefined}
+          onRetry={error instanceof ApiError && error.status === 404 ? undefined : () => void refetch()}
+        />
+        <p className="mt-4 text-sm">
+          <Link href="/queues" className="link">
+            Back to every queue
+          </Link>
+        </p>
+      </>
+    );
+  }
+
+  const q = data;
+  return (
+    <>
+      {header}
+      {sweepNote && (
+        <div className="mb-4">
+          <ResultNote kind={sweepNote.kind} onDismiss={() => setSweepNote(null)}>
+            {sweepNote.text}
+          </ResultNote>
+        </div>
+      )}
+      <dl className="grid grid-cols-2 gap-2 sm:grid-cols-4 lg:grid-cols-8" aria-label="Depths">
+        <Stat label="High" value={q.pending.high} />
+        <Stat label="Normal" value={q.pending.normal} />
+        <Stat label="Low" value={q.pending.low} />
+        <Stat label="In flight" value={q.processing} />
+        <Stat label="Overdue" value={q.overdue} tone="warn" />
+        <Stat label="Scheduled" value={q.scheduled} />
+        <Stat label="Due" value={q.due} />
+        <Stat label="Dead" value={q.dead} tone="bad" />
+      </dl>
+
+      <nav aria-label="Sections" className="mt-4 flex flex-wrap gap-x-4 gap-y-1 text-sm">
+        <a className="link" href="#in-flight">In flight</a>
+        <a className="link" href="#pending">Pending</a>
+        <a className="link" href="#scheduled">Scheduled</a>
+        <a className="link" href="#dead">Dead letters{q.dead > 0 ? ` (${formatNumber(q.dead)})` : ""}</a>
+      </nav>
+
+      <Section
+        id="in-flight"
+        title="In flight"
+        count={shown(q.processing_items.length, q.processing)}
+        description="Reserved by a worker; past its deadline a task is overdue and the sweep puts it back."
+      >
+        <ItemTable<Processing>
+          rows={q.processing_items}
+          caption="Tasks in flight"
+          rowKey={(r) => r.id}
+          rowName={(r) => `task ${r.id}`}
+          payload={(r) => r.body}
+          payloadLabel="body"
+          previewField="payload"
+          rowClassName={(r) => (r.overdue ? "bg-amber-50/60 dark:bg-amber-950/20" : "")}
+          columns={[
+            { id: "id", header: "Task", cell: (r) => <TaskId id={r.id} /> },
+            {
+              id: "deadline",
+              header: "Deadline",
+              className: "whitespace-nowrap",
+              cell: (r) => (
+                <span className="flex items-center gap-1.5" data-overdue={r.overdue ? "true" : undefined}>
+                  <Countdown to={r.deadline} />
+                  {r.overdue && <span className="sr-only">(overdue)</span>}
+                </span>
+              ),
+            },
+          ]}
+          empty={<InlineEmpty>No task is in flight.</InlineEmpty>}
+        />
+      </Section>
+
+      <Section id="pending" title="Pending" count={shown(q.pending_items.length, q.pending.total)} description="Waiting for a worker: high first, then normal, then low.">
+        <ItemTable<Pending>
+          rows={q.pending_items}
+          caption="Pending tasks"
+          rowKey={(r, i) => `${r.priority}:${i}`}
+          rowName={(r) => (r.task_id ? `task ${r.task_id}` : "task without id")}
+          payload={(r) => r.body}
+          payloadLabel="body"
+          previewField="payload"
+          columns={[
+            { id: "priority", header: "Priority", cell: (r) => <PriorityBadge p={r.priority} /> },
+            { id: "id", header: "Task", cell: (r) => <TaskId id={r.task_id} /> },
+          ]}
+          empty={<InlineEmpty>Nothing is waiting.</InlineEmpty>}
+        />
+      </Section>
+
+      <Section id="scheduled" title="Scheduled retries" count={shown(q.scheduled_items.length, q.scheduled)} description="Failed tasks waiting for their retry time.">
+        <ItemTable<Scheduled>
+          rows={q.scheduled_items}
+          caption="Scheduled retries"
+          rowKey={(r, i) => `${r.ready_at}:${i}`}
+          rowName={(r) => (r.task_id ? `task ${r.task_id}` : "task without id")}
+          payload={(r) => r.body}
+          payloadLabel="body"
+          previewField="payload"
+          columns={[
+            { id: "ready", header: "Ready", className: "whitespace-nowrap", cell: (r) => <ReadyAt at={r.ready_at} /> },
+            { id: "id", header: "Task", cell: (r) => <TaskId id={r.task_id} /> },
+          ]}
+          empty={<InlineEmpty>No retry is scheduled.</InlineEmpty>}
+        />
+      </Section>
+
+      <DeadLetters name={name} total={q.dead} />
+    </>
+  );
+}

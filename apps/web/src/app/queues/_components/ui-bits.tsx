@@ -1,0 +1,127 @@
+"use client";
+
+import type { ReactNode } from "react";
+
+import { formatNumber } from "@/lib/format";
+
+/** A labelled number, with a tone for the ones that need attention. */
+export function Stat({
+  label,
+  value,
+  tone = "plain",
+  hint,
+}: {
+  label: string;
+  value: number | null | undefined;
+  tone?: "plain" | "warn" | "bad";
+  hint?: ReactNode;
+}) {
+  const hot = (value ?? 0) > 0;
+  const toneCls =
+    hot && tone === "bad"
+      ? "border-red-300 bg-red-50 text-red-900 dark:border-red-900 dark:bg-red-950/50 dark:text-red-200"
+      : hot && tone === "warn"
+        ? "border-amber-300 bg-amber-50 text-amber-900 dark:border-amber-800 dark:bg-amber-950/40 dark:text-amber-200"
+        : "border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900";
+  return (
+    <div className={`rounded-lg border px-3 py-2 ${toneCls}`}>
+      <dt className="text-xs font-medium tracking-wide uppercase opacity-75">{label}</dt>
+      <dd className="mt-0.5 text-xl font-semibold tabular-nums">{formatNumber(value)}</dd>
+      {hint && <dd className="text-xs opacity-75">{hint}</dd>}
+    </div>
+  );
+}
+
+/** The outcome of the last action (role=status, or role=alert for a failure), dismissible. */
+export function ResultNote({
+  kind = "ok",
+  children,
+  onDismiss,
+}: {
+  kind?: "ok" | "warn" | "error";
+  children: ReactNode;
+  onDismiss?: () => void;
+}) {
+  const cls =
+    kind === "error"
+      ? "border-red-300 bg-red-50 text-red-900 dark:border-red-900 dark:bg-red-950/50 dark:text-red-200"
+      : kind === "warn"
+        ? "border-amber-300 bg-amber-50 text-amber-900 dark:border-amber-800 dark:bg-amber-950/40 dark:text-amber-200"
+        : "border-emerald-300 bg-emerald-50 text-emerald-900 dark:border-emerald-800 dark:bg-emerald-950/40 dark:text-emerald-200";
+  return (
+    <div role={kind === "error" ? "alert" : "status"} className={`flex items-start gap-3 rounded-md border px-3 py-2 text-sm ${cls}`}>
+      <div className="min-w-0 flex-1 break-words">{children}</div>
+      {onDismiss && (
+        <button type="button" className="btn-ghost -my-1 text-xs" onClick={onDismiss} aria-label="Dismiss message">
+          ✕
+        </button>
+      )}
+    </div>
+  );
+}
+
+/** A section of a detail page: heading with a count, optional tools, then content. */
+export function Section({
+  id,
+  title,
+  count,
+  tools,
+  children,
+  description,
+}: {
+  id: string;
+  title: string;
+  count?: ReactNode;
+  tools?: ReactNode;
+  description?: ReactNode;
+  children: ReactNode;
+}) {
+  const headingId = `${id}-heading`;
+  return (
+    <section id={id} aria-labelledby={headingId} className="mt-8 scroll-mt-20">
+      <div className="mb-3 flex flex-wrap items-end justify-between gap-2">
+        <div className="min-w-0">
+          <h2 id={headingId} className="text-lg font-semibold">
+            {title}
+            {count !== undefined && <span className="ml-2 text-sm font-normal text-slate-500 tabular-nums dark:text-slate-400">{count}</span>}
+          </h2>
+          {description && <p className="text-sm text-slate-600 dark:text-slate-400">{description}</p>}
+        </div>
+        {tools && <div className="flex flex-wrap items-center gap-2">{tools}</div>}
+      </div>
+      {children}
+    </section>
+  );
+}
+
+/** A count that is zero reads muted, so the non-zero ones stand out in a table. */
+export function Num({ value, tone }: { value: number | null | undefined; tone?: "warn" | "bad" }) {
+  const n = value ?? 0;
+  if (n === 0) return <span className="text-slate-400 tabular-nums dark:text-slate-600">0</span>;
+  const cls =
+    tone === "bad"
+      ? "rounded bg-red-100 px-1.5 py-0.5 font-semibold text-red-800 dark:bg-red-950 dark:text-red-300"
+      : tone === "warn"
+        ? "rounded bg-amber-100 px-1.5 py-0.5 font-semibold text-amber-900 dark:bg-amber-950 dark:text-amber-300"
+        : "";
+  return <span className={`tabular-nums ${cls}`}>{formatNumber(n)}</span>;
+}
+
+/** A quiet "nothing here" line inside a section (EmptyState is for whole pages). */
+export function InlineEmpty({ children }: { children: ReactNode }) {
+  return (
+    <p className="rounded-lg border border-dashed border-slate-300 px-4 py-6 text-center text-sm text-slate-500 dark:border-slate-700 dark:text-slate-400">
+      {children}
+    </p>
+  );
+}
+
+/** A task id (32 hex) in mono, cut to fit; the whole id stays in the DOM and the tooltip. */
+export function TaskId({ id }: { id: string | null | undefined }) {
+  if (!id) return <span className="text-slate-400 italic">no id</span>;
+  return (
+    <code className="block max-w-[9rem] truncate font-mono text-xs sm:max-w-[15rem]" title={id}>
+      {id}
+    </code>
+  );
+}
