@@ -416,7 +416,7 @@ export function ModeSwitch({
     </button>
   );
   return (
-    <div role="group" aria-label="Editing mode" className="inline-flex rounded-lg bg-slate-100 p-0.5 dark:bg-slate-800">
+    <div role="group" aria-label="Edit as" className="inline-flex rounded-lg bg-slate-100 p-0.5 dark:bg-slate-800">
       {item("form", "Form", formBlocked && mode !== "form", formBlocked ? "Fix the JSON first" : undefined)}
       {item("raw", "JSON", rawBlocked)}
     </div>

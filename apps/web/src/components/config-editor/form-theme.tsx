@@ -42,12 +42,17 @@ function short(v: unknown): string {
 /** "0 to 64", "at least 1", "up to 300 characters": the bounds a person must respect. */
 export function boundsText(schema: Record<string, unknown>): string | null {
   const t = schema.type;
+  // zod's int() emits the safe-integer range as bounds: not worth showing.
+  const bounded = (v: unknown): v is number => typeof v === "number" && Math.abs(v) < Number.MAX_SAFE_INTEGER;
+  schema = Object.fromEntries(
+    Object.entries(schema).filter(([k, v]) => !["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"].includes(k) || bounded(v)),
+  );
   if (t === "number" || t === "integer") {
     const lo = typeof schema.minimum === "number" ? schema.minimum : typeof schema.exclusiveMinimum === "number" ? schema.exclusiveMinimum : undefined;
     const hi = typeof schema.maximum === "number" ? schema.maximum : typeof schema.exclusiveMaximum === "number" ? schema.exclusiveMaximum : undefined;
     const loX = typeof schema.exclusiveMinimum === "number";
     const hiX = typeof schema.exclusiveMaximum === "number";
-    const whole = t === "integer" ? "whole number " : "";
+    const whole = t === "integer" ? "whole number " : "number ";
     if (lo !== undefined && hi !== undefined) return `A ${whole}from ${lo}${loX ? " (exclusive)" : ""} to ${hi}${hiX ? " (exclusive)" : ""}`;
     if (lo !== undefined) return `A ${whole}${loX ? "above" : "of at least"} ${lo}`;
     if (hi !== undefined) return `A ${whole}${hiX ? "below" : "of at most"} ${hi}`;

@@ -61,3 +61,10 @@ describe("schemaAt and titleAt", () => {
     expect(titleAt(null, ["x", "y"])).toBe("x › y");
   });
 });
+
+describe("safe-integer bounds", () => {
+  it("are not shown (zod emits them for every int)", () => {
+    const f = schemaFields({ type: "object", properties: { n: { type: "integer", minimum: -9007199254740991, maximum: 9007199254740991 } } });
+    expect(f[0]!.bounds).toBeNull();
+  });
+});

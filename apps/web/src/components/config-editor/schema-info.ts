@@ -97,7 +97,8 @@ function boundsOf(node: JsonObject): string | null {
   if (Array.isArray(node.enum)) return `one of: ${node.enum.map(show).join(", ")}`;
   if (node.const !== undefined) return `exactly ${show(node.const)}`;
   const parts: string[] = [];
-  const num = (k: string) => (typeof node[k] === "number" ? (node[k] as number) : undefined);
+  // zod's int() emits the safe-integer range as bounds: no bound a person needs to know.
+  const num = (k: string) => (typeof node[k] === "number" && Math.abs(node[k] as number) < Number.MAX_SAFE_INTEGER ? (node[k] as number) : undefined);
   const lo = num("minimum") ?? num("exclusiveMinimum");
   const hi = num("maximum") ?? num("exclusiveMaximum");
   const loOp = num("exclusiveMinimum") !== undefined ? "<" : "≤";

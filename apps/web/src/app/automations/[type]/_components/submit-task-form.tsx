@@ -76,14 +76,8 @@ export function SubmitTaskForm({ automationType, payloadSchema, pendingNow }: { 
   const rawIssues = serverErrors.length > 0 ? serverErrors.map((d) => ({ where: d.path, message: humanizeServerMessage(d.message) })) : issues;
 
   return (
-    <form
-      className="flex flex-col gap-4"
-      aria-label="Submit a task"
-      onSubmit={(e) => {
-        e.preventDefault();
-        if (canSubmit) void submit();
-      }}
-    >
+    // Not a <form>: rjsf renders its own, and forms do not nest.
+    <div className="flex flex-col gap-4">
       <div className="flex flex-wrap items-center justify-between gap-3">
         <p className="text-sm text-slate-600 dark:text-slate-400">
           {s.form
@@ -151,7 +145,7 @@ export function SubmitTaskForm({ automationType, payloadSchema, pendingNow }: { 
             <option value="low">low</option>
           </select>
         </label>
-        <button type="submit" className="btn-primary" disabled={!canSubmit} aria-busy={busy}>
+        <button type="button" className="btn-primary" disabled={!canSubmit} aria-busy={busy} onClick={() => void submit()}>
           {busy ? "Submitting…" : "Submit task"}
         </button>
         {!canSubmit && !busy && (
@@ -178,6 +172,6 @@ export function SubmitTaskForm({ automationType, payloadSchema, pendingNow }: { 
           </p>
         </div>
       )}
-    </form>
+    </div>
   );
 }
