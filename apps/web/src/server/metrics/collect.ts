@@ -5,7 +5,7 @@
 // That is the exporter convention (`mysql_up`, `redis_up`): Prometheus keeps scraping,
 // `up` stays about the console process, and an alert on `fleet_backend_up == 0` says
 // exactly what is wrong. A 503 would turn the outage into a missing scrape instead.
-import type { Backend } from "@fleet/backend";
+import type { Backend, WorkerRecord } from "@fleet/backend";
 import type { WorkerStatus } from "@fleet/schema";
 
 import { workerStatus } from "../api/serialize";
@@ -14,6 +14,7 @@ import { Exposition, type Sample } from "./exposition";
 
 export const WORKER_STATUSES: readonly WorkerStatus[] = ["running", "idle", "error", "offline"];
 export const DEFAULT_METRICS_TIMEOUT_MS = 5000;
+const WORKERS_PER_READ = 1000;
 
 export interface CollectOptions {
   offlineAfterSeconds: number;
@@ -36,7 +37,10 @@ async function readFleet(backend: Backend, now: number, offlineAfterSeconds: num
   const [workers, queues, pools, streams] = await Promise.all([
     (async () => {
       const [refs, catalog] = await Promise.all([backend.workerList(), backend.catalogAll()]);
-      const records = refs.length > 0 ? await backend.workersGet(refs) : [];
+      // In slices, one after the other: one call for a very large fleet would be one long
+      // burst that can hit the command timeout on a busy Redis and read as "backend down".
+      const records: WorkerRecord[] = [];
+      for (let i = 0; i < refs.length; i += WORKERS_PER_READ) records.push(...(await backend.workersGet(refs.slice(i, i + WORKERS_PER_READ))));
       const byType = new Map<string, Record<WorkerStatus, number>>();
       const countsOf = (type: string) => {
         let c = byType.get(type);
