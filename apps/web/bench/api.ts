@@ -330,6 +330,7 @@ async function main(): Promise<void> {
       ["GET /api/v1/workers?limit=1000", "/api/v1/workers?limit=1000"],
       ["GET /api/v1/queues", "/api/v1/queues"],
       ["GET /api/v1/automations", "/api/v1/automations"],
+      ["GET /api/v1/metrics", "/api/v1/metrics"],
     ] as const) {
       const { samples, bytes, failures } = await timeGets(base, p);
       console.log(`  ${label.padEnd(32)} ${summary(samples)}   ${(bytes / 1024).toFixed(0)} KiB`);
