@@ -1,7 +1,7 @@
 "use client";
 
 import type { RawValue } from "@fleet/schema";
-import { useState, type Key, type ReactNode } from "react";
+import { useState, useSyncExternalStore, type Key, type ReactNode } from "react";
 
 import { RawValueView } from "@/components";
 
@@ -32,6 +32,7 @@ export function ItemTable<T>({
   rowName,
   rowClassName,
   leading,
+  trailing,
   empty,
 }: {
   rows: readonly T[];
@@ -47,9 +48,12 @@ export function ItemTable<T>({
   rowClassName?: (row: T) => string;
   /** A first cell (e.g. a selection checkbox) and its header. */
   leading?: { header: ReactNode; cell: (row: T, index: number) => ReactNode };
+  /** A last cell after the payload (e.g. row actions) and its header. */
+  trailing?: { header: ReactNode; cell: (row: T, index: number) => ReactNode };
   empty?: ReactNode;
 }) {
   const [open, setOpen] = useState<ReadonlySet<Key>>(new Set());
+  const narrow = useNarrow();
   const toggle = (k: Key) =>
     setOpen((prev) => {
       const next = new Set(prev);
@@ -58,9 +62,55 @@ export function ItemTable<T>({
       return next;
     });
   const hide = (c: { hideOnMobile?: boolean }) => (c.hideOnMobile ? "hidden md:table-cell" : "");
-  const span = columns.length + 1 + (leading ? 1 : 0);
+  const span = columns.length + 1 + (leading ? 1 : 0) + (trailing ? 1 : 0);
 
   if (rows.length === 0 && empty) return <>{empty}</>;
+
+  if (narrow) {
+    // Phones get one card per row: a table this wide would scroll sideways.
+    return (
+      <ul aria-label={caption} className="space-y-2">
+        {rows.map((row, i) => {
+          const k = rowKey(row, i);
+          const isOpen = open.has(k);
+          const value = payload(row);
+          const [first, ...rest] = columns;
+          return (
+            <li key={k} className={`rounded-lg border border-slate-200 bg-white p-3 dark:border-slate-800 dark:bg-slate-900/40 ${rowClassName?.(row) ?? ""}`}>
+              <div className="flex items-start gap-3">
+                {leading && <div className="pt-0.5">{leading.cell(row, i)}</div>}
+                <div className="min-w-0 flex-1">{first?.cell(row, i)}</div>
+                {trailing && <div className="shrink-0">{trailing.cell(row, i)}</div>}
+              </div>
+              {rest.length > 0 && (
+                <dl className="mt-2 grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 text-sm">
+                  {rest.map((c) => (
+                    <div key={c.id} className="contents">
+                      <dt className="text-xs font-medium tracking-wide text-slate-500 uppercase dark:text-slate-400">{c.header}</dt>
+                      <dd className="min-w-0">{c.cell(row, i)}</dd>
+                    </div>
+                  ))}
+                </dl>
+              )}
+              <div className="mt-2 flex items-center gap-2">
+                <PayloadPreview value={value} field={previewField} className="min-w-0 flex-1" />
+                <button
+                  type="button"
+                  className="btn-ghost shrink-0 text-xs"
+                  aria-expanded={isOpen}
+                  aria-label={`${isOpen ? "Hide" : "Show"} ${payloadLabel} of ${rowName(row)}`}
+                  onClick={() => toggle(k)}
+                >
+                  {isOpen ? "Hide" : "Show"}
+                </button>
+              </div>
+              {isOpen && <RawValueView value={value} label={payloadLabel} className="mt-2" />}
+            </li>
+          );
+        })}
+      </ul>
+    );
+  }
 
   return (
     <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900/40">
@@ -77,6 +127,7 @@ export function ItemTable<T>({
             <th scope="col" className="w-full min-w-48 px-3 py-2">
               {payloadLabel}
             </th>
+            {trailing && <th scope="col" className="px-3 py-2 text-right whitespace-nowrap">{trailing.header}</th>}
           </tr>
         </thead>
         <tbody>
@@ -112,6 +163,7 @@ export function ItemTable<T>({
                         </button>
                       </div>
                     </td>
+                    {trailing && <td className="px-3 py-2 text-right align-top whitespace-nowrap">{trailing.cell(row, i)}</td>}
                   </>
                 }
                 detail={<RawValueView value={value} label={payloadLabel} />}
@@ -136,5 +188,20 @@ function RowPair({ cells, detail, isOpen, span, className }: { cells: ReactNode;
         </tr>
       )}
     </>
+  );
+}
+
+const NARROW = "(max-width: 767px)";
+
+/** True below the `md` breakpoint; the server (and the first paint) assume a wide screen. */
+export function useNarrow(): boolean {
+  return useSyncExternalStore(
+    (fn) => {
+      const mq = window.matchMedia(NARROW);
+      mq.addEventListener("change", fn);
+      return () => mq.removeEventListener("change", fn);
+    },
+    () => window.matchMedia(NARROW).matches,
+    () => false,
   );
 }

@@ -1,0 +1,22 @@
+import type { Metadata } from "next";
+import { Suspense } from "react";
+
+import { routeParam } from "@/app/queues/_components/route-param";
+import { LoadingState } from "@/components";
+
+import { PoolDetailView } from "../_components/pool-detail-view";
+
+type Props = { params: Promise<{ name: string }> };
+
+export async function generateMetadata({ params }: Props): Promise<Metadata> {
+  return { title: `Pool ${routeParam((await params).name)}` };
+}
+
+export default async function PoolPage({ params }: Props) {
+  const name = routeParam((await params).name);
+  return (
+    <Suspense fallback={<LoadingState label="Loading the pool…" />}>
+      <PoolDetailView name={name} />
+    </Suspense>
+  );
+}
