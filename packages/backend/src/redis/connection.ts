@@ -1,6 +1,7 @@
 // One ioredis client tuned to fail fast: a down Redis must answer a console request
 // with BackendUnavailableError within a couple of seconds, never hang it, and the
 // client must find Redis again by itself when it returns.
+import type { ConnectionOptions as TlsOptions } from "node:tls";
 import { Redis, ReplyError, type ChainableCommander, type RedisOptions } from "ioredis";
 import { BackendUnavailableError, CorruptDataError, FleetBackendError, maskUrl } from "../errors";
 import { luaScripts, type LuaScriptName } from "./scripts.generated";
@@ -10,6 +11,8 @@ export interface RedisConnectionOptions {
   connectTimeoutMs?: number;
   /** How long one command (or one command of a pipeline) may take. Default 1500 ms. */
   commandTimeoutMs?: number;
+  /** TLS settings for `rediss://` (e.g. `{ ca }` for a private CA); ignored for `redis://`. */
+  tls?: TlsOptions;
 }
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 1500;
@@ -25,7 +28,9 @@ export function redisOptions(url: string, opts: RedisConnectionOptions): RedisOp
     throw new TypeError(`the path of a Redis URL is the database number, not '${path}': ${maskUrl(url)}`);
   }
   const connectTimeout = opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  const tls = parsed.protocol.toLowerCase() === "rediss:" ? { tls: opts.tls ?? {} } : {};
   return {
+    ...tls,
     lazyConnect: true,
     connectTimeout,
     commandTimeout: opts.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,

@@ -1,8 +1,8 @@
 // Redis-specific behaviour the shared contract suite cannot see: connectivity failures,
 // URL handling, script atomicity and the exact keys written.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
@@ -102,6 +102,40 @@ describe("connectivity", () => {
       expect(await until(async () => (await b.counterGet("c")) === 0, 8000)).toBe(true);
     } finally {
       await b.close();
+      server.kill("SIGKILL");
+    }
+  }, 20_000);
+
+  it("speaks TLS for rediss:// and refuses a certificate it cannot verify", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "fleet-redis-tls-"));
+    const cert = join(dir, "cert.pem");
+    const key = join(dir, "key.pem");
+    const made = spawnSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"]);
+    expect(made.status).toBe(0);
+    const port = 20000 + Math.floor(Math.random() * 20000);
+    const server = spawn(
+      "redis-server",
+      ["--port", "0", "--tls-port", String(port), "--tls-cert-file", cert, "--tls-key-file", key, "--tls-auth-clients", "no", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir],
+      { stdio: "ignore" },
+    );
+    const url = `rediss://127.0.0.1:${port}/0`;
+    const trusted = createRedisBackend(url, { tls: { ca: readFileSync(cert) } });
+    const untrusted = createRedisBackend(url);
+    try {
+      const deadline = Date.now() + 5000;
+      let ok = false;
+      while (!ok && Date.now() < deadline) {
+        ok = await trusted.counterSet("tls", 3).then(() => true, () => false);
+        if (!ok) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(ok).toBe(true);
+      expect(await trusted.counterGet("tls")).toBe(3);
+      const err = await untrusted.counterGet("tls").catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(BackendUnavailableError);
+      expect((err as Error).message).toMatch(/certificate/i);
+    } finally {
+      await trusted.close();
+      await untrusted.close();
       server.kill("SIGKILL");
     }
   }, 20_000);
