@@ -225,6 +225,24 @@ describe("scripts", () => {
     expect((await raw.zrange(`fleet:queue:${q}:processing`, 0, "-1")).sort()).toEqual(["1.5", "42", "True", "été"].sort());
   });
 
+  it("moves thousands of due retries and dead letters in order (scripts push in slices)", async () => {
+    const q = p();
+    const now = Date.now() / 1000;
+    const m = raw.multi();
+    for (let i = 0; i < 2500; i++) m.zadd(`fleet:queue:${q}:scheduled`, now - 3000 + i, `{"id": "s${i}"}`);
+    for (let i = 0; i < 2100; i++) m.rpush(`fleet:queue:${q}:dead`, `d${i}`);
+    await m.exec();
+    expect((await backend.queueReserve(q, 0, 30))?.toString()).toBe('{"id": "s0"}');
+    const normal = await raw.lrange(`fleet:queue:${q}`, 0, -1);
+    expect(normal.length).toBe(2499);
+    expect(normal[0]).toBe('{"id": "s1"}');
+    expect(normal[2498]).toBe('{"id": "s2499"}');
+    await raw.del(`fleet:queue:${q}`);
+    expect(await backend.dlqRequeue(q, { all: true })).toEqual({ requeued: 2100, missing: [] });
+    const requeued = await raw.lrange(`fleet:queue:${q}`, 0, -1);
+    expect(requeued).toEqual(Array.from({ length: 2100 }, (_, i) => `d${i}`));
+  });
+
   it("many concurrent reservers never get the same task", async () => {
     const q = p();
     const n = 200;
