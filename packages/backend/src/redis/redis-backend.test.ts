@@ -91,6 +91,8 @@ describe("connectivity", () => {
     };
     try {
       expect(await until(async () => (await b.health()).version.length > 0, 5000)).toBe(true);
+      const heard: string[] = [];
+      const sub = await b.subscribeEvents((m) => heard.push(m.topic));
       await b.counterSet("c", 7);
       server.kill("SIGKILL");
       await new Promise((r) => server.once("exit", r));
@@ -100,6 +102,13 @@ describe("connectivity", () => {
       server = start();
       // a fresh server has no data: answering 0 proves the client reconnected on its own
       expect(await until(async () => (await b.counterGet("c")) === 0, 8000)).toBe(true);
+      // the one event subscription re-subscribes by itself too
+      expect(await until(async () => {
+        await b.eventPublish("after.restart", "x");
+        await new Promise((r) => setTimeout(r, 50));
+        return heard.includes("after.restart");
+      }, 8000)).toBe(true);
+      await sub.close();
     } finally {
       await b.close();
       server.kill("SIGKILL");
