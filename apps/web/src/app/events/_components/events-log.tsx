@@ -1,0 +1,129 @@
+"use client";
+
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useEffect, useMemo, useState } from "react";
+
+import { BusEventItem } from "@/components/bus-event-item";
+import { PageHeader } from "@/components/page-header";
+import { EmptyState } from "@/components/states";
+import { formatNumber } from "@/lib/format";
+import { BUS_BUFFER, useBusEvents, useLiveStatus, type BusFrame } from "@/lib/live";
+
+/** Topic globs as the API takes them: comma-separated, `*` matches any run of characters. */
+export function topicMatcher(filter: string): (topic: string) => boolean {
+  const globs = filter
+    .split(",")
+    .map((g) => g.trim())
+    .filter(Boolean);
+  if (globs.length === 0) return () => true;
+  const res = globs.map((g) => {
+    const body = g
+      .split("*")
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+      .join(".*");
+    // A filter without a wildcard also matches as a substring: people type "scraper", not "scraper*".
+    return new RegExp(g.includes("*") ? `^${body}$` : body, "i");
+  });
+  return (topic) => res.some((re) => re.test(topic));
+}
+
+export function EventsLog() {
+  const router = useRouter();
+  const pathname = usePathname();
+  const params = useSearchParams();
+  const topics = params.get("topics") ?? "";
+  const [draft, setDraft] = useState(topics);
+  useEffect(() => setDraft(topics), [topics]);
+  useEffect(() => {
+    if (draft === topics) return;
+    const t = setTimeout(() => {
+      const sp = new URLSearchParams(params.toString());
+      if (draft.trim()) sp.set("topics", draft.trim());
+      else sp.delete("topics");
+      const s = sp.toString();
+      router.replace(s ? `${pathname}?${s}` : pathname, { scroll: false });
+    }, 250);
+    return () => clearTimeout(t);
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- only the typed text drives this
+  }, [draft]);
+
+  const live = useBusEvents();
+  const status = useLiveStatus();
+  const [paused, setPaused] = useState<readonly BusFrame[] | null>(null);
+  const shown = paused ?? live;
+  const newSincePause = paused ? live.filter((e) => e.seq > (paused.at(-1)?.seq ?? 0)).length : 0;
+
+  const match = useMemo(() => topicMatcher(topics), [topics]);
+  const filtered = useMemo(() => shown.filter((e) => match(e.topic)).reverse(), [shown, match]);
+  const topicCounts = useMemo(() => {
+    const m = new Map<string, number>();
+    for (const e of live) m.set(e.topic, (m.get(e.topic) ?? 0) + 1);
+    return [...m.entries()].sort((a, b) => b[1] - a[1]).slice(0, 12);
+  }, [live]);
+
+  return (
+    <>
+      <PageHeader
+        title="Events"
+        description={`The live bus: messages published on Redis event:* channels, newest first (the last ${BUS_BUFFER} kept).`}
+        actions={
+          <button
+            type="button"
+            className={paused ? "btn-primary" : "btn"}
+            onClick={() => setPaused(paused ? null : live)}
+            aria-pressed={paused !== null}
+          >
+            {paused ? `Resume${newSincePause ? ` (${formatNumber(newSincePause)} new)` : ""}` : "Pause"}
+          </button>
+        }
+      />
+
+      <div className="mb-3 flex flex-col gap-1">
+        <label htmlFor="ev-topics" className="text-xs font-medium text-slate-600 dark:text-slate-400">
+          Topic filter
+        </label>
+        <input
+          id="ev-topics"
+          type="search"
+          className="field w-full sm:max-w-md"
+          placeholder="e.g. fleet.* or scraper.emit, fleet.admin"
+          value={draft}
+          onChange={(e) => setDraft(e.target.value)}
+          autoComplete="off"
+          spellCheck={false}
+          aria-describedby="ev-topics-help"
+        />
+        <p id="ev-topics-help" className="text-xs text-slate-500 dark:text-slate-400">
+          Comma-separated; <code className="font-mono">*</code> matches anything. Without <code className="font-mono">*</code>, any topic containing the text matches.
+        </p>
+      </div>
+
+      {topicCounts.length > 0 && (
+        <div className="mb-3 flex flex-wrap gap-1" aria-label="Recent topics">
+          {topicCounts.map(([t, n]) => (
+            <button key={t} type="button" className="btn-ghost rounded-full border border-slate-200 py-0.5 font-mono text-xs dark:border-slate-700" onClick={() => setDraft(t)}>
+              {t} <span className="opacity-60">{n}</span>
+            </button>
+          ))}
+        </div>
+      )}
+
+      <p className="mb-2 text-xs text-slate-500 dark:text-slate-400" aria-live="polite">
+        {paused ? "Paused: new messages are held until you resume. " : status === "live" ? "Live. " : "The live stream is not connected; messages resume when it is back. "}
+        Showing {formatNumber(filtered.length)} of {formatNumber(shown.length)}.
+      </p>
+
+      {filtered.length === 0 ? (
+        <EmptyState title={shown.length === 0 ? "No bus messages yet" : "No message matches this filter"}>
+          {shown.length === 0 ? "Messages published on event:* channels appear here as they arrive." : "Change or clear the topic filter."}
+        </EmptyState>
+      ) : (
+        <ul aria-label="Bus events" className="card overflow-hidden p-0">
+          {filtered.map((e) => (
+            <BusEventItem key={e.seq} event={e} />
+          ))}
+        </ul>
+      )}
+    </>
+  );
+}

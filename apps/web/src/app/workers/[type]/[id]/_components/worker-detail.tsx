@@ -1,0 +1,300 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useMemo, useState, type ReactNode } from "react";
+import type { WorkerDetail } from "@fleet/schema";
+
+import { ConfigEditor } from "@/components/config-editor";
+import { ConfirmDialog } from "@/components/confirm-dialog";
+import { CopyButton } from "@/components/copy-button";
+import { CorruptBadge } from "@/components/corrupt-badge";
+import { JsonView } from "@/components/json-view";
+import { PageHeader } from "@/components/page-header";
+import { RelativeTime } from "@/components/relative-time";
+import { EmptyState, ErrorState, LoadingState } from "@/components/states";
+import { StatusBadge } from "@/components/status-badge";
+import { TimeSeriesChart } from "@/components/time-series-chart";
+import { ApiError, apiDelete, errorMessage, seg } from "@/lib/api";
+import { absoluteTime, formatBytes, formatDuration, formatNumber } from "@/lib/format";
+import { queries, queryKeys, workerHostname } from "@/lib/query";
+
+const HISTORY_CHOICES = [60, 240, 1000] as const;
+
+function Card({ title, children, className, id }: { title: string; children: ReactNode; className?: string; id: string }) {
+  return (
+    <section aria-labelledby={id} className={`card min-w-0 ${className ?? ""}`}>
+      <h2 id={id} className="mb-3 text-base font-semibold">
+        {title}
+      </h2>
+      {children}
+    </section>
+  );
+}
+
+function Fact({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div className="min-w-0">
+      <dt className="text-xs font-medium tracking-wide text-slate-500 uppercase dark:text-slate-400">{label}</dt>
+      <dd className="mt-1 truncate text-sm">{children}</dd>
+    </div>
+  );
+}
+
+/** Readable values for well-known hardware and stats fields; JSON for the rest. */
+function FieldValue({ name, value }: { name: string; value: unknown }) {
+  if (value === null || value === undefined) return <span className="text-slate-400">—</span>;
+  if (typeof value === "number") {
+    if (/(^|_)(at|ts)$/.test(name) && value > 1e9) return <RelativeTime at={value} />;
+    if (name === "memory" || name.endsWith("_bytes")) return <span className="tabular-nums" title={`${value} bytes`}>{formatBytes(value)}</span>;
+    if (name.endsWith("_s") && name !== "cpu_s") return <span className="tabular-nums" title={`${value} s`}>{formatDuration(value)}</span>;
+    return <span className="tabular-nums">{formatNumber(value)}</span>;
+  }
+  if (typeof value === "string") return <span className="break-words">{value}</span>;
+  if (typeof value === "boolean") return <span>{value ? "yes" : "no"}</span>;
+  return <JsonView value={value} expandDepth={1} />;
+}
+
+function FieldList({ obj, empty }: { obj: Record<string, unknown> | null; empty: string }) {
+  if (!obj || Object.keys(obj).length === 0) return <p className="text-sm text-slate-500">{empty}</p>;
+  return (
+    <dl className="grid grid-cols-1 gap-x-4 gap-y-2 text-sm sm:grid-cols-[minmax(8rem,auto)_1fr]">
+      {Object.entries(obj).map(([k, v]) => (
+        <div key={k} className="contents">
+          <dt className="font-mono text-xs text-slate-500 sm:pt-0.5 dark:text-slate-400">{k}</dt>
+          <dd className="mb-1 min-w-0 sm:mb-0">
+            <FieldValue name={k} value={v} />
+          </dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+function StatsHistory({ type, id }: { type: string; id: string }) {
+  const [limit, setLimit] = useState<number>(240);
+  const stats = useQuery({ ...queries.workerStats(type, id, limit), placeholderData: (prev) => prev });
+
+  const series = useMemo(() => {
+    const frames = stats.data?.frames ?? [];
+    const times = frames.map((f) => f.ts);
+    const fields: string[] = [];
+    const seen = new Set<string>();
+    for (const f of frames) {
+      if (!f.frame) continue;
+      for (const [k, v] of Object.entries(f.frame)) {
+        // `ts` is the time axis itself.
+        if (k === "ts" || seen.has(k) || typeof v !== "number") continue;
+        seen.add(k);
+        fields.push(k);
+      }
+    }
+    return {
+      times,
+      corrupt: frames.filter((f) => f.frame === null).length,
+      charts: fields.map((name) => ({
+        name,
+        values: frames.map((f) => {
+          const v = f.frame?.[name];
+          return typeof v === "number" && Number.isFinite(v) ? v : null;
+        }),
+      })),
+    };
+  }, [stats.data]);
+
+  return (
+    <section aria-labelledby="wk-history" className="card min-w-0">
+      <div className="mb-3 flex flex-wrap items-center justify-between gap-2">
+        <h2 id="wk-history" className="text-base font-semibold">
+          Stats history
+        </h2>
+        <div className="flex items-center gap-2 text-sm">
+          <label htmlFor="wk-history-limit" className="text-slate-600 dark:text-slate-400">
+            Frames
+          </label>
+          <select id="wk-history-limit" className="field py-1" value={limit} onChange={(e) => setLimit(Number(e.target.value))}>
+            {HISTORY_CHOICES.map((n) => (
+              <option key={n} value={n}>
+                last {n}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
+      {stats.isPending ? (
+        <LoadingState label="Loading stats history…" />
+      ) : stats.isError ? (
+        <ErrorState error={stats.error} onRetry={() => void stats.refetch()} />
+      ) : series.times.length === 0 ? (
+        <EmptyState title="No stats history yet">The worker records a frame each time it reports stats.</EmptyState>
+      ) : series.charts.length === 0 ? (
+        <EmptyState title="No numeric fields in the stats frames" />
+      ) : (
+        <>
+          <p className="mb-3 text-xs text-slate-500 dark:text-slate-400">
+            {formatNumber(series.times.length)} frames from <RelativeTime at={series.times[0]} /> to <RelativeTime at={series.times.at(-1)} />.
+            Hover a chart for values; drag to zoom, double-click to reset.
+            {series.corrupt > 0 && <CorruptBadge className="ml-2" label={`${series.corrupt} frame${series.corrupt === 1 ? "" : "s"} did not parse`} />}
+          </p>
+          <div className="grid gap-6 md:grid-cols-2">
+            {series.charts.map((c, i) => (
+              <TimeSeriesChart key={c.name} title={c.name} times={series.times} values={c.values} colorIndex={i} syncKey={`stats:${type}:${id}`} />
+            ))}
+          </div>
+        </>
+      )}
+    </section>
+  );
+}
+
+export function WorkerDetailView({ automationType, workerId }: { automationType: string; workerId: string }) {
+  const router = useRouter();
+  const client = useQueryClient();
+  const worker = useQuery(queries.worker(automationType, workerId));
+  const [confirming, setConfirming] = useState(false);
+
+  const remove = useMutation({
+    mutationFn: () => apiDelete<{ deleted: boolean }>(`/workers/${seg(automationType)}/${seg(workerId)}`),
+    onSuccess: () => {
+      setConfirming(false);
+      client.removeQueries({ queryKey: queryKeys.workers.detail(automationType, workerId) });
+      void client.invalidateQueries({ queryKey: queryKeys.workers.all });
+      void client.invalidateQueries({ queryKey: queryKeys.automations.all });
+      router.push(`/workers?type=${encodeURIComponent(automationType)}`);
+    },
+  });
+
+  const crumbs = [
+    { href: "/workers", label: "Workers" },
+    { href: `/workers?type=${encodeURIComponent(automationType)}`, label: automationType },
+  ];
+
+  if (worker.isPending) {
+    return (
+      <>
+        <PageHeader title={<span className="font-mono">{workerId}</span>} breadcrumbs={crumbs} />
+        <LoadingState label="Loading the worker…" />
+      </>
+    );
+  }
+  if (worker.isError) {
+    const notFound = worker.error instanceof ApiError && worker.error.status === 404;
+    return (
+      <>
+        <PageHeader title={<span className="font-mono">{workerId}</span>} breadcrumbs={crumbs} />
+        <ErrorState
+          error={worker.error}
+          title={notFound ? "This worker does not exist (any more)" : undefined}
+          onRetry={notFound ? undefined : () => void worker.refetch()}
+        />
+        <p className="mt-4 text-sm">
+          <Link className="link" href={`/workers?type=${encodeURIComponent(automationType)}`}>
+            Back to the workers of {automationType}
+          </Link>
+        </p>
+      </>
+    );
+  }
+
+  const w: WorkerDetail = worker.data;
+  const host = workerHostname(w);
+  return (
+    <>
+      <PageHeader
+        breadcrumbs={crumbs}
+        title={<span className="font-mono break-all">{w.worker_id}</span>}
+        description={
+          <>
+            {w.automation_type}
+            {host ? ` on ${host}` : ""}
+          </>
+        }
+        actions={
+          <button type="button" className="btn-danger" onClick={() => setConfirming(true)}>
+            Remove worker
+          </button>
+        }
+      />
+
+      <div className="grid gap-4">
+        <section aria-label="Summary" className="card">
+          <dl className="grid grid-cols-2 gap-4 sm:grid-cols-3 lg:grid-cols-6">
+            <Fact label="Status">
+              <StatusBadge status={w.status} />
+            </Fact>
+            <Fact label="State">{w.state ?? <span className="text-slate-400">—</span>}</Fact>
+            <Fact label="Last seen">
+              {w.last_seen === null ? <span className="text-amber-700 dark:text-amber-400">unknown</span> : <RelativeTime at={w.last_seen} />}
+            </Fact>
+            <Fact label="Config gen">
+              <span className="tabular-nums">{w.config_gen ?? "—"}</span>
+            </Fact>
+            <Fact label="Stats frames">
+              <span className="tabular-nums">{formatNumber(w.history_len)}</span>
+            </Fact>
+            <Fact label="Started">
+              {typeof w.hardware?.started_at === "number" ? <RelativeTime at={w.hardware.started_at} /> : "—"}
+            </Fact>
+          </dl>
+          {w.corrupt && w.corrupt.length > 0 && (
+            <p className="mt-3 text-sm">
+              <CorruptBadge fields={w.corrupt} /> <span className="text-slate-600 dark:text-slate-400">These fields hold values that did not parse; they show as empty.</span>
+            </p>
+          )}
+          {w.status === "offline" && (
+            <p className="mt-3 text-sm text-slate-600 dark:text-slate-400">
+              Offline: no heartbeat since {w.last_seen === null ? "an unknown time" : absoluteTime(w.last_seen)}.
+            </p>
+          )}
+        </section>
+
+        {w.last_error !== null && (
+          <section aria-labelledby="wk-error" className="rounded-lg border border-red-300 bg-red-50 p-4 dark:border-red-900 dark:bg-red-950/40">
+            <div className="mb-2 flex items-center justify-between gap-2">
+              <h2 id="wk-error" className="text-base font-semibold text-red-900 dark:text-red-200">
+                Last error
+              </h2>
+              <CopyButton text={w.last_error} label="Copy error" className="text-xs" />
+            </div>
+            <pre data-testid="last-error" className="max-h-64 overflow-auto font-mono text-xs break-all whitespace-pre-wrap text-red-950 dark:text-red-100">
+              {w.last_error}
+            </pre>
+          </section>
+        )}
+
+        <div className="grid gap-4 lg:grid-cols-2">
+          <Card id="wk-hardware" title="Hardware">
+            <FieldList obj={w.hardware} empty="The worker reported no hardware." />
+          </Card>
+          <Card id="wk-stats" title="Latest stats">
+            <FieldList obj={w.stats} empty="No stats reported yet." />
+          </Card>
+        </div>
+
+        <StatsHistory type={w.automation_type} id={w.worker_id} />
+
+        <ConfigEditor automationType={w.automation_type} workerId={w.worker_id} />
+      </div>
+
+      <ConfirmDialog
+        open={confirming}
+        title={`Remove 1 worker: ${w.worker_id}?`}
+        confirmLabel="Remove 1 worker"
+        busy={remove.isPending}
+        error={remove.isError ? errorMessage(remove.error) : undefined}
+        onCancel={() => {
+          setConfirming(false);
+          remove.reset();
+        }}
+        onConfirm={() => remove.mutate()}
+      >
+        <p>
+          Deletes every key of this worker in Redis: its state, config (generation {w.config_gen ?? "—"}), hardware, stats and{" "}
+          {formatNumber(w.history_len)} frames of history. A worker process that is still running may register
+          again on its next heartbeat.
+        </p>
+      </ConfirmDialog>
+    </>
+  );
+}

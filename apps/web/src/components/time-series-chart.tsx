@@ -1,0 +1,105 @@
+"use client";
+
+import { useEffect, useRef } from "react";
+import uPlot from "uplot";
+import "uplot/dist/uPlot.min.css";
+
+import { useTheme } from "@/lib/theme";
+
+const PALETTE = ["#0284c7", "#059669", "#d97706", "#7c3aed", "#dc2626", "#0891b2", "#65a30d", "#db2777"];
+
+function formatValue(v: number | null | undefined): string {
+  if (v === null || v === undefined || !Number.isFinite(v)) return "—";
+  const abs = Math.abs(v);
+  if (abs >= 1e9) return `${(v / 1e9).toFixed(2)}G`;
+  if (abs >= 1e6) return `${(v / 1e6).toFixed(2)}M`;
+  if (abs >= 1e4) return `${(v / 1e3).toFixed(1)}k`;
+  return Number.isInteger(v) ? String(v) : v.toFixed(abs < 1 ? 3 : 1);
+}
+
+/**
+ * One numeric series over time (uPlot: stays fast with thousands of points). The legend
+ * shows the time and value under the cursor; charts sharing `syncKey` move their cursors together.
+ */
+export function TimeSeriesChart({
+  title,
+  times,
+  values,
+  colorIndex = 0,
+  height = 160,
+  syncKey,
+}: {
+  title: string;
+  /** Unix seconds, ascending. */
+  times: readonly number[];
+  values: readonly (number | null)[];
+  colorIndex?: number;
+  height?: number;
+  syncKey?: string;
+}) {
+  const wrap = useRef<HTMLDivElement>(null);
+  const plot = useRef<uPlot | null>(null);
+  const { dark } = useTheme();
+
+  // Build once per theme; data changes go through setData (no re-creation, no flicker).
+  useEffect(() => {
+    const el = wrap.current;
+    if (!el) return;
+    const axis = dark ? "#94a3b8" : "#475569";
+    const grid = dark ? "rgba(148,163,184,0.15)" : "rgba(100,116,139,0.15)";
+    const color = PALETTE[colorIndex % PALETTE.length];
+    const opts: uPlot.Options = {
+      width: Math.max(200, el.clientWidth),
+      height,
+      cursor: { sync: syncKey ? { key: syncKey } : undefined, drag: { x: true, y: false } },
+      legend: { show: true, live: true },
+      scales: { x: { time: true } },
+      axes: [
+        { stroke: axis, grid: { stroke: grid }, ticks: { stroke: grid }, size: 36 },
+        { stroke: axis, grid: { stroke: grid }, ticks: { stroke: grid }, size: 52, values: (_u, splits) => splits.map((v) => formatValue(v)) },
+      ],
+      series: [
+        { label: "time", value: (_u, v) => (v === null ? "—" : new Date(v * 1000).toLocaleTimeString()) },
+        {
+          label: title,
+          stroke: color,
+          width: 1.5,
+          fill: `${color}22`,
+          spanGaps: false,
+          points: { show: false },
+          value: (_u, v) => formatValue(v),
+        },
+      ],
+    };
+    const u = new uPlot(opts, [[...times], [...values]] as uPlot.AlignedData, el);
+    plot.current = u;
+    const ro = new ResizeObserver(() => {
+      u.setSize({ width: Math.max(200, el.clientWidth), height });
+    });
+    ro.observe(el);
+    return () => {
+      ro.disconnect();
+      u.destroy();
+      plot.current = null;
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- data is pushed by the effect below
+  }, [dark, title, height, colorIndex, syncKey]);
+
+  useEffect(() => {
+    plot.current?.setData([[...times], [...values]] as uPlot.AlignedData);
+  }, [times, values]);
+
+  return (
+    <figure className="min-w-0">
+      <figcaption className="mb-1 font-mono text-xs font-medium text-slate-700 dark:text-slate-300">{title}</figcaption>
+      <div
+        ref={wrap}
+        role="img"
+        aria-label={`${title} over time, ${times.length} points${values.length ? `, latest ${formatValue(values[values.length - 1])}` : ""}`}
+        data-testid="stats-chart"
+        data-points={times.length}
+        className="fleet-chart w-full"
+      />
+    </figure>
+  );
+}
