@@ -19,6 +19,28 @@ export const ServerEnvSchema = z.object({
 
 export type ServerEnv = z.infer<typeof ServerEnvSchema>;
 
+/**
+ * Authentication and audit settings (README, "Authentication"), parsed apart from the rest
+ * so that one bad entry names its own variable. The user and token lists are checked
+ * entry by entry in src/server/auth/config.ts.
+ */
+export const AuthEnvSchema = z.object({
+  FLEET_AUTH_USERS: z.string().optional(),
+  FLEET_AUTH_TOKENS: z.string().optional(),
+  FLEET_AUTH_SECRET: z.string().optional(),
+  FLEET_AUTH_PROXY_USER_HEADER: z.string().trim().optional(),
+  FLEET_AUTH_PROXY_ROLE_HEADER: z.string().trim().optional(),
+  FLEET_AUTH_TRUSTED_PROXIES: z.string().optional(),
+  FLEET_AUTH_SESSION_TTL_SECONDS: positiveInt(12 * 3600),
+  FLEET_INSECURE_NO_AUTH: z
+    .enum(["0", "1", "true", "false"], { message: "must be 1 (or true) to switch authentication off, 0 otherwise" })
+    .optional()
+    .transform((v) => v === "1" || v === "true"),
+  FLEET_AUDIT_MAX_ENTRIES: positiveInt(10_000),
+});
+
+export type AuthEnv = z.infer<typeof AuthEnvSchema>;
+
 /** Empty strings count as unset, so `FLEET_X= pnpm start` falls back to the default. */
 function withoutEmpty(source: Record<string, string | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
@@ -27,7 +49,15 @@ function withoutEmpty(source: Record<string, string | undefined>): Record<string
 }
 
 export function parseServerEnv(source: Record<string, string | undefined>): ServerEnv {
-  const result = ServerEnvSchema.safeParse(withoutEmpty(source));
+  return parseWith(ServerEnvSchema, source);
+}
+
+export function parseAuthEnv(source: Record<string, string | undefined>): AuthEnv {
+  return parseWith(AuthEnvSchema, source);
+}
+
+function parseWith<S extends z.ZodType>(schema: S, source: Record<string, string | undefined>): z.output<S> {
+  const result = schema.safeParse(withoutEmpty(source));
   if (!result.success) {
     const problems = result.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
     throw new Error(`invalid server environment: ${problems}`);
@@ -36,13 +66,20 @@ export function parseServerEnv(source: Record<string, string | undefined>): Serv
 }
 
 let cached: ServerEnv | undefined;
+let cachedAuth: AuthEnv | undefined;
 
 export function serverEnv(): ServerEnv {
   cached ??= parseServerEnv(process.env);
   return cached;
 }
 
+export function authEnv(): AuthEnv {
+  cachedAuth ??= parseAuthEnv(process.env);
+  return cachedAuth;
+}
+
 /** Forgets the parsed environment so the next `serverEnv()` reads process.env again (tests). */
 export function resetServerEnv(): void {
   cached = undefined;
+  cachedAuth = undefined;
 }

@@ -1,21 +1,38 @@
 // The one place that decides whether a request may do what a route does. Every route
 // declares the role it needs (../shared/API.md, "Security"): reads `viewer`; task
 // submission, DLQ and pool actions `operator`; config writes, deletions and
-// force-releases `admin`. Authentication is not built yet, so for now everything is
-// allowed; when it is, this function throws ApiError("unauthenticated" | "forbidden").
+// force-releases `admin`. Who is asking is src/server/auth/identify.ts; requests
+// authenticated by ambient browser credentials (session cookie, SSO proxy headers) must
+// also pass the cross-site check before they may change anything.
+import { authConfig } from "@/server/auth/config";
+import { csrfProblem, isMutation } from "@/server/auth/csrf";
+import { identify } from "@/server/auth/identify";
+import { ROLE_RANK, type Principal, type Role } from "@/server/auth/roles";
 
-export type Role = "viewer" | "operator" | "admin";
+import { ApiError } from "./errors";
 
-export const ROLE_RANK: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };
+export { ROLE_RANK, type Principal, type Role };
 
-export interface Principal {
-  /** Who is asking, for the audit trail and logs. */
-  name: string;
-  role: Role;
-}
+export const unauthenticated = (message: string) => new ApiError("unauthenticated", message);
+export const forbidden = (message: string) => new ApiError("forbidden", message);
 
-const ANONYMOUS_ADMIN: Principal = { name: "anonymous", role: "admin" };
-
-export async function authorize(_request: Request, _role: Role): Promise<Principal> {
-  return ANONYMOUS_ADMIN;
+export async function authorize(request: Request, role: Role): Promise<Principal> {
+  const config = authConfig();
+  const id = identify(request.headers, Math.floor(Date.now() / 1000), config);
+  if (id.kind === "rejected") throw unauthenticated(id.reason);
+  if (id.kind === "anonymous") {
+    throw unauthenticated("Sign in to use the console (or send 'Authorization: Bearer <token>').");
+  }
+  const principal = id.principal;
+  if ((principal.via === "session" || principal.via === "proxy") && isMutation(request.method)) {
+    const problem = csrfProblem(request);
+    if (problem !== null) {
+      console.warn(`[auth] refused a cross-site ${request.method} ${new URL(request.url).pathname} for ${principal.name}: ${problem}`);
+      throw forbidden(`This change was refused because ${problem}; make it from the console's own pages.`);
+    }
+  }
+  if (ROLE_RANK[principal.role] < ROLE_RANK[role]) {
+    throw forbidden(`This needs the ${role} role; ${principal.name} has the ${principal.role} role.`);
+  }
+  return principal;
 }

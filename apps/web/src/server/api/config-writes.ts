@@ -5,6 +5,8 @@
 import { StaleGenerationError, isJsonObject, type Backend, type JsonObject, type WorkerRecord } from "@fleet/backend";
 import type { ConfigResult, ConfigRolloutResult, ErrorDetail } from "@fleet/schema";
 
+import { noteConfigChange } from "@/server/audit/audit";
+
 import { catalogValidator, checkAgainst } from "./catalog-validation";
 import { badRequest, conflict, notFound, preconditionFailed, validationFailed } from "./errors";
 import { mergePatch } from "./merge-patch";
@@ -82,6 +84,7 @@ export async function writeWorkerConfig(
     }
     throw conflict(`Someone else changed this worker's config at the same moment (now generation ${err.currentGen ?? "unreadable"}); nothing was written. Reload and try again.`);
   }
+  noteConfigChange(workerId, record.config, written.config);
   await announceConfig(backend, automationType, workerId, written.gen);
   return new Reply({ config: written.config, config_gen: written.gen }, { headers: { ETag: etag(written.gen) } });
 }
@@ -117,6 +120,9 @@ export async function rolloutConfig(backend: Backend, automationType: string, bo
     if (!(err instanceof StaleGenerationError)) throw err;
     throw conflict("A worker's config changed while the rollout was checked; nothing was written. Try the rollout again.");
   }
+  const byWorker = new Map(records.map((r) => [r.workerId, r.config]));
+  const after = new Map(writes.map((w) => [w.workerId, w.config]));
+  for (const w of written) noteConfigChange(w.workerId, byWorker.get(w.workerId) ?? null, after.get(w.workerId) ?? null);
   await Promise.all(written.map((w) => announceConfig(backend, automationType, w.workerId, w.gen)));
   return { workers: written.map((w) => ({ worker_id: w.workerId, config_gen: w.gen })) };
 }

@@ -3,6 +3,8 @@
 import { decodeUtf8, pyJsonBytes, type Backend } from "@fleet/backend";
 import { z } from "zod";
 
+import { noteAction } from "@/server/audit/audit";
+
 import { badRequest, notFound } from "./errors";
 
 /** Code-unit order: stable across locales and cheap for 10,000 names. */
@@ -36,6 +38,8 @@ export async function requireExistingOrKnown(backend: Backend, kind: string, nam
  * has already happened when this runs, so a failed publish is logged, not answered.
  */
 export async function announceAdmin(backend: Backend, action: string, fields: Record<string, unknown>): Promise<void> {
+  // the audit entry of this request (written by the route wrapper) carries the same fields
+  noteAction(fields);
   await publish(backend, "fleet.admin", { action, ...fields });
 }
 

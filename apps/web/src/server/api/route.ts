@@ -4,6 +4,8 @@
 import type { Backend } from "@fleet/backend";
 import { z } from "zod";
 
+import { appendAudit, buildEntry, currentScope, runInAuditScope } from "@/server/audit/audit";
+import { isMutation } from "@/server/auth/csrf";
 import { getBackend } from "@/server/backend";
 import { serverEnv } from "@/server/env";
 
@@ -85,16 +87,26 @@ export function route<S extends string, Q extends z.ZodType | undefined = undefi
         }
       }
       const backend = await getBackend();
-      const result = await spec.handler({
-        request,
-        params,
-        query: query as QueryOf<Q>,
-        body: body as BodyOf<B>,
-        backend,
-        principal,
-        now: nowSeconds(),
-        offlineAfterSeconds: serverEnv().FLEET_OFFLINE_AFTER_SECONDS,
-      });
+      const run = () =>
+        spec.handler({
+          request,
+          params,
+          query: query as QueryOf<Q>,
+          body: body as BodyOf<B>,
+          backend,
+          principal,
+          now: nowSeconds(),
+          offlineAfterSeconds: serverEnv().FLEET_OFFLINE_AFTER_SECONDS,
+        });
+      // Every successful mutation leaves one audit entry (src/server/audit/audit.ts).
+      const result = !isMutation(request.method)
+        ? await run()
+        : await runInAuditScope(async () => {
+            const r = await run();
+            const status = (r instanceof Reply ? r.init.status : undefined) ?? spec.status ?? 200;
+            await appendAudit(backend, buildEntry(principal, request, spec.path, params as Record<string, string>, status, currentScope()));
+            return r;
+          });
       const reply = result instanceof Reply ? result : new Reply(result);
       const checked = spec.response.safeParse(reply.body);
       if (!checked.success) {

@@ -1,0 +1,158 @@
+// The audit trail: every mutation the console makes, appended to fleet:console:audit
+// (newest first, capped at FLEET_AUDIT_MAX_ENTRIES, default 10,000), encoded like every
+// other JSON the console writes (Python's json.dumps). One entry per successful mutating
+// request, written by the route wrapper once the handler has succeeded; the handler's
+// own announcements (announceAdmin / announceConfig) and config before/after values are
+// collected on the way through an AsyncLocalStorage scope, so no route has to pass them.
+import { AsyncLocalStorage } from "node:async_hooks";
+import { createHash } from "node:crypto";
+
+import { pyJsonBytes, type Backend } from "@fleet/backend";
+
+import { authConfig } from "@/server/auth/config";
+import type { Principal } from "@/server/auth/roles";
+
+export interface AuditEntry {
+  ts: number;
+  actor: string;
+  role: string;
+  via: string;
+  action: string;
+  target: string;
+  method: string;
+  path: string;
+  status: number;
+  details?: Record<string, unknown>;
+  before?: unknown;
+  after?: unknown;
+  changes?: Array<{ worker_id: string; before: unknown; after: unknown }>;
+  changes_total?: number;
+}
+
+interface Scope {
+  notes: Array<Record<string, unknown>>;
+  config: Array<{ worker_id: string; before: unknown; after: unknown }>;
+  configTotal: number;
+}
+
+const storage = new AsyncLocalStorage<Scope>();
+
+/** Values larger than this are stored as their size and digest, so the capped list stays small. */
+export const MAX_VALUE_BYTES = 64 * 1024;
+/** Lists in details (task ids, refs) beyond this are cut, with the full count kept. */
+export const MAX_LIST_ITEMS = 100;
+/** A fleet-wide rollout keeps before/after of this many workers. */
+export const MAX_CONFIG_CHANGES = 100;
+
+export function runInAuditScope<T>(fn: () => Promise<T>): Promise<T> {
+  return storage.run({ notes: [], config: [], configTotal: 0 }, fn);
+}
+
+/** Called by announceAdmin: the fields of what the handler says it did. */
+export function noteAction(fields: Record<string, unknown>): void {
+  storage.getStore()?.notes.push(fields);
+}
+
+/** Called by config writes with the config before and after, per worker. */
+export function noteConfigChange(workerId: string, before: unknown, after: unknown): void {
+  const s = storage.getStore();
+  if (!s) return;
+  s.configTotal += 1;
+  if (s.config.length < MAX_CONFIG_CHANGES) s.config.push({ worker_id: workerId, before: bounded(before), after: bounded(after) });
+}
+
+function bounded(value: unknown): unknown {
+  const bytes = pyJsonBytes(value ?? null);
+  if (bytes.length <= MAX_VALUE_BYTES) return value ?? null;
+  return { truncated: true, bytes: bytes.length, sha256: createHash("sha256").update(bytes).digest("hex") };
+}
+
+function boundedDetails(fields: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(fields)) {
+    if (k === "action") continue;
+    if (Array.isArray(v) && v.length > MAX_LIST_ITEMS) {
+      out[k] = v.slice(0, MAX_LIST_ITEMS);
+      out[`${k}_count`] = v.length;
+    } else out[k] = bounded(v);
+  }
+  return out;
+}
+
+type Params = Record<string, string>;
+
+/** Action name and target of each mutating route, by method and path template. */
+const ACTIONS: Record<string, { action: string; target: (p: Params) => string }> = {
+  "DELETE /workers/[type]/[id]": { action: "worker.delete", target: (p) => `worker:${p.type}/${p.id}` },
+  "PATCH /workers/[type]/[id]/config": { action: "worker.config.patch", target: (p) => `worker:${p.type}/${p.id}` },
+  "PUT /workers/[type]/[id]/config": { action: "worker.config.put", target: (p) => `worker:${p.type}/${p.id}` },
+  "PATCH /automations/[type]/config": { action: "automation.config.rollout", target: (p) => `automation:${p.type}` },
+  "POST /automations/[type]/tasks": { action: "tasks.submit", target: (p) => `queue:${p.type}` },
+  "POST /queues/[name]/dead/requeue": { action: "dead.requeue", target: (p) => `queue:${p.name}` },
+  "POST /queues/[name]/dead/delete": { action: "dead.delete", target: (p) => `queue:${p.name}` },
+  "POST /queues/[name]/sweep": { action: "queue.sweep", target: (p) => `queue:${p.name}` },
+  "POST /pools/[name]/items/[id]/release": { action: "pool.item.release", target: (p) => `pool:${p.name}/${p.id}` },
+  "DELETE /pools/[name]/items/[id]": { action: "pool.item.delete", target: (p) => `pool:${p.name}/${p.id}` },
+  "DELETE /pools/[name]": { action: "pool.delete", target: (p) => `pool:${p.name}` },
+  "DELETE /locks/[name]": { action: "lock.release", target: (p) => `lock:${p.name}` },
+  "PUT /counters/[name]": { action: "counter.set", target: (p) => `counter:${p.name}` },
+  "DELETE /counters/[name]": { action: "counter.delete", target: (p) => `counter:${p.name}` },
+  "PUT /kv/[ns]/[key]": { action: "kv.set", target: (p) => `kv:${p.ns}:${p.key}` },
+  "DELETE /kv/[ns]/[key]": { action: "kv.delete", target: (p) => `kv:${p.ns}:${p.key}` },
+};
+
+export function actionFor(method: string, template: string, params: Params): { action: string; target: string } {
+  const known = ACTIONS[`${method} ${template}`];
+  if (known) return { action: known.action, target: known.target(params) };
+  return { action: `${method.toLowerCase()} ${template}`, target: Object.values(params).join("/") };
+}
+
+export function buildEntry(
+  principal: Principal,
+  request: Request,
+  template: string,
+  params: Params,
+  status: number,
+  scope?: Scope,
+  override?: { action: string; target: string; details?: Record<string, unknown> },
+): AuditEntry {
+  const { action, target } = override ?? actionFor(request.method, template, params);
+  const entry: AuditEntry = {
+    ts: Math.round(Date.now()) / 1000,
+    actor: principal.name,
+    role: principal.role,
+    via: principal.via ?? "none",
+    action,
+    target,
+    method: request.method,
+    path: new URL(request.url).pathname,
+    status,
+  };
+  const details: Record<string, unknown> = { ...(override?.details ?? {}) };
+  for (const note of scope?.notes ?? []) Object.assign(details, boundedDetails(note));
+  if (Object.keys(details).length > 0) entry.details = details;
+  if (scope && scope.configTotal === 1 && scope.config.length === 1) {
+    entry.before = scope.config[0]!.before;
+    entry.after = scope.config[0]!.after;
+  } else if (scope && scope.configTotal > 1) {
+    entry.changes = scope.config;
+    entry.changes_total = scope.configTotal;
+  }
+  return entry;
+}
+
+export function currentScope(): Scope | undefined {
+  return storage.getStore();
+}
+
+/**
+ * Appends one entry. The change has already happened when this runs, so a failure is
+ * logged loudly rather than turned into an error answer for a write that succeeded.
+ */
+export async function appendAudit(backend: Backend, entry: AuditEntry): Promise<void> {
+  try {
+    await backend.auditAppend(pyJsonBytes(entry), authConfig().auditMaxEntries);
+  } catch (err) {
+    console.error(`[audit] could not record ${entry.action} on ${entry.target} by ${entry.actor}`, err);
+  }
+}
