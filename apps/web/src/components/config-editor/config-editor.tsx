@@ -133,7 +133,6 @@ function LoadedEditor({
   useEffect(() => {
     // Nothing of mine to lose: follow the stored config.
     if (stale && !dirty && phase === "edit") loadVersion(versionOf(worker));
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [stale, dirty, phase, serverGen]);
 
   const onFormChange = (data: unknown) => {

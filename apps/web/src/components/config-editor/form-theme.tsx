@@ -93,14 +93,16 @@ function FieldTemplate(props: FieldTemplateProps) {
       data-field={fieldPathId.path.join(".")}
     >
       {showLabel && (
-        <label htmlFor={id} className="text-sm font-medium text-slate-800 dark:text-slate-200">
-          {label}
+        // The asterisk sits outside the label so the field's name stays the title alone;
+        // `required` on the input tells assistive technology.
+        <div className="text-sm font-medium text-slate-800 dark:text-slate-200">
+          <label htmlFor={id}>{label}</label>
           {required && (
-            <span className="ml-0.5 text-red-600" aria-hidden="true">
+            <span className="ml-0.5 text-red-600" aria-hidden="true" title="required">
               *
             </span>
           )}
-        </label>
+        </div>
       )}
       {isBoolean ? (
         <div className="flex items-start gap-3">
