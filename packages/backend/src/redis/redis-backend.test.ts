@@ -115,6 +115,36 @@ describe("connectivity", () => {
     }
   }, 20_000);
 
+  it("authenticates with the password in the URL, and reports a wrong one without echoing it", async () => {
+    const port = 20000 + Math.floor(Math.random() * 20000);
+    const dir = mkdtempSync(join(tmpdir(), "fleet-redis-auth-"));
+    const server = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--requirepass", "s3cr3t-pw", "--save", "", "--appendonly", "no", "--dir", dir], { stdio: "ignore" });
+    const good = createRedisBackend(`redis://:s3cr3t-pw@127.0.0.1:${port}/5`);
+    const bad = createRedisBackend(`redis://:wrong-pw@127.0.0.1:${port}/5`);
+    try {
+      const deadline = Date.now() + 5000;
+      let ok = false;
+      while (!ok && Date.now() < deadline) {
+        ok = await good.counterSet("auth", 9).then(() => true, () => false);
+        if (!ok) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(ok).toBe(true);
+      expect(good.url).toBe(`redis://:***@127.0.0.1:${port}/5`);
+      // the db number in the path is honoured
+      const direct = new Redis({ port, password: "s3cr3t-pw", db: 5 });
+      expect(await direct.get("fleet:counter:auth")).toBe("9");
+      direct.disconnect();
+      const err = await bad.counterGet("auth").catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(BackendUnavailableError);
+      expect((err as Error).message).toContain(`127.0.0.1:${port}`);
+      expect((err as Error).message).not.toContain("wrong-pw");
+    } finally {
+      await good.close();
+      await bad.close();
+      server.kill("SIGKILL");
+    }
+  }, 20_000);
+
   it("speaks TLS for rediss:// and refuses a certificate it cannot verify", async () => {
     const dir = mkdtempSync(join(tmpdir(), "fleet-redis-tls-"));
     const cert = join(dir, "cert.pem");
