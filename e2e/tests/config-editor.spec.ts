@@ -28,6 +28,9 @@ const TASK_SCHEMA = {
   },
 };
 
+// A loaded 2-core machine can take a while for the first paint of a page's data.
+test.describe.configure({ timeout: 60_000 });
+
 const seeded: Array<{ backend: Backend; type: string; ids: string[] }> = [];
 
 async function seed(
@@ -58,7 +61,7 @@ const enc = encodeURIComponent;
 async function openEditor(page: Page, type: string, id: string) {
   await page.goto(`/workers/${enc(type)}/${enc(id)}`);
   const editor = page.getByRole("region", { name: "Config", exact: true });
-  await expect(editor.getByLabel("Slots", { exact: true })).toBeVisible();
+  await expect(editor.getByLabel("Slots", { exact: true })).toBeVisible({ timeout: 20_000 });
   return editor;
 }
 
