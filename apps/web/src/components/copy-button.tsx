@@ -51,7 +51,10 @@ export function CopyButton({
 
   return (
     <button type="button" onClick={() => void onClick()} className={`btn-ghost ${className ?? ""}`} aria-label={label}>
-      <span aria-hidden>⧉</span>
+      <svg aria-hidden viewBox="0 0 16 16" className="size-3.5 fill-none stroke-current" strokeWidth="1.5">
+        <rect x="5.5" y="5.5" width="8" height="8" rx="1.5" />
+        <path d="M10.5 3.5v-0.5a1.5 1.5 0 0 0-1.5-1.5h-5a1.5 1.5 0 0 0-1.5 1.5v5a1.5 1.5 0 0 0 1.5 1.5h0.5" />
+      </svg>
       <span aria-live="polite">{state === "copied" ? "Copied" : state === "failed" ? "Copy failed" : label}</span>
     </button>
   );

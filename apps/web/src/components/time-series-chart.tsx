@@ -55,7 +55,7 @@ export function TimeSeriesChart({
       legend: { show: true, live: true },
       scales: { x: { time: true } },
       axes: [
-        { stroke: axis, grid: { stroke: grid }, ticks: { stroke: grid }, size: 36 },
+        { stroke: axis, grid: { stroke: grid }, ticks: { stroke: grid }, size: 50 },
         { stroke: axis, grid: { stroke: grid }, ticks: { stroke: grid }, size: 52, values: (_u, splits) => splits.map((v) => formatValue(v)) },
       ],
       series: [

@@ -5,8 +5,8 @@ import type { ErrorDetail } from "@fleet/schema";
 export const API_BASE = "/api/v1";
 
 /**
- * Cross-site request protection for cookie-authenticated mutations. The security work
- * decides the final header; it lives here and nowhere else.
+ * Cross-site request protection for cookie-authenticated mutations: the server
+ * (src/server/auth/csrf.ts) wants this header and a same-origin request on every one.
  */
 export const CSRF_HEADER_NAME = "X-Fleet-Csrf";
 export const CSRF_HEADER_VALUE = "1";
@@ -126,11 +126,19 @@ export async function apiFetchWithHeaders<T>(path: string, init: ApiInit = {}): 
     const details = Array.isArray(env?.details) ? (env.details as ErrorDetail[]) : [];
     const err = new ApiError(res.status, code, message, details);
     if (err.backendUnavailable) backendAvailability.set({ unavailable: true, message });
+    if (res.status === 401) redirectToSignIn();
     throw err;
   }
   // Any answer that reached Redis proves it is back.
   if (availability.unavailable) backendAvailability.set({ unavailable: false, message: null });
   return { data: parsed as T, headers: res.headers, status: res.status };
+}
+
+/** The session expired or was revoked: back to the sign-in page, returning here afterwards. */
+function redirectToSignIn(): void {
+  if (typeof window === "undefined" || window.location.pathname.startsWith("/signin")) return;
+  const here = `${window.location.pathname}${window.location.search}`;
+  window.location.assign(here === "/" ? "/signin" : `/signin?next=${encodeURIComponent(here)}`);
 }
 
 export const apiGet = <T>(path: string, signal?: AbortSignal) => apiFetch<T>(path, { signal });

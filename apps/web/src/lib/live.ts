@@ -186,7 +186,8 @@ function applyWorkers(client: QueryClient, ev: WorkersEvent, invalidate: (k: Que
     }
     const added = ev.changed.filter((w) => relevant(w) && !seen.has(wkey(w)) && !removed.has(wkey(w)));
     if (added.length > 0) workers = workers.concat(added).sort(compareWorkers);
-    client.setQueryData<WorkersEverything>(key, { workers, loadedAt: data.loadedAt });
+    const removedCount = data.workers.length + added.length - workers.length;
+    client.setQueryData<WorkersEverything>(key, { ...data, workers, total: data.total + added.length - removedCount });
   }
 
   for (const w of ev.changed) {
@@ -274,7 +275,11 @@ export function LiveEventsProvider({ children }: { children: ReactNode }): React
     const startPolling = () => {
       if (pollTimer !== null) return;
       pollTimer = setInterval(() => {
-        void client.invalidateQueries({ type: "active" });
+        void client.invalidateQueries({
+          type: "active",
+          // The full worker list costs a registry read per page: poll it at a slower pace.
+          predicate: (q) => q.queryKey[1] !== "everything" || Date.now() - q.state.dataUpdatedAt > 30_000,
+        });
       }, FALLBACK_POLL_MS);
     };
     const stopPolling = () => {
@@ -297,8 +302,17 @@ export function LiveEventsProvider({ children }: { children: ReactNode }): React
         retryMs = 3_000;
         stopPolling();
         setStatus("live");
-        // Changes made while we were away arrived in no frame: catch up once.
-        if (everLive) void client.invalidateQueries({ type: "active" });
+        // The stream sends no snapshot: whatever was fetched before it opened (the page's
+        // first load, or anything before a drop) may have missed a change. Catch up once;
+        // on the first open a large full worker list is left to its own slower refresh.
+        const openedAt = Date.now();
+        void client.invalidateQueries({
+          predicate: (q) =>
+            q.state.dataUpdatedAt > 0 &&
+            q.state.dataUpdatedAt < openedAt &&
+            q.queryKey[0] !== "health" &&
+            (everLive || !(q.queryKey[1] === "everything" && ((q.state.data as WorkersEverything | undefined)?.total ?? 0) > 1000)),
+        });
         everLive = true;
       };
       es.onerror = () => {

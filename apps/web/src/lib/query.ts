@@ -132,6 +132,9 @@ export const POLL_MS = 5_000;
 export interface WorkersEverything {
   /** Sorted by type, then id, as the API answers. */
   workers: Worker[];
+  /** What the API said the total was; `workers` may be shorter while pages still load. */
+  total: number;
+  complete: boolean;
   loadedAt: number;
 }
 
@@ -147,14 +150,27 @@ export interface DeadLetterPage {
 
 const WORKERS_PAGE = 1000;
 
+/**
+ * Every worker, in pages of WORKERS_PAGE. Pages are fetched one after another (each one
+ * costs the server a full read of the registry, so parallel pages would only pile up) and
+ * each arrival is published to the cache at once, so a large fleet renders progressively.
+ */
 async function fetchEveryWorker(type: string | undefined, signal: AbortSignal): Promise<WorkersEverything> {
-  const first = await apiGet<WorkerList>(`/workers${qs({ type, limit: WORKERS_PAGE, offset: 0 })}`, signal);
-  const rest: Promise<WorkerList>[] = [];
-  for (let offset = WORKERS_PAGE; offset < first.total; offset += WORKERS_PAGE) {
-    rest.push(apiGet<WorkerList>(`/workers${qs({ type, limit: WORKERS_PAGE, offset })}`, signal));
+  const key = queryKeys.workers.everything(type);
+  const workers: Worker[] = [];
+  let total = 0;
+  for (let offset = 0; ; offset += WORKERS_PAGE) {
+    const page = await apiGet<WorkerList>(`/workers${qs({ type, limit: WORKERS_PAGE, offset })}`, signal);
+    workers.push(...page.workers);
+    total = page.total;
+    if (workers.length >= total || page.workers.length === 0) break;
+    // Only a first load shows partial data; a refetch keeps the previous full list until done.
+    const current = getQueryClient().getQueryData<WorkersEverything>(key);
+    if (!current || !current.complete) {
+      getQueryClient().setQueryData<WorkersEverything>(key, { workers: [...workers], total, complete: false, loadedAt: Date.now() });
+    }
   }
-  const pages = await Promise.all(rest);
-  return { workers: [first, ...pages].flatMap((p) => p.workers), loadedAt: Date.now() };
+  return { workers, total: workers.length, complete: true, loadedAt: Date.now() };
 }
 
 export const queries = {
@@ -176,6 +192,9 @@ export const queries = {
     queryOptions({
       queryKey: queryKeys.workers.everything(type),
       queryFn: ({ signal }) => fetchEveryWorker(type, signal),
+      // Heartbeats that only move last_seen send no live frame: refresh now and then,
+      // rarely for a large fleet (every page is a full registry read on the server).
+      refetchInterval: (q) => ((q.state.data?.total ?? 0) <= WORKERS_PAGE ? 30_000 : 120_000),
     }),
   worker: (type: string, id: string) =>
     queryOptions({

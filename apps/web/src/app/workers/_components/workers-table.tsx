@@ -63,11 +63,7 @@ export function WorkersTable() {
   }, [search]);
 
   const automations = useQuery(queries.automations());
-  const all = useQuery({
-    ...queries.workersEverything(type || undefined),
-    // Heartbeats that only move last_seen send no frame: refresh the "last seen" column now and then.
-    refetchInterval: 30_000,
-  });
+  const all = useQuery(queries.workersEverything(type || undefined));
 
   const matching = useMemo(() => (all.data ? all.data.workers.filter((w) => workerMatches(w, q)) : []), [all.data, q]);
   const counts = useMemo(() => countByStatus(matching), [matching]);
@@ -221,7 +217,12 @@ export function WorkersTable() {
           minWidth="40rem"
         />
       ))}
-      {all.data && rows.length > 0 && (
+      {all.data && !all.data.complete && (
+        <p role="status" className="mt-2 text-xs text-slate-500 dark:text-slate-400">
+          Loading workers: {formatNumber(all.data.workers.length)} of {formatNumber(all.data.total)}…
+        </p>
+      )}
+      {all.data?.complete && rows.length > 0 && (
         <p className="mt-2 text-xs text-slate-500 dark:text-slate-400" aria-live="polite">
           Showing {formatNumber(rows.length)} of {formatNumber(all.data.workers.length)}
           {sort !== "name" ? `, sorted by last seen (${sort === "seen-desc" ? "newest first" : "oldest first"})` : ", sorted by automation and id"}.

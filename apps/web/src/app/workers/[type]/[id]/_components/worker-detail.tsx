@@ -49,6 +49,8 @@ function FieldValue({ name, value }: { name: string; value: unknown }) {
     if (/(^|_)(at|ts)$/.test(name) && value > 1e9) return <RelativeTime at={value} />;
     if (name === "memory" || name.endsWith("_bytes")) return <span className="tabular-nums" title={`${value} bytes`}>{formatBytes(value)}</span>;
     if (name.endsWith("_s") && name !== "cpu_s") return <span className="tabular-nums" title={`${value} s`}>{formatDuration(value)}</span>;
+    // Identifiers read better without digit grouping.
+    if (name === "pid" || name === "port" || name.endsWith("_id")) return <span className="tabular-nums">{value}</span>;
     return <span className="tabular-nums">{formatNumber(value)}</span>;
   }
   if (typeof value === "string") return <span className="break-words">{value}</span>;
@@ -59,11 +61,13 @@ function FieldValue({ name, value }: { name: string; value: unknown }) {
 function FieldList({ obj, empty }: { obj: Record<string, unknown> | null; empty: string }) {
   if (!obj || Object.keys(obj).length === 0) return <p className="text-sm text-slate-500">{empty}</p>;
   return (
-    <dl className="grid grid-cols-1 gap-x-4 gap-y-2 text-sm sm:grid-cols-[minmax(8rem,auto)_1fr]">
+    <dl className="grid grid-cols-[minmax(6.5rem,auto)_1fr] gap-x-4 gap-y-1.5 text-sm">
       {Object.entries(obj).map(([k, v]) => (
         <div key={k} className="contents">
-          <dt className="font-mono text-xs text-slate-500 sm:pt-0.5 dark:text-slate-400">{k}</dt>
-          <dd className="mb-1 min-w-0 sm:mb-0">
+          <dt className="truncate pt-0.5 font-mono text-xs text-slate-500 dark:text-slate-400" title={k}>
+            {k}
+          </dt>
+          <dd className="min-w-0">
             <FieldValue name={k} value={v} />
           </dd>
         </div>
@@ -137,7 +141,7 @@ function StatsHistory({ type, id }: { type: string; id: string }) {
             Hover a chart for values; drag to zoom, double-click to reset.
             {series.corrupt > 0 && <CorruptBadge className="ml-2" label={`${series.corrupt} frame${series.corrupt === 1 ? "" : "s"} did not parse`} />}
           </p>
-          <div className="grid gap-6 md:grid-cols-2">
+          <div className="grid gap-6 md:grid-cols-2 xl:grid-cols-3">
             {series.charts.map((c, i) => (
               <TimeSeriesChart key={c.name} title={c.name} times={series.times} values={c.values} colorIndex={i} syncKey={`stats:${type}:${id}`} />
             ))}
@@ -263,7 +267,7 @@ export function WorkerDetailView({ automationType, workerId }: { automationType:
           </section>
         )}
 
-        <div className="grid gap-4 lg:grid-cols-2">
+        <div className="grid items-start gap-4 lg:grid-cols-2">
           <Card id="wk-hardware" title="Hardware">
             <FieldList obj={w.hardware} empty="The worker reported no hardware." />
           </Card>
