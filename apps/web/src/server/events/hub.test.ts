@@ -269,6 +269,30 @@ describe("EventHub bus and lifecycle", () => {
     expect(frame.data.changed[0]).toMatchObject({ status: "error", last_error: "disk full" });
   });
 
+  it("retries a failed subscribe on its own, without waiting for the next loop tick", async () => {
+    let failuresLeft = 2;
+    const flaky = new Proxy(backend, {
+      get(target, prop, receiver) {
+        if (prop === "subscribeEvents") {
+          return async (onMessage: Parameters<MemoryBackend["subscribeEvents"]>[0]) => {
+            if (failuresLeft-- > 0) throw new Error("connect timed out");
+            return target.subscribeEvents(onMessage);
+          };
+        }
+        const v = Reflect.get(target, prop, receiver) as unknown;
+        return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+    const h = makeHub(flaky, { intervalMs: 60_000, subscribeRetryMs: 30 });
+    const { events } = collect(h);
+    await waitFor(() => h.status().subscribed, { timeoutMs: 2000, what: "subscription after two failures" });
+    expect(failuresLeft).toBe(-1);
+    expect(logs.filter((m) => m.startsWith("bus subscription failed"))).toHaveLength(1);
+    expect(logs).toContain("bus subscription restored");
+    await backend.eventPublish("late", "1");
+    await waitFor(() => events.some((e) => e.event === "bus"));
+  });
+
   it("keeps serving the others when one listener throws", async () => {
     const h = makeHub();
     h.attach(() => {

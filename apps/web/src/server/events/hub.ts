@@ -34,6 +34,8 @@ export interface EventHubOptions {
   graceMs?: number;
   /** A snapshot read that takes longer counts as a failure. Default max(10 s, 5 intervals). */
   snapshotTimeoutMs?: number;
+  /** Pause before a failed subscribe is tried again, independent of the loop. Default 1000 ms. */
+  subscribeRetryMs?: number;
   /** Unix seconds; injectable for tests. */
   now?: () => number;
   log?: (message: string, err?: unknown) => void;
@@ -70,6 +72,7 @@ export class EventHub {
   private lastSnapshotMs = 0;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private graceTimer: ReturnType<typeof setTimeout> | null = null;
+  private subscribeRetryTimer: ReturnType<typeof setTimeout> | null = null;
 
   private subscription: { backend: Backend; sub: Subscription } | null = null;
   private subscribing: Promise<void> | null = null;
@@ -83,6 +86,7 @@ export class EventHub {
   constructor(options: EventHubOptions) {
     this.opts = {
       graceMs: 2000,
+      subscribeRetryMs: 1000,
       snapshotTimeoutMs: Math.max(10_000, options.intervalMs * 5),
       now: () => Date.now() / 1000,
       log: defaultLog,
@@ -154,6 +158,8 @@ export class EventHub {
     this.generation++;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    if (this.subscribeRetryTimer) clearTimeout(this.subscribeRetryTimer);
+    this.subscribeRetryTimer = null;
     this.detector.reset();
     const current = this.subscription;
     this.subscription = null;
@@ -190,6 +196,8 @@ export class EventHub {
     } catch (err) {
       if (!this.loopFailing) this.opts.log("change detection failed; retrying every interval", err);
       this.loopFailing = true;
+      // getBackend itself may have failed before the subscription was even tried.
+      if (!this.subscription) this.scheduleSubscribeRetry();
     } finally {
       if (gen === this.generation) {
         // A snapshot that takes longer than the interval (a very large fleet) spaces the
@@ -227,12 +235,34 @@ export class EventHub {
       }
     })()
       .catch((err: unknown) => {
-        if (!this.subscribeFailing) this.opts.log("bus subscription failed; retrying every interval", err);
+        if (!this.subscribeFailing) this.opts.log("bus subscription failed; retrying", err);
         this.subscribeFailing = true;
+        this.scheduleSubscribeRetry();
       })
       .finally(() => {
         this.subscribing = null;
       });
+  }
+
+  /**
+   * The bus must not wait for the loop: with a long interval (or a slow snapshot) a failed
+   * subscribe would otherwise stay failed until the next tick.
+   */
+  private scheduleSubscribeRetry(): void {
+    if (!this.running || this.subscribeRetryTimer) return;
+    this.subscribeRetryTimer = setTimeout(() => {
+      this.subscribeRetryTimer = null;
+      if (!this.running || this.subscription) return;
+      this.opts.getBackend().then(
+        (backend) => this.ensureSubscribed(backend),
+        (err: unknown) => {
+          if (!this.subscribeFailing) this.opts.log("bus subscription failed; retrying", err);
+          this.subscribeFailing = true;
+          this.scheduleSubscribeRetry();
+        },
+      );
+    }, this.opts.subscribeRetryMs);
+    this.subscribeRetryTimer.unref?.();
   }
 
   private onBus(msg: BusMessage): void {
