@@ -150,7 +150,11 @@ export function SubmitTaskForm({ automationType, payloadSchema, pendingNow }: { 
         </button>
         {!canSubmit && !busy && (
           <span className="text-sm text-slate-600 dark:text-slate-400">
-            {parseError !== null ? "Fix the JSON to submit." : `${issues.length === 1 ? "One problem" : `${issues.length} problems`} to fix first.`}
+            {parseError !== null
+              ? "Fix the JSON to submit."
+              : !touched
+                ? "Fill in the required fields (marked *) to submit."
+                : `${issues.length === 1 ? "One problem" : `${issues.length} problems`} to fix first.`}
           </span>
         )}
       </div>
