@@ -1,0 +1,267 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useEffect, useMemo, useState } from "react";
+
+import { InlineEmpty, ResultNote, Section } from "@/app/queues/_components/ui-bits";
+import { useDebouncedParam, useQueryState } from "@/app/queues/_components/use-query-state";
+import { ConfirmDialog, ErrorState, LoadingState, RawValueView } from "@/components";
+import { ApiError, apiDelete, errorMessage, qs, seg } from "@/lib/api";
+import { formatBytes, formatNumber } from "@/lib/format";
+import { queries, queryKeys } from "@/lib/query";
+
+import { KvEditor } from "./kv-editor";
+import { Ttl } from "./ttl";
+
+const KEYS_SHOWN = 500;
+
+function stateHref(ns: string | null, key: string | null): string {
+  return `/state${qs({ ns, key })}#kv`;
+}
+
+const panel = "min-w-0 rounded-lg border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900/40";
+const panelHead = "flex items-center justify-between gap-2 border-b border-slate-200 px-3 py-2 text-xs font-semibold tracking-wide text-slate-600 uppercase dark:border-slate-800 dark:text-slate-400";
+const itemCls = (active: boolean) =>
+  `flex items-center justify-between gap-2 px-3 py-2 text-sm focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-sky-500 ${
+    active ? "bg-slate-900 text-white dark:bg-slate-100 dark:text-slate-900" : "hover:bg-slate-50 dark:hover:bg-slate-800/60"
+  }`;
+
+/** Namespaces → keys → value, with the selection in the URL (`?ns=…&key=…`). */
+export function KvBrowser() {
+  const [sp, setParams] = useQueryState();
+  const ns = sp.get("ns");
+  const key = sp.get("key");
+  const creating = sp.get("new") === "1";
+  const [filter, setFilter] = useDebouncedParam(sp.get("kq") ?? "", (v) => setParams({ kq: v }));
+  const client = useQueryClient();
+  const [note, setNote] = useState<{ kind: "ok" | "warn"; text: string } | null>(null);
+
+  const namespaces = useQuery(queries.kvNamespaces());
+  const keys = useQuery({ ...queries.kvKeys(ns ?? ""), enabled: ns !== null });
+  const value = useQuery({ ...queries.kvValue(ns ?? "", key ?? ""), enabled: ns !== null && key !== null });
+  const [editing, setEditing] = useState(false);
+  const [askDelete, setAskDelete] = useState(false);
+  // Another key was chosen (link, back button): leave the editor of the previous one.
+  useEffect(() => setEditing(false), [ns, key]);
+
+  const del = useMutation({
+    mutationFn: () => apiDelete(`/kv/${seg(ns ?? "")}/${seg(key ?? "")}`),
+    onSuccess: () => {
+      setAskDelete(false);
+      setNote({ kind: "ok", text: `Deleted “${key}” from ${ns}.` });
+      setParams({ key: null });
+    },
+    onSettled: () => void client.invalidateQueries({ queryKey: queryKeys.kv.all }),
+  });
+
+  const keyList = useMemo(() => {
+    const all = keys.data?.keys ?? [];
+    const f = (sp.get("kq") ?? "").toLowerCase();
+    return f ? all.filter((k) => k.key.toLowerCase().includes(f)) : all;
+  }, [keys.data, sp]);
+
+  // On phones one level shows at a time; wide screens show all three side by side.
+  const level = key !== null || creating ? 2 : ns !== null ? 1 : 0;
+  const showOn = (l: number) => (l === level ? "" : "hidden lg:block");
+
+  const nsList = namespaces.data?.namespaces ?? [];
+
+
+  return (
+    <Section id="kv" title="Key-value store" description="Shared values by namespace. Values are JSON; some carry a time to live.">
+      {note && (
+        <div className="mb-3">
+          <ResultNote kind={note.kind} onDismiss={() => setNote(null)}>
+            {note.text}
+          </ResultNote>
+        </div>
+      )}
+      <div className="grid gap-3 lg:grid-cols-[minmax(12rem,16rem)_minmax(16rem,24rem)_1fr]">
+        {/* namespaces */}
+        <nav aria-label="Namespaces" className={`${panel} ${showOn(0)}`}>
+          <div className={panelHead}>
+            <span>Namespaces</span>
+            {namespaces.data && <span className="tabular-nums">{formatNumber(nsList.length)}</span>}
+          </div>
+          {namespaces.isPending ? (
+            <LoadingState label="Loading namespaces…" className="px-3" />
+          ) : namespaces.error ? (
+            <ErrorState error={namespaces.error} onRetry={() => void namespaces.refetch()} className="m-2" />
+          ) : nsList.length === 0 ? (
+            <p className="px-3 py-6 text-center text-sm text-slate-500">The store is empty.</p>
+          ) : (
+            <ul className="max-h-[28rem] overflow-auto">
+              {nsList.map((n) => (
+                <li key={n.ns}>
+                  <Link href={stateHref(n.ns, null)} scroll={false} aria-current={n.ns === ns ? "page" : undefined} className={itemCls(n.ns === ns)}>
+                    <span className="min-w-0 truncate font-mono" title={n.ns}>{n.ns}</span>
+                    <span className="shrink-0 text-xs tabular-nums opacity-70">{formatNumber(n.keys)}</span>
+                  </Link>
+                </li>
+              ))}
+            </ul>
+          )}
+        </nav>
+
+        {/* keys */}
+        <div className={`${panel} ${showOn(1)}`} role="region" aria-label={ns ? `Keys of ${ns}` : "Keys"}>
+          <div className={panelHead}>
+            <span className="flex min-w-0 items-center gap-2">
+              {ns !== null && (
+                <Link href={stateHref(null, null)} scroll={false} className="link normal-case lg:hidden">
+                  ← Namespaces
+                </Link>
+              )}
+              <span className="truncate">{ns ? <>Keys of <span className="font-mono normal-case">{ns}</span></> : "Keys"}</span>
+            </span>
+            {ns !== null && (
+              <Link href={`/state${qs({ ns, new: 1 })}#kv`} scroll={false} className="btn-ghost text-xs normal-case">
+                + New key
+              </Link>
+            )}
+          </div>
+          {ns === null ? (
+            <p className="px-3 py-6 text-center text-sm text-slate-500">Choose a namespace.</p>
+          ) : keys.isPending ? (
+            <LoadingState label="Loading keys…" className="px-3" />
+          ) : keys.error ? (
+            <ErrorState
+              error={keys.error}
+              title={keys.error instanceof ApiError && keys.error.status === 404 ? `There is no namespace “${ns}”` : undefined}
+              onRetry={() => void keys.refetch()}
+              className="m-2"
+            />
+          ) : (
+            <>
+              <div className="border-b border-slate-200 p-2 dark:border-slate-800">
+                <label className="sr-only" htmlFor="kv-key-filter">Filter keys</label>
+                <input id="kv-key-filter" type="search" className="field w-full" placeholder="Filter keys" value={filter} onChange={(e) => setFilter(e.target.value)} />
+              </div>
+              {keyList.length === 0 ? (
+                <p className="px-3 py-6 text-center text-sm text-slate-500">{(keys.data?.keys.length ?? 0) === 0 ? "No keys." : "No key matches."}</p>
+              ) : (
+                <ul className="max-h-[28rem] overflow-auto" aria-label="Keys">
+                  {keyList.slice(0, KEYS_SHOWN).map((k) => (
+                    <li key={k.key}>
+                      <Link href={stateHref(ns, k.key)} scroll={false} aria-current={k.key === key ? "page" : undefined} className={itemCls(k.key === key)}>
+                        <span className="min-w-0 truncate font-mono" title={k.key}>{k.key}</span>
+                        <span className="flex shrink-0 flex-col items-end text-xs tabular-nums opacity-80">
+                          <span>{formatBytes(k.bytes)}</span>
+                          {k.ttl_ms !== null && (
+                            <span title="Time to live">
+                              <Ttl ttlMs={k.ttl_ms} asOf={keys.dataUpdatedAt} />
+                            </span>
+                          )}
+                        </span>
+                      </Link>
+                    </li>
+                  ))}
+                  {keyList.length > KEYS_SHOWN && (
+                    <li className="px-3 py-2 text-xs text-slate-500">
+                      {formatNumber(keyList.length - KEYS_SHOWN)} more: narrow the filter.
+                    </li>
+                  )}
+                </ul>
+              )}
+            </>
+          )}
+        </div>
+
+        {/* value */}
+        <div className={`${panel} ${showOn(2)}`} role="region" aria-label={key ? `Value of ${key}` : "Value"}>
+          <div className={panelHead}>
+            <span className="flex min-w-0 items-center gap-2">
+              {ns !== null && (key !== null || creating) && (
+                <Link href={stateHref(ns, null)} scroll={false} className="link normal-case lg:hidden">
+                  ← Keys
+                </Link>
+              )}
+              <span className="truncate">{creating ? "New key" : key ? <span className="font-mono normal-case">{key}</span> : "Value"}</span>
+            </span>
+          </div>
+          <div className="p-3">
+            {creating && ns !== null ? (
+              <KvEditor
+                ns={ns}
+                keyName={null}
+                onCancel={() => setParams({ new: null })}
+                onSaved={(k) => {
+                  setNote({ kind: "ok", text: `Saved “${k}” in ${ns}.` });
+                  setParams({ new: null, key: k });
+                }}
+              />
+            ) : ns === null || key === null ? (
+              <p className="py-6 text-center text-sm text-slate-500">Choose a key to see its value.</p>
+            ) : value.isPending ? (
+              <LoadingState label="Loading the value…" />
+            ) : value.error ? (
+              <ErrorState
+                error={value.error}
+                title={value.error instanceof ApiError && value.error.status === 404 ? `“${key}” is not there (deleted or expired)` : undefined}
+                onRetry={() => void value.refetch()}
+              />
+            ) : editing ? (
+              <KvEditor
+                ns={ns}
+                keyName={key}
+                current={value.data.value}
+                ttlMs={value.data.ttl_ms}
+                asOf={value.dataUpdatedAt}
+                onCancel={() => setEditing(false)}
+                onSaved={() => {
+                  setEditing(false);
+                  setNote({ kind: "ok", text: `Saved “${key}” in ${ns}.` });
+                }}
+              />
+            ) : (
+              <>
+                <div className="mb-3 flex flex-wrap items-center gap-x-4 gap-y-2 text-sm">
+                  <span>
+                    <span className="text-slate-500">Expires: </span>
+                    <Ttl ttlMs={value.data.ttl_ms} asOf={value.dataUpdatedAt} noneLabel="never" />
+                  </span>
+                  <span>
+                    <span className="text-slate-500">Size: </span>
+                    {formatBytes(value.data.value.bytes)}
+                  </span>
+                  <span className="ml-auto flex gap-1">
+                    <button type="button" className="btn text-xs" onClick={() => void value.refetch()} disabled={value.isFetching}>
+                      {value.isFetching ? "Reloading…" : "Reload"}
+                    </button>
+                    <button type="button" className="btn text-xs" onClick={() => setEditing(true)} disabled={value.data.value.truncated === true} title={value.data.value.truncated ? "Too large to edit here: only a preview was loaded" : undefined}>
+                      Edit
+                    </button>
+                    <button
+                      type="button"
+                      className="btn text-xs"
+                      onClick={() => {
+                        del.reset();
+                        setAskDelete(true);
+                      }}
+                    >
+                      Delete
+                    </button>
+                  </span>
+                </div>
+                <RawValueView value={value.data.value} label="value" />
+              </>
+            )}
+          </div>
+        </div>
+      </div>
+      <ConfirmDialog
+        open={askDelete}
+        title={`Delete key “${key ?? ""}”?`}
+        confirmLabel="Delete 1 key"
+        busy={del.isPending}
+        error={del.error ? errorMessage(del.error) : undefined}
+        onConfirm={() => del.mutate()}
+        onCancel={() => setAskDelete(false)}
+      >
+        The value is removed from namespace {ns} for good.
+      </ConfirmDialog>
+    </Section>
+  );
+}
+
