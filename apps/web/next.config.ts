@@ -1,5 +1,18 @@
 import type { NextConfig } from "next";
 
+import { API_CSP } from "./src/server/auth/csp";
+
+// Sent with every answer: pages get their nonce CSP from src/proxy.ts, API answers a CSP
+// that lets nothing load, run or frame.
+const SECURITY_HEADERS = [
+  { key: "X-Content-Type-Options", value: "nosniff" },
+  { key: "Referrer-Policy", value: "no-referrer" },
+  { key: "X-Frame-Options", value: "DENY" },
+  { key: "Cross-Origin-Opener-Policy", value: "same-origin" },
+  { key: "Cross-Origin-Resource-Policy", value: "same-origin" },
+  { key: "Permissions-Policy", value: "camera=(), microphone=(), geolocation=(), payment=(), usb=()" },
+];
+
 const nextConfig: NextConfig = {
   // Internal packages ship TypeScript source; the app compiles them.
   transpilePackages: ["@fleet/backend", "@fleet/schema", "@fleet/worker"],
@@ -9,6 +22,12 @@ const nextConfig: NextConfig = {
   compress: false,
   poweredByHeader: false,
   reactStrictMode: true,
+  async headers() {
+    return [
+      { source: "/:path*", headers: SECURITY_HEADERS },
+      { source: "/api/:path*", headers: [{ key: "Content-Security-Policy", value: API_CSP }] },
+    ];
+  },
 };
 
 export default nextConfig;

@@ -1,8 +1,46 @@
 // Runs once when the server starts: a bad FLEET_* value stops it here, with the variable's
-// name, instead of failing every request later.
+// name, instead of failing every request later. So does a console that would serve a real
+// fleet without authentication (src/server/auth/startup.ts): it exits with status 1 and
+// says what to configure.
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const { serverEnv } = await import("./server/env");
   const { maskUrl } = await import("@fleet/backend");
-  console.log(`Fleet Console backend: ${maskUrl(serverEnv().FLEET_BACKEND_URL)}`);
+  const { authConfig } = await import("./server/auth/config");
+  const { bindHostFromArgv, decideStartup } = await import("./server/auth/startup");
+  const { installPeerStamp } = await import("./server/auth/peer");
+
+  const backendUrl = serverEnv().FLEET_BACKEND_URL;
+  let config;
+  try {
+    config = authConfig();
+  } catch (err) {
+    console.error(`Fleet Console cannot start: ${(err as Error).message}`);
+    process.exit(1);
+  }
+  const decision = decideStartup({
+    backendUrl,
+    bindHost: bindHostFromArgv(process.argv),
+    authConfigured: config.enabled,
+    insecureNoAuth: config.insecureNoAuth,
+    development: process.env.NODE_ENV === "development",
+  });
+  if (!decision.start) {
+    console.error(decision.reason);
+    process.exit(1);
+  }
+  installPeerStamp();
+  console.log(`Fleet Console backend: ${maskUrl(backendUrl)}`);
+  if (decision.mode === "auth") {
+    const ways = [
+      config.users.size > 0 ? `${config.users.size} user(s)` : null,
+      config.tokens.length > 0 ? `${config.tokens.length} token(s)` : null,
+      config.proxy ? `trusted proxy ${config.proxy.trustedText}` : null,
+    ].filter(Boolean);
+    console.log(`Fleet Console authentication: ${ways.join(", ")}`);
+  } else if (decision.mode === "insecure") {
+    console.warn("Fleet Console: FLEET_INSECURE_NO_AUTH=1, authentication is OFF and every request is treated as admin.");
+  } else {
+    console.warn("Fleet Console: no authentication (in-memory demo on loopback); every request is treated as admin.");
+  }
 }

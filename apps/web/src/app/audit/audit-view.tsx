@@ -1,0 +1,196 @@
+"use client";
+
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useEffect, useState, type FormEvent } from "react";
+
+import { CorruptBadge, EmptyState, ErrorState, JsonView, LoadingState, PageHeader, RelativeTime } from "@/components";
+import { apiGet, qs } from "@/lib/api";
+import { formatNumber } from "@/lib/format";
+import { useSession } from "@/lib/session";
+
+export interface AuditItem {
+  ts: number | null;
+  actor: string | null;
+  role: string | null;
+  via: string | null;
+  action: string | null;
+  target: string | null;
+  method: string | null;
+  path: string | null;
+  status: number | null;
+  details?: Record<string, unknown>;
+  before?: unknown;
+  after?: unknown;
+  changes?: unknown[];
+  changes_total?: number;
+  raw?: string;
+  corrupt?: string[];
+}
+
+interface AuditList {
+  total: number;
+  items: AuditItem[];
+}
+
+const PAGE = 50;
+const FILTERS = ["actor", "action", "target"] as const;
+type Filter = (typeof FILTERS)[number];
+
+function Entry({ item }: { item: AuditItem }) {
+  const hasMore = item.details !== undefined || item.before !== undefined || item.after !== undefined || item.changes !== undefined || item.raw !== undefined;
+  return (
+    <li className="card p-3" data-testid="audit-entry">
+      <div className="flex flex-wrap items-baseline gap-x-3 gap-y-1 text-sm">
+        <span className="w-28 shrink-0 text-slate-500 dark:text-slate-400">{item.ts !== null ? <RelativeTime at={item.ts} /> : "time unknown"}</span>
+        <span className="font-medium">{item.actor ?? "unknown"}</span>
+        {item.role && <span className="rounded bg-slate-200 px-1.5 py-0.5 text-xs dark:bg-slate-800">{item.role}</span>}
+        <code className="rounded bg-sky-50 px-1.5 py-0.5 text-xs text-sky-900 dark:bg-sky-950 dark:text-sky-100">{item.action ?? "?"}</code>
+        <span className="min-w-0 break-all font-mono text-xs">{item.target ?? ""}</span>
+        {item.via && item.via !== "session" && <span className="text-xs text-slate-500">via {item.via}</span>}
+        {item.corrupt && <CorruptBadge fields={item.corrupt} />}
+      </div>
+      {hasMore && (
+        <details className="mt-2 text-sm">
+          <summary className="cursor-pointer text-slate-600 dark:text-slate-400">
+            Details{item.before !== undefined || item.changes !== undefined ? " and config before / after" : ""}
+          </summary>
+          <div className="mt-2 grid gap-3">
+            {item.path && (
+              <p className="font-mono text-xs break-all">
+                {item.method} {item.path} → {item.status}
+              </p>
+            )}
+            {item.raw !== undefined && <pre className="whitespace-pre-wrap break-all font-mono text-xs">{item.raw}</pre>}
+            {item.details !== undefined && <JsonView value={item.details} />}
+            {(item.before !== undefined || item.after !== undefined) && (
+              <div className="grid gap-3 md:grid-cols-2">
+                <div>
+                  <h3 className="mb-1 text-xs font-semibold uppercase text-slate-500">Before</h3>
+                  <JsonView value={item.before ?? null} />
+                </div>
+                <div>
+                  <h3 className="mb-1 text-xs font-semibold uppercase text-slate-500">After</h3>
+                  <JsonView value={item.after ?? null} />
+                </div>
+              </div>
+            )}
+            {item.changes !== undefined && (
+              <div>
+                <h3 className="mb-1 text-xs font-semibold uppercase text-slate-500">
+                  Config changes ({formatNumber(item.changes_total ?? item.changes.length)} worker{(item.changes_total ?? item.changes.length) === 1 ? "" : "s"}
+                  {item.changes_total !== undefined && item.changes_total > item.changes.length ? `, first ${item.changes.length} kept` : ""})
+                </h3>
+                <JsonView value={item.changes} expandDepth={1} />
+              </div>
+            )}
+          </div>
+        </details>
+      )}
+    </li>
+  );
+}
+
+/** /audit: the console's audit trail, newest first, filtered by actor, action and target (in the URL). */
+export function AuditView() {
+  const sp = useSearchParams();
+  const router = useRouter();
+  const pathname = usePathname();
+  const session = useSession();
+  const applied: Record<Filter, string> = { actor: sp.get("actor") ?? "", action: sp.get("action") ?? "", target: sp.get("target") ?? "" };
+  const offset = Math.max(0, Number(sp.get("offset") ?? 0) || 0);
+  const [draft, setDraft] = useState(applied);
+  const appliedKey = FILTERS.map((f) => applied[f]).join("\u0000");
+  // the URL is the truth: back/forward and deep links refill the form
+  useEffect(() => setDraft({ actor: sp.get("actor") ?? "", action: sp.get("action") ?? "", target: sp.get("target") ?? "" }), [appliedKey, sp]);
+
+  const allowed = session.can("admin");
+  const { data, error, isPending, isFetching, refetch } = useQuery({
+    queryKey: ["audit", applied, offset],
+    queryFn: ({ signal }) => apiGet<AuditList>(`/audit${qs({ ...applied, limit: PAGE, offset })}`, signal),
+    placeholderData: keepPreviousData,
+    enabled: allowed,
+    refetchInterval: 10_000,
+  });
+
+  const go = (next: Partial<Record<Filter | "offset", string>>) => {
+    const params = new URLSearchParams(sp.toString());
+    for (const [k, v] of Object.entries(next)) {
+      if (v) params.set(k, v);
+      else params.delete(k);
+    }
+    const s = params.toString();
+    router.replace(s ? `${pathname}?${s}` : pathname, { scroll: false });
+  };
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    go({ ...draft, offset: "" });
+  };
+  const anyFilter = FILTERS.some((f) => applied[f] !== "");
+
+  return (
+    <>
+      <PageHeader title="Audit trail" description="Every change made through this console: who, when, what and on which target; config changes with the value before and after." />
+      {!allowed ? (
+        <EmptyState title="Only admins can read the audit trail">Ask an admin, or sign in as one.</EmptyState>
+      ) : (
+        <>
+          <form onSubmit={submit} className="mb-4 grid gap-3 sm:grid-cols-[1fr_1fr_1fr_auto] sm:items-end" role="search" aria-label="Filter the audit trail">
+            <label className="grid gap-1 text-sm font-medium">
+              Actor
+              <input className="field" value={draft.actor} onChange={(e) => setDraft({ ...draft, actor: e.target.value })} placeholder="alice" />
+            </label>
+            <label className="grid gap-1 text-sm font-medium">
+              Action
+              <input className="field" value={draft.action} onChange={(e) => setDraft({ ...draft, action: e.target.value })} placeholder="dead.requeue, worker" />
+            </label>
+            <label className="grid gap-1 text-sm font-medium">
+              Target
+              <input className="field" value={draft.target} onChange={(e) => setDraft({ ...draft, target: e.target.value })} placeholder="queue:jobs" />
+            </label>
+            <div className="flex gap-2">
+              <button type="submit" className="btn-primary">
+                Filter
+              </button>
+              {anyFilter && (
+                <button type="button" className="btn-ghost" onClick={() => go({ actor: "", action: "", target: "", offset: "" })}>
+                  Clear
+                </button>
+              )}
+            </div>
+          </form>
+          {isPending ? (
+            <LoadingState label="Loading the audit trail…" />
+          ) : error ? (
+            <ErrorState error={error} onRetry={() => void refetch()} />
+          ) : data.items.length === 0 ? (
+            <EmptyState title={anyFilter ? "No entry matches these filters" : "Nothing has been changed yet"}>
+              {anyFilter ? "Clear a filter to see more." : "Requeues, deletions, task submissions and config writes made through the console appear here."}
+            </EmptyState>
+          ) : (
+            <>
+              <p className="mb-2 text-sm text-slate-600 dark:text-slate-400" aria-live="polite">
+                {formatNumber(offset + 1)}–{formatNumber(offset + data.items.length)} of {formatNumber(data.total)} entr{data.total === 1 ? "y" : "ies"}
+                {isFetching ? " · refreshing…" : ""}
+              </p>
+              <ol className="grid gap-2" aria-label="Audit entries, newest first">
+                {data.items.map((item, i) => (
+                  <Entry key={`${offset + i}-${item.ts ?? ""}`} item={item} />
+                ))}
+              </ol>
+              <nav aria-label="Pages" className="mt-4 flex gap-2">
+                <button type="button" className="btn" disabled={offset === 0} onClick={() => go({ offset: String(Math.max(0, offset - PAGE)) })}>
+                  Newer
+                </button>
+                <button type="button" className="btn" disabled={offset + PAGE >= data.total} onClick={() => go({ offset: String(offset + PAGE) })}>
+                  Older
+                </button>
+              </nav>
+            </>
+          )}
+        </>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,110 @@
+// GET /api/v1/audit: the trail newest first, paged, filtered by actor, action and target.
+// Without a filter a page is one LRANGE; with one, the whole (capped) list is read once
+// and filtered here, which is bounded by FLEET_AUDIT_MAX_ENTRIES.
+import { decodeUtf8, type Backend } from "@fleet/backend";
+import { LimitSchema, OffsetSchema } from "@fleet/schema";
+import { z } from "zod";
+
+const filterText = z.string().trim().max(256, "must be at most 256 characters").optional();
+
+export const AuditQuerySchema = z.object({
+  limit: LimitSchema.default(100),
+  offset: OffsetSchema.default(0),
+  actor: filterText,
+  action: filterText,
+  target: filterText,
+});
+export type AuditQuery = z.output<typeof AuditQuerySchema>;
+
+export const AuditItemSchema = z
+  .object({
+    ts: z.number().nullable(),
+    actor: z.string().nullable(),
+    role: z.string().nullable(),
+    via: z.string().nullable(),
+    action: z.string().nullable(),
+    target: z.string().nullable(),
+    method: z.string().nullable(),
+    path: z.string().nullable(),
+    status: z.number().nullable(),
+    details: z.record(z.string(), z.unknown()).optional(),
+    before: z.unknown().optional(),
+    after: z.unknown().optional(),
+    changes: z.array(z.unknown()).optional(),
+    changes_total: z.number().optional(),
+    /** An entry that is not a JSON object: its text (or base64) instead. */
+    raw: z.string().optional(),
+    corrupt: z.array(z.string()).optional(),
+  })
+  .loose();
+export type AuditItem = z.infer<typeof AuditItemSchema>;
+
+export const AuditListSchema = z.object({ total: z.number().int(), items: z.array(AuditItemSchema) });
+export type AuditList = z.infer<typeof AuditListSchema>;
+
+const STRING_FIELDS = ["actor", "role", "via", "action", "target", "method", "path"] as const;
+
+export function decodeAuditEntry(buf: Buffer): AuditItem {
+  const text = decodeUtf8(buf);
+  let parsed: unknown = undefined;
+  if (text !== null) {
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+    return {
+      ts: null, actor: null, role: null, via: null, action: null, target: null, method: null, path: null, status: null,
+      raw: text ?? `base64:${buf.toString("base64")}`,
+      corrupt: ["entry"],
+    };
+  }
+  const o = parsed as Record<string, unknown>;
+  const corrupt: string[] = [];
+  const item: AuditItem = { ...o } as AuditItem;
+  for (const f of STRING_FIELDS) {
+    if (typeof o[f] === "string") continue;
+    item[f] = null;
+    corrupt.push(f);
+  }
+  for (const f of ["ts", "status"] as const) {
+    if (typeof o[f] === "number" && Number.isFinite(o[f])) continue;
+    item[f] = null;
+    corrupt.push(f);
+  }
+  if (o.details !== undefined && (o.details === null || typeof o.details !== "object" || Array.isArray(o.details))) {
+    delete item.details;
+    corrupt.push("details");
+  }
+  if (o.changes !== undefined && !Array.isArray(o.changes)) {
+    delete item.changes;
+    corrupt.push("changes");
+  }
+  if (o.changes_total !== undefined && typeof o.changes_total !== "number") {
+    delete item.changes_total;
+    corrupt.push("changes_total");
+  }
+  if (corrupt.length > 0) item.corrupt = corrupt;
+  else delete item.corrupt;
+  return item;
+}
+
+export function matchesAudit(item: AuditItem, q: Pick<AuditQuery, "actor" | "action" | "target">): boolean {
+  if (q.actor && item.actor !== q.actor) return false;
+  if (q.action && item.action !== q.action && !(item.action ?? "").startsWith(`${q.action}.`)) return false;
+  if (q.target && !(item.target ?? "").includes(q.target)) return false;
+  return true;
+}
+
+export async function readAudit(backend: Backend, q: AuditQuery): Promise<AuditList> {
+  if (!q.actor && !q.action && !q.target) {
+    const { total, items } = await backend.auditRange(q.offset, q.limit);
+    return { total, items: items.map(decodeAuditEntry) };
+  }
+  const { total: all } = await backend.auditRange(0, 0);
+  const { items } = await backend.auditRange(0, all);
+  const matching = items.map(decodeAuditEntry).filter((i) => matchesAudit(i, q));
+  return { total: matching.length, items: matching.slice(q.offset, q.offset + q.limit) };
+}
