@@ -37,9 +37,10 @@ async function seed(
   backend: Backend,
   type: string,
   workers: Record<string, Record<string, unknown>>,
-  schema: Record<string, unknown> = CONFIG_SCHEMA,
+  schema: Record<string, unknown> | null = CONFIG_SCHEMA,
 ): Promise<void> {
-  await backend.catalogSet(type, JSON.stringify({ config: schema, output: null, task_payload: TASK_SCHEMA }));
+  // null: no catalog entry at all (any JSON object is a valid config).
+  if (schema !== null) await backend.catalogSet(type, JSON.stringify({ config: schema, output: null, task_payload: TASK_SCHEMA }));
   const now = Date.now() / 1000;
   for (const [id, config] of Object.entries(workers)) {
     await backend.workerRegister(type, id, { hostname: `${id}.e2e.internal` });
@@ -52,7 +53,7 @@ async function seed(
 test.afterEach(async () => {
   for (const { backend, type, ids } of seeded.splice(0)) {
     await Promise.all(ids.map((id) => backend.workerRemove(type, id)));
-    await backend.catalogDelete(type);
+    if (await backend.catalogGet(type)) await backend.catalogDelete(type);
   }
 });
 
@@ -170,6 +171,29 @@ test("the server's 422 details are shown beside the field and nothing is saved",
   await expect(slots).toHaveAccessibleDescription(/Must be at most 4\./);
   await expect(editor.getByRole("alert").filter({ hasText: "The console refused this config" })).toBeVisible();
   expect(await backend.workerGetConfig(type, "w1")).toEqual({ config: { slots: 2 }, gen: 1 });
+});
+
+test("a type without a catalog schema is edited as JSON only, and the config must be an object", async ({ page, backend, prefix }) => {
+  const type = `${prefix}free`;
+  await seed(backend, type, { w1: { anything: [1, 2] } }, null);
+  await page.goto(`/workers/${enc(type)}/w1`);
+  const editor = page.getByRole("region", { name: "Config", exact: true });
+  const json = editor.getByLabel("Config (JSON)");
+  await expect(json).toBeVisible({ timeout: 20_000 });
+  await expect(editor.getByText(/declares no config schema/)).toBeVisible();
+  await expect(editor.getByRole("button", { name: "Form", exact: true })).toHaveCount(0);
+
+  await json.fill('"just text"');
+  await expect(editor.getByText(/The config must be a JSON object/)).toBeVisible();
+  await expect(editor.getByRole("button", { name: "Review and save…" })).toBeDisabled();
+
+  await json.fill('{"anything": [1, 2], "extra": {"deep": true}}');
+  await editor.getByRole("button", { name: "Review and save…" }).click();
+  const review = page.getByRole("dialog", { name: "Review 1 change" });
+  await expect(review.getByTestId("config-change")).toContainText("extra");
+  await review.getByRole("button", { name: "Save changes" }).click();
+  await expect(editor.getByTestId("config-generation")).toHaveText("Generation 2");
+  expect(await backend.workerGetConfig(type, "w1")).toEqual({ config: { anything: [1, 2], extra: { deep: true } }, gen: 2 });
 });
 
 async function editThenSomeoneElseSaves(page: Page, backend: Backend, type: string) {
