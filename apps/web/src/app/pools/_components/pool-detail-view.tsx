@@ -13,6 +13,7 @@ import { ConfirmDialog, Countdown, CorruptBadge, ErrorState, LoadingState, PageH
 import { ApiError, apiDelete, apiGet, apiPost, errorMessage, qs, seg } from "@/lib/api";
 import { formatNumber } from "@/lib/format";
 import { queries, queryKeys } from "@/lib/query";
+import { useSession } from "@/lib/session";
 
 const PAGE = 200;
 const STATES = ["all", "claimed", "free", "expired"] as const;
@@ -99,6 +100,9 @@ export function PoolDetailView({ name }: { name: string }) {
   const client = useQueryClient();
   const router = useRouter();
   const now = useNow();
+  const session = useSession();
+  const canOperate = session.can("operator");
+  const canAdmin = session.can("admin");
   const { data, error, isPending, refetch } = useQuery(poolPage(name, offset));
   const summary = useQuery(queries.pools()).data?.pools.find((p) => p.name === name);
   const [ask, setAsk] = useState<Ask | null>(null);
@@ -156,7 +160,8 @@ export function PoolDetailView({ name }: { name: string }) {
       description="Items with their tags, expiry and claim lease, live."
       actions={
         data &&
-        total > 0 && (
+        total > 0 &&
+        canAdmin && (
           <button type="button" className="btn-danger" onClick={() => openAsk({ kind: "pool" })}>
             Remove whole pool
           </button>
@@ -241,7 +246,10 @@ export function PoolDetailView({ name }: { name: string }) {
             { id: "expires", header: "Expires", className: "whitespace-nowrap", cell: (i) => <Expiry item={i} />, hideOnMobile: true },
             { id: "claim", header: "Claim", className: "whitespace-nowrap", cell: (i) => <Claim item={i} /> },
           ]}
-          trailing={{
+          trailing={
+            !canOperate
+              ? undefined
+              : {
             header: <span className="sr-only">Actions</span>,
             cell: (i) => (
               <span className="inline-flex gap-1">
@@ -255,7 +263,8 @@ export function PoolDetailView({ name }: { name: string }) {
                 </button>
               </span>
             ),
-          }}
+                }
+          }
           empty={<InlineEmpty>{items.length === 0 ? "This pool has no items." : "No item matches the search or filter."}</InlineEmpty>}
         />
         {total > PAGE && (

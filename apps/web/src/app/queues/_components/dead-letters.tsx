@@ -8,6 +8,7 @@ import { ConfirmDialog, ErrorState, LoadingState } from "@/components";
 import { apiPost, errorMessage, seg } from "@/lib/api";
 import { formatNumber } from "@/lib/format";
 import { queries, queryKeys } from "@/lib/query";
+import { useSession } from "@/lib/session";
 
 import { ItemTable } from "./item-table";
 import { bodyField } from "./payload-preview";
@@ -61,6 +62,8 @@ export function DeadLetters({ name, total }: { name: string; total: number }) {
   const limit = intParam(sp, "dead_limit", 50, 1000);
   const offset = intParam(sp, "dead_offset", 0);
   const client = useQueryClient();
+  // Viewers see the list; selecting and acting needs the operator role (the API checks too).
+  const canAct = useSession().can("operator");
   const { data, error, isPending, refetch } = useQuery(queries.deadLetters(name, limit, offset));
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [pending, setPending] = useState<Pending | null>(null);
@@ -148,7 +151,7 @@ export function DeadLetters({ name, total }: { name: string; total: number }) {
       title="Dead letters"
       count={listTotal > 0 ? formatNumber(listTotal) : undefined}
       description="Tasks that failed every attempt. Requeue puts them back on the normal pending list."
-      tools={listTotal > 0 || n > 0 ? tools : undefined}
+      tools={canAct && (listTotal > 0 || n > 0) ? tools : undefined}
     >
       {outcome && (
         <div className="mb-3">
@@ -188,7 +191,10 @@ export function DeadLetters({ name, total }: { name: string; total: number }) {
             payloadLabel="body"
             previewField="payload"
             rowClassName={(r) => (selected.has(r.ref) ? "bg-sky-50 dark:bg-sky-950/30" : "")}
-            leading={{
+            leading={
+              !canAct
+                ? undefined
+                : {
               header: (
                 <SelectAll
                   checked={pageRefs.length > 0 && selectedOnPage === pageRefs.length}
@@ -216,7 +222,8 @@ export function DeadLetters({ name, total }: { name: string; total: number }) {
                   onChange={(e) => toggle(r.ref, e.target.checked)}
                 />
               ),
-            }}
+                  }
+            }
             columns={[
               { id: "index", header: "#", className: "w-12 text-right tabular-nums text-slate-500", hideOnMobile: true, cell: (r) => r.index + 1 },
               { id: "id", header: "Task", cell: (r) => <TaskId id={r.task_id} /> },

@@ -9,6 +9,7 @@ import { Countdown, ErrorState, LoadingState, PageHeader, RelativeTime, useNow }
 import { ApiError, apiPost, errorMessage, seg } from "@/lib/api";
 import { formatNumber } from "@/lib/format";
 import { queries, queryKeys } from "@/lib/query";
+import { Can } from "@/lib/session";
 
 import { DeadLetters } from "./dead-letters";
 import { ItemTable } from "./item-table";
@@ -90,6 +91,7 @@ export function QueueDetailView({ name }: { name: string }) {
                 ))}
               </select>
             </label>
+            <Can role="operator">
             <button
               type="button"
               className="btn-primary"
@@ -99,6 +101,7 @@ export function QueueDetailView({ name }: { name: string }) {
             >
               {sweep.isPending ? "Sweeping…" : "Sweep now"}
             </button>
+            </Can>
           </>
         )
       }

@@ -8,6 +8,7 @@ import { ConfirmDialog, CorruptBadge, ErrorState, LoadingState } from "@/compone
 import { apiDelete, apiPut, errorMessage, seg } from "@/lib/api";
 import { formatNumber } from "@/lib/format";
 import { queries, queryKeys } from "@/lib/query";
+import { Can, useSession } from "@/lib/session";
 
 type Counter = { name: string; value: number | null; raw?: string; corrupt?: string[] };
 
@@ -103,6 +104,7 @@ function CounterRow({ c, onDelete, onSaved }: { c: Counter; onDelete: () => void
               </span>
             )}
           </span>
+          <Can role="admin">
           <span className="flex gap-1">
             <button type="button" className="btn text-xs" aria-label={`Edit ${c.name}`} onClick={start}>
               Edit
@@ -111,6 +113,7 @@ function CounterRow({ c, onDelete, onSaved }: { c: Counter; onDelete: () => void
               Delete
             </button>
           </span>
+          </Can>
         </>
       )}
     </li>
@@ -183,6 +186,7 @@ export function CountersSection() {
     onSettled: () => void client.invalidateQueries({ queryKey: queryKeys.counters.all }),
   });
   const counters = (data?.counters ?? []) as Counter[];
+  const canAdmin = useSession().can("admin");
 
   return (
     <Section id="counters" title="Counters" count={data ? counters.length : undefined} description="Shared integers (pages scraped, cache hits…). Values are whole numbers.">
@@ -214,7 +218,7 @@ export function CountersSection() {
           ))}
         </ul>
       )}
-      {!isPending && !error && <NewCounter onSaved={(text) => setNote({ kind: "ok", text })} />}
+      {!isPending && !error && canAdmin && <NewCounter onSaved={(text) => setNote({ kind: "ok", text })} />}
       <ConfirmDialog
         open={ask !== null}
         title={`Delete counter “${ask ?? ""}”?`}

@@ -10,6 +10,7 @@ import { ConfirmDialog, ErrorState, LoadingState, RawValueView } from "@/compone
 import { ApiError, apiDelete, errorMessage, qs, seg } from "@/lib/api";
 import { formatBytes, formatNumber } from "@/lib/format";
 import { queries, queryKeys } from "@/lib/query";
+import { useSession } from "@/lib/session";
 
 import { KvEditor } from "./kv-editor";
 import { Ttl } from "./ttl";
@@ -32,7 +33,8 @@ export function KvBrowser() {
   const [sp, setParams] = useQueryState();
   const ns = sp.get("ns");
   const key = sp.get("key");
-  const creating = sp.get("new") === "1";
+  const canAdmin = useSession().can("admin");
+  const creating = sp.get("new") === "1" && canAdmin;
   const [filter, setFilter] = useDebouncedParam(sp.get("kq") ?? "", (v) => setParams({ kq: v }));
   const client = useQueryClient();
   const [note, setNote] = useState<{ kind: "ok" | "warn"; text: string } | null>(null);
@@ -115,7 +117,7 @@ export function KvBrowser() {
               )}
               <span className="truncate">{ns ? <>Keys of <span className="font-mono normal-case">{ns}</span></> : "Keys"}</span>
             </span>
-            {ns !== null && (
+            {ns !== null && canAdmin && (
               <Link href={`/state${qs({ ns, new: 1 })}#kv`} scroll={false} className="btn-ghost text-xs normal-case">
                 + New key
               </Link>
@@ -229,6 +231,8 @@ export function KvBrowser() {
                     <button type="button" className="btn text-xs" onClick={() => void value.refetch()} disabled={value.isFetching}>
                       {value.isFetching ? "Reloading…" : "Reload"}
                     </button>
+                    {canAdmin && (
+                      <>
                     <button type="button" className="btn text-xs" onClick={() => setEditing(true)} disabled={value.data.value.truncated === true} title={value.data.value.truncated ? "Too large to edit here: only a preview was loaded" : undefined}>
                       Edit
                     </button>
@@ -242,6 +246,8 @@ export function KvBrowser() {
                     >
                       Delete
                     </button>
+                      </>
+                    )}
                   </span>
                 </div>
                 <RawValueView value={value.data.value} label="value" />

@@ -7,6 +7,7 @@ import { InlineEmpty, ResultNote, Section } from "@/app/queues/_components/ui-bi
 import { ConfirmDialog, ErrorState, LoadingState } from "@/components";
 import { ApiError, apiDelete, errorMessage, seg } from "@/lib/api";
 import { queries, queryKeys } from "@/lib/query";
+import { Can } from "@/lib/session";
 
 import { Ttl } from "./ttl";
 
@@ -55,12 +56,14 @@ export function LocksSection() {
               <span className="whitespace-nowrap">
                 <Ttl ttlMs={l.ttl_ms} asOf={dataUpdatedAt} noneLabel="held, no expiry" />
               </span>
+              <Can role="admin">
               <button type="button" className="btn text-xs" aria-label={`Force release ${l.name}`} onClick={() => {
                   release.reset();
                   setAsk(l.name);
                 }}>
                 Force release
               </button>
+              </Can>
             </li>
           ))}
         </ul>
