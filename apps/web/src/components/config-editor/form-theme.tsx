@@ -53,9 +53,11 @@ export function boundsText(schema: Record<string, unknown>): string | null {
     const loX = typeof schema.exclusiveMinimum === "number";
     const hiX = typeof schema.exclusiveMaximum === "number";
     const whole = t === "integer" ? "whole number " : "number ";
-    if (lo !== undefined && hi !== undefined) return `A ${whole}from ${lo}${loX ? " (exclusive)" : ""} to ${hi}${hiX ? " (exclusive)" : ""}`;
-    if (lo !== undefined) return `A ${whole}${loX ? "above" : "of at least"} ${lo}`;
-    if (hi !== undefined) return `A ${whole}${hiX ? "below" : "of at most"} ${hi}`;
+    // Thousands separators: 86,400,000 reads at a glance, 86400000 does not.
+    const fmt = (n: number | undefined) => (n === undefined ? "" : n.toLocaleString("en-US", { maximumFractionDigits: 20 }));
+    if (lo !== undefined && hi !== undefined) return `A ${whole}from ${fmt(lo)}${loX ? " (exclusive)" : ""} to ${fmt(hi)}${hiX ? " (exclusive)" : ""}`;
+    if (lo !== undefined) return `A ${whole}${loX ? "above" : "of at least"} ${fmt(lo)}`;
+    if (hi !== undefined) return `A ${whole}${hiX ? "below" : "of at most"} ${fmt(hi)}`;
     return t === "integer" ? "A whole number" : null;
   }
   if (t === "string") {
