@@ -1,0 +1,274 @@
+// Every mutating route of API v1 against a real Redis (REDIS_TEST_URL, database 11) with
+// authentication on: no credentials → 401, a role too low → 403, a cross-site cookie
+// request → 403, the right role → done and audited; a bearer token needs no CSRF header.
+import type { Backend } from "@fleet/backend";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+
+import * as automationConfig from "@/app/api/v1/automations/[type]/config/route";
+import * as tasks from "@/app/api/v1/automations/[type]/tasks/route";
+import * as counter from "@/app/api/v1/counters/[name]/route";
+import * as kvKey from "@/app/api/v1/kv/[ns]/[key]/route";
+import * as lock from "@/app/api/v1/locks/[name]/route";
+import * as pool from "@/app/api/v1/pools/[name]/route";
+import * as poolItem from "@/app/api/v1/pools/[name]/items/[id]/route";
+import * as poolRelease from "@/app/api/v1/pools/[name]/items/[id]/release/route";
+import * as dlqDelete from "@/app/api/v1/queues/[name]/dead/delete/route";
+import * as dlqRequeue from "@/app/api/v1/queues/[name]/dead/requeue/route";
+import * as sweep from "@/app/api/v1/queues/[name]/sweep/route";
+import * as worker from "@/app/api/v1/workers/[type]/[id]/route";
+import * as workerConfig from "@/app/api/v1/workers/[type]/[id]/config/route";
+import { redisTestUrl } from "@/server/api/test/harness";
+
+import { handleSignIn } from "./handlers";
+import type { Role } from "./roles";
+import { ORIGIN, PASSWORDS, SAME_ORIGIN, bearer, call, clearAuth, configureAuth, cookieOf, resetThrottle, type Handler } from "./test-env";
+
+const DB = 11;
+const now = () => Math.floor(Date.now() / 1000);
+
+interface MutatingRoute {
+  handler: Handler;
+  method: string;
+  path: string;
+  role: Role;
+  body?: unknown;
+  action: string;
+  target: string;
+  seed: (b: Backend) => Promise<void>;
+  /** What "done" means, checked after the call with the right role. */
+  done: (b: Backend) => Promise<boolean>;
+}
+
+const seedWorker = async (b: Backend) => {
+  await b.workerRegister("scraper", "w1", { hostname: "h1" });
+  await b.workerSetState("scraper", "w1", "IDLE", null, now());
+  await b.workerSetConfig("scraper", "w1", { slots: 1 });
+};
+const body = (id: string) => `{"id": "${id}", "payload": {}}`;
+
+const ROUTES: MutatingRoute[] = [
+  {
+    handler: worker.DELETE, method: "DELETE", path: "/workers/scraper/w1", role: "admin", action: "worker.delete", target: "worker:scraper/w1",
+    seed: seedWorker, done: async (b) => (await b.workerGet("scraper", "w1")) === null,
+  },
+  {
+    handler: workerConfig.PATCH, method: "PATCH", path: "/workers/scraper/w1/config", role: "admin", body: { slots: 2 }, action: "worker.config.patch", target: "worker:scraper/w1",
+    seed: seedWorker, done: async (b) => (await b.workerGet("scraper", "w1"))?.config?.slots === 2,
+  },
+  {
+    handler: workerConfig.PUT, method: "PUT", path: "/workers/scraper/w1/config", role: "admin", body: { slots: 3 }, action: "worker.config.put", target: "worker:scraper/w1",
+    seed: seedWorker, done: async (b) => (await b.workerGet("scraper", "w1"))?.config?.slots === 3,
+  },
+  {
+    handler: automationConfig.PATCH, method: "PATCH", path: "/automations/scraper/config", role: "admin", body: { slots: 4 }, action: "automation.config.rollout", target: "automation:scraper",
+    seed: seedWorker, done: async (b) => (await b.workerGet("scraper", "w1"))?.config?.slots === 4,
+  },
+  {
+    handler: tasks.POST, method: "POST", path: "/automations/scraper/tasks", role: "operator", body: { payload: { url: "https://x.test" } }, action: "tasks.submit", target: "queue:scraper",
+    seed: seedWorker, done: async (b) => (await b.queueSize("scraper")) === 1,
+  },
+  {
+    handler: dlqRequeue.POST, method: "POST", path: "/queues/jobs/dead/requeue", role: "operator", body: { all: true }, action: "dead.requeue", target: "queue:jobs",
+    seed: async (b) => b.queueDead("jobs", body("d1")), done: async (b) => (await b.dlqLength("jobs")) === 0 && (await b.queueSize("jobs")) === 1,
+  },
+  {
+    handler: dlqDelete.POST, method: "POST", path: "/queues/jobs/dead/delete", role: "operator", body: { all: true }, action: "dead.delete", target: "queue:jobs",
+    seed: async (b) => {
+      await b.queueDead("jobs", body("d1"));
+      await b.queuePush("jobs", body("p1"));
+    },
+    done: async (b) => (await b.dlqLength("jobs")) === 0,
+  },
+  {
+    handler: sweep.POST, method: "POST", path: "/queues/jobs/sweep", role: "operator", action: "queue.sweep", target: "queue:jobs",
+    seed: async () => {
+      // a reservation long past its deadline
+      await admin.zadd("fleet:queue:jobs:processing", now() - 600, "p-old");
+      await admin.hset("fleet:queue:jobs:processing:body", "p-old", body("p-old"));
+    },
+    done: async (b) => (await b.queueSize("jobs")) === 1,
+  },
+  {
+    handler: poolRelease.POST, method: "POST", path: "/pools/proxies/items/a/release", role: "operator", action: "pool.item.release", target: "pool:proxies/a",
+    seed: async (b) => {
+      await b.poolPut("proxies", "a", "p", {});
+      await b.poolClaimAny("proxies", {}, 60);
+    },
+    done: async (b) => (await b.poolItems("proxies"))[0]?.inUseUntil == null,
+  },
+  {
+    handler: poolItem.DELETE, method: "DELETE", path: "/pools/proxies/items/a", role: "operator", action: "pool.item.delete", target: "pool:proxies/a",
+    seed: async (b) => {
+      await b.poolPut("proxies", "a", "p", {});
+      await b.poolPut("proxies", "b", "p", {});
+    },
+    done: async (b) => (await b.poolSize("proxies")) === 1,
+  },
+  {
+    handler: pool.DELETE, method: "DELETE", path: "/pools/proxies", role: "admin", action: "pool.delete", target: "pool:proxies",
+    seed: async (b) => b.poolPut("proxies", "a", "p", {}), done: async (b) => (await b.poolSize("proxies")) === 0,
+  },
+  {
+    handler: lock.DELETE, method: "DELETE", path: "/locks/nightly", role: "admin", action: "lock.release", target: "lock:nightly",
+    seed: async (b) => void (await b.lockAcquire("nightly", 60, 0)), done: async (b) => (await b.lockList()).length === 0,
+  },
+  {
+    handler: counter.PUT, method: "PUT", path: "/counters/hits", role: "admin", body: { value: 5 }, action: "counter.set", target: "counter:hits",
+    seed: async (b) => void (await b.counterIncr("hits", 1)), done: async (b) => (await b.counterGet("hits")) === 5,
+  },
+  {
+    handler: counter.DELETE, method: "DELETE", path: "/counters/hits", role: "admin", action: "counter.delete", target: "counter:hits",
+    seed: async (b) => void (await b.counterIncr("hits", 1)), done: async (b) => (await b.counterList()).length === 0,
+  },
+  {
+    handler: kvKey.PUT, method: "PUT", path: "/kv/ns/k", role: "admin", body: { value: { a: 1 } }, action: "kv.set", target: "kv:ns:k",
+    seed: async (b) => b.kvSet("ns", "k", "1"), done: async (b) => (await b.kvGet("ns", "k"))?.toString() === '{"a": 1}',
+  },
+  {
+    handler: kvKey.DELETE, method: "DELETE", path: "/kv/ns/k", role: "admin", action: "kv.delete", target: "kv:ns:k",
+    seed: async (b) => b.kvSet("ns", "k", "1"), done: async (b) => (await b.kvGet("ns", "k")) === null,
+  },
+];
+
+const LOWER: Record<Role, Role | null> = { viewer: null, operator: "viewer", admin: "operator" };
+const USER_OF: Record<Role, keyof typeof PASSWORDS> = { viewer: "vera", operator: "otto", admin: "ada" };
+
+let backend: Backend;
+let admin: Redis;
+const cookies = {} as Record<Role, string>;
+
+async function auditTotal(): Promise<number> {
+  return (await backend.auditRange(0, 0)).total;
+}
+
+async function newestAudit(): Promise<Record<string, unknown>> {
+  const { items } = await backend.auditRange(0, 1);
+  return JSON.parse(items[0]!.toString("utf8")) as Record<string, unknown>;
+}
+
+beforeAll(async () => {
+  admin = new Redis(redisTestUrl(DB), { lazyConnect: true, maxRetriesPerRequest: 1 });
+  await admin.connect();
+  backend = await configureAuth(redisTestUrl(DB));
+  resetThrottle();
+  for (const role of ["viewer", "operator", "admin"] as const) {
+    const res = await call(handleSignIn, "POST", "/auth/signin", { headers: SAME_ORIGIN, body: { username: USER_OF[role], password: PASSWORDS[USER_OF[role]] } });
+    expect(res.status).toBe(200);
+    cookies[role] = cookieOf(res);
+  }
+});
+
+afterAll(async () => {
+  await admin.quit();
+  await clearAuth();
+});
+
+beforeEach(async () => {
+  await admin.flushdb();
+});
+
+describe.each(ROUTES)("$method $path (needs $role)", (r) => {
+  const send = (headers: Record<string, string>) => call(r.handler, r.method, r.path, { headers, body: r.body });
+
+  it("answers 401 without credentials and changes nothing", async () => {
+    await r.seed(backend);
+    const res = await send({ ...SAME_ORIGIN });
+    expect(res.status).toBe(401);
+    expect(res.json.error.code).toBe("unauthenticated");
+    expect(await r.done(backend)).toBe(false);
+    expect(await auditTotal()).toBe(0);
+  });
+
+  it("answers 403 to a role too low, by session and by token", async () => {
+    await r.seed(backend);
+    const lower = LOWER[r.role]!;
+    const bySession = await send({ ...SAME_ORIGIN, cookie: cookies[lower] });
+    expect(bySession.status).toBe(403);
+    expect(bySession.json.error.code).toBe("forbidden");
+    expect(bySession.json.error.message).toContain(r.role);
+    const byToken = await send(bearer(lower));
+    expect(byToken.status).toBe(403);
+    expect(await r.done(backend)).toBe(false);
+    expect(await auditTotal()).toBe(0);
+  });
+
+  it("refuses a cross-site request carrying the session cookie (403)", async () => {
+    await r.seed(backend);
+    const cookie = cookies.admin;
+    const attempts: Array<Record<string, string>> = [
+      { cookie, origin: "https://evil.test", "x-fleet-csrf": "1" },
+      { cookie, origin: ORIGIN, "sec-fetch-site": "cross-site", "x-fleet-csrf": "1" },
+      { cookie, origin: ORIGIN, "sec-fetch-site": "same-origin" }, // no custom header
+      { cookie, "x-fleet-csrf": "1" }, // no Origin, no Sec-Fetch-Site
+    ];
+    for (const headers of attempts) {
+      const res = await send(headers);
+      expect(res.status, JSON.stringify(headers)).toBe(403);
+      expect(res.json.error.code).toBe("forbidden");
+    }
+    expect(await r.done(backend)).toBe(false);
+    expect(await auditTotal()).toBe(0);
+  });
+
+  it("does it for the right role from the console's pages, and audits who did what to which target", async () => {
+    await r.seed(backend);
+    const res = await send({ ...SAME_ORIGIN, cookie: cookies[r.role] });
+    expect(res.status, res.text).toBeLessThan(300);
+    expect(await r.done(backend)).toBe(true);
+    expect(await auditTotal()).toBe(1);
+    const entry = await newestAudit();
+    expect(entry).toMatchObject({ actor: USER_OF[r.role], role: r.role, via: "session", action: r.action, target: r.target, method: r.method, status: res.status });
+    expect(Math.abs((entry.ts as number) - Date.now() / 1000)).toBeLessThan(30);
+    // stored as Python's json.dumps writes it
+    const raw = (await backend.auditRange(0, 1)).items[0]!.toString("utf8");
+    expect(raw).toContain('"actor": ');
+  });
+
+  it("accepts a bearer token of the right role without any CSRF header", async () => {
+    await r.seed(backend);
+    const res = await send(bearer(r.role));
+    expect(res.status, res.text).toBeLessThan(300);
+    expect(await r.done(backend)).toBe(true);
+    expect(await newestAudit()).toMatchObject({ actor: `${r.role}-script`, via: "token", action: r.action });
+  });
+});
+
+describe("config changes in the audit trail", () => {
+  it("keep the config before and after a worker's write", async () => {
+    await seedWorker(backend);
+    const res = await call(workerConfig.PATCH, "PATCH", "/workers/scraper/w1/config", { headers: bearer("admin"), body: { slots: 7, mode: "fast" } });
+    expect(res.status).toBe(200);
+    expect(await newestAudit()).toMatchObject({ action: "worker.config.patch", before: { slots: 1 }, after: { slots: 7, mode: "fast" } });
+  });
+
+  it("keep every worker's before and after for a fleet-wide rollout", async () => {
+    await seedWorker(backend);
+    await backend.workerRegister("scraper", "w2", { hostname: "h2" });
+    const res = await call(automationConfig.PATCH, "PATCH", "/automations/scraper/config", { headers: bearer("admin"), body: { slots: 9 } });
+    expect(res.status).toBe(200);
+    const entry = await newestAudit();
+    expect(entry).toMatchObject({ action: "automation.config.rollout", changes_total: 2 });
+    expect(entry.changes).toEqual([
+      { worker_id: "w1", before: { slots: 1 }, after: { slots: 9 } },
+      { worker_id: "w2", before: {}, after: { slots: 9 } },
+    ]);
+  });
+
+  it("a failed write (422, 404) leaves no audit entry", async () => {
+    const res = await call(workerConfig.PATCH, "PATCH", "/workers/scraper/none/config", { headers: bearer("admin"), body: { slots: 1 } });
+    expect(res.status).toBe(404);
+    expect(await auditTotal()).toBe(0);
+  });
+});
+
+describe("reads", () => {
+  it("need no CSRF header, accept a viewer and leave no audit entry", async () => {
+    await seedWorker(backend);
+    const res = await call(worker.GET, "GET", "/workers/scraper/w1", { headers: { cookie: cookies.viewer, origin: "https://elsewhere.test" } });
+    expect(res.status).toBe(200);
+    expect(res.json.worker_id).toBe("w1");
+    expect(await auditTotal()).toBe(0);
+    expect((await call(worker.GET, "GET", "/workers/scraper/w1")).status).toBe(401);
+  });
+});
