@@ -114,7 +114,7 @@ export function DataTable<T>({
         <thead className="sticky top-0 z-10 bg-slate-100 text-left text-xs font-semibold tracking-wide text-slate-600 uppercase dark:bg-slate-900 dark:text-slate-400">
           <tr aria-rowindex={1}>
             {columns.map((c) => (
-              <th key={c.id} scope="col" className={`px-3 py-2 ${c.className ?? ""} ${mobileHidden(c)}`}>
+              <th key={c.id} scope="col" className={`truncate px-2 py-2 sm:px-3 ${c.className ?? ""} ${mobileHidden(c)}`}>
                 {c.header}
               </th>
             ))}
@@ -141,7 +141,7 @@ export function DataTable<T>({
               className={`border-t border-slate-200 hover:bg-slate-50 dark:border-slate-800 dark:hover:bg-slate-900/60 ${rowClassName?.(row) ?? ""}`}
             >
               {columns.map((c) => (
-                <td key={c.id} className={`truncate px-3 ${c.className ?? ""} ${mobileHidden(c)}`}>
+                <td key={c.id} className={`truncate px-2 sm:px-3 ${c.className ?? ""} ${mobileHidden(c)}`}>
                   {c.cell(row, start + i)}
                 </td>
               ))}

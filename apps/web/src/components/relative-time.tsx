@@ -1,6 +1,6 @@
 "use client";
 
-import { absoluteTime, formatDuration } from "@/lib/format";
+import { absoluteTime, formatAge, formatDuration } from "@/lib/format";
 
 import { useNow } from "./use-now";
 
@@ -17,7 +17,7 @@ export function RelativeTime({ at, className }: { at: number | null | undefined;
     );
   }
   const diff = now - at;
-  const text = Math.abs(diff) < 1 ? "just now" : diff > 0 ? `${formatDuration(diff)} ago` : `in ${formatDuration(-diff)}`;
+  const text = Math.abs(diff) < 1 ? "just now" : diff > 0 ? `${formatAge(diff)} ago` : `in ${formatAge(-diff)}`;
   return (
     <time dateTime={iso} title={absoluteTime(at)} className={className}>
       {text}

@@ -45,3 +45,15 @@ export function formatMs(ms: number | null | undefined): string {
   if (ms < 1000) return `${ms.toFixed(ms < 10 ? 1 : 0)} ms`;
   return formatDuration(ms / 1000);
 }
+
+/** Coarser than formatDuration, for "… ago": seconds only under a minute. */
+export function formatAge(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min`;
+  const h = Math.floor(m / 60);
+  if (h < 24) return m % 60 ? `${h} h ${m % 60} min` : `${h} h`;
+  const d = Math.floor(h / 24);
+  return h % 24 ? `${d} d ${h % 24} h` : `${d} d`;
+}

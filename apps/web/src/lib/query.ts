@@ -179,7 +179,7 @@ export const queries = {
       queryKey: queryKeys.health,
       queryFn: ({ signal }) => apiGet<Health>("/health", signal),
       // Polled while down (see the shell) so recovery shows without a reload.
-      refetchInterval: (q) => (q.state.status === "error" ? 3_000 : 15_000),
+      refetchInterval: (q) => (q.state.status === "error" ? 3_000 : 5_000),
       staleTime: 0,
       retry: false,
     }),

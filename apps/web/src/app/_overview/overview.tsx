@@ -60,14 +60,14 @@ function WorkersByAutomation({ automations }: { automations: readonly Automation
   if (automations.length === 0) return <EmptyState title="No automations yet">Workers appear here once they register.</EmptyState>;
   return (
     <div className="-mx-4 overflow-x-auto px-4">
-      <table className="w-full min-w-[28rem] text-sm">
+      <table className="w-full text-sm">
         <caption className="sr-only">Workers by automation and status</caption>
         <thead className="text-left text-xs text-slate-500 uppercase dark:text-slate-400">
           <tr>
             <th scope="col" className="py-1 pr-2 font-medium">Automation</th>
-            <th scope="col" className="px-2 py-1 text-right font-medium">Total</th>
+            <th scope="col" className="px-1 py-1 text-right text-[11px] font-medium sm:px-2 sm:text-xs">Total</th>
             {STATUSES.map((s) => (
-              <th key={s} scope="col" className="px-2 py-1 text-right font-medium">
+              <th key={s} scope="col" className="px-1 py-1 text-right text-[11px] font-medium sm:px-2 sm:text-xs">
                 {s}
               </th>
             ))}
@@ -76,18 +76,18 @@ function WorkersByAutomation({ automations }: { automations: readonly Automation
         <tbody>
           {automations.map((a) => (
             <tr key={a.automation_type} className="border-t border-slate-200 dark:border-slate-800">
-              <th scope="row" className="max-w-[12rem] truncate py-2 pr-2 text-left font-medium">
+              <th scope="row" className="max-w-[8rem] truncate py-2 pr-2 text-left font-medium sm:max-w-[12rem]">
                 <Link className="link" href={`/automations/${encodeURIComponent(a.automation_type)}`}>
                   {a.automation_type}
                 </Link>
               </th>
-              <td className="px-2 text-right tabular-nums">
+              <td className="px-1 text-right tabular-nums sm:px-2">
                 <Link className="link" href={`/workers?type=${encodeURIComponent(a.automation_type)}`}>
                   {formatNumber(a.workers.total)}
                 </Link>
               </td>
               {STATUSES.map((s) => (
-                <td key={s} className="px-2 text-right tabular-nums">
+                <td key={s} className="px-1 text-right tabular-nums sm:px-2">
                   {a.workers[s] === 0 ? (
                     <span className="text-slate-400 dark:text-slate-600">0</span>
                   ) : (
@@ -244,9 +244,9 @@ export function Overview() {
             id="ov-workers"
             title="Workers by automation"
             action={
-              <span className="flex flex-wrap gap-1">
+              <span aria-hidden className="hidden flex-wrap gap-1 sm:flex">
                 {STATUSES.map((s) => (
-                  <StatusBadge key={s} status={s} className="hidden sm:inline-flex" />
+                  <StatusBadge key={s} status={s} />
                 ))}
               </span>
             }

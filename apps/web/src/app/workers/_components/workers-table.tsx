@@ -85,18 +85,18 @@ export function WorkersTable() {
       header: (
         <SortHeader label="Worker" active={sort === "name"} direction="asc" onClick={() => setParams({ sort: null })} />
       ),
-      className: "w-[26%]",
+      className: "w-[34%] sm:w-[26%]",
       cell: (w) => (
         <Link href={workerHref(w)} className="link font-mono" title={w.worker_id}>
           {w.worker_id}
         </Link>
       ),
     },
-    { id: "type", header: "Automation", className: "w-[14%]", cell: (w) => <span title={w.automation_type}>{w.automation_type}</span> },
+    { id: "type", header: "Automation", className: "w-[22%] sm:w-[14%]", cell: (w) => <span title={w.automation_type}>{w.automation_type}</span> },
     {
       id: "status",
       header: "Status",
-      className: "w-28",
+      className: "w-24 sm:w-28",
       cell: (w) => (
         <span className="flex items-center gap-1">
           <StatusBadge status={w.status} />
@@ -121,7 +121,7 @@ export function WorkersTable() {
           onClick={() => setParams({ sort: sort === "seen-desc" ? "seen-asc" : "seen-desc" })}
         />
       ),
-      className: "w-40",
+      className: "w-28 sm:w-40",
       cell: (w) =>
         w.last_seen === null ? <span className="text-amber-700 dark:text-amber-400">unknown</span> : <RelativeTime at={w.last_seen} className="tabular-nums" />,
     },
@@ -214,7 +214,7 @@ export function WorkersTable() {
           caption="Workers"
           rowClassName={(w) => (w.status === "offline" ? "bg-slate-100/70 text-slate-500 dark:bg-slate-900/70 dark:text-slate-500" : w.status === "error" ? "bg-red-50/50 dark:bg-red-950/20" : "")}
           empty={<EmptyState title="No worker matches these filters" className="border-0 py-6" />}
-          minWidth="40rem"
+          minWidth="22rem"
         />
       ))}
       {all.data && !all.data.complete && (
