@@ -8,6 +8,9 @@ if (!redisUrl) {
 }
 
 const port = Number(process.env.E2E_PORT ?? 3210);
+// The built web app to serve (its `.next`). A copy elsewhere keeps a local run steady while
+// someone else rebuilds apps/web; CI always serves apps/web itself.
+const webDir = process.env.E2E_WEB_DIR ?? "../apps/web";
 const baseURL = `http://127.0.0.1:${port}`;
 
 export default defineConfig({
@@ -17,8 +20,8 @@ export default defineConfig({
   forbidOnly: true,
   retries: 0,
   workers: 1,
-  timeout: 30_000,
-  expect: { timeout: 10_000 },
+  timeout: 60_000,
+  expect: { timeout: 15_000 },
   reporter: [["list"], ["json", { outputFile: "test-results/results.json" }]],
   use: {
     baseURL,
@@ -51,7 +54,7 @@ export default defineConfig({
   webServer: {
     // The production build (`next build` ran before this tier), never `next dev`.
     command: `pnpm exec next start -p ${port} -H 127.0.0.1`,
-    cwd: "../apps/web",
+    cwd: webDir,
     url: `${baseURL}/api/v1/health`,
     reuseExistingServer: false,
     timeout: 60_000,

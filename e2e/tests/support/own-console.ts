@@ -5,13 +5,15 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 import type { Backend } from "@fleet/backend";
 import { backendFromUrl } from "@fleet/backend/url";
 
-const WEB_DIR = fileURLToPath(new URL("../../../apps/web/", import.meta.url));
+const WEB_DIR = process.env.E2E_WEB_DIR
+  ? resolve(fileURLToPath(new URL("../../", import.meta.url)), process.env.E2E_WEB_DIR)
+  : fileURLToPath(new URL("../../../apps/web/", import.meta.url));
 const NEXT_BIN = join(WEB_DIR, "node_modules/next/dist/bin/next");
 
 function freePort(): Promise<number> {
