@@ -4,6 +4,7 @@ import { useMemo, useState } from "react";
 import type { RawValue } from "@fleet/schema";
 
 import { errorMessage } from "@/lib/api";
+import { base64ToBytes, classifyRaw, hexDump } from "@/lib/raw-value";
 import { formatBytes } from "@/lib/format";
 
 import { CopyButton } from "./copy-button";
@@ -12,38 +13,7 @@ import { JsonView } from "./json-view";
 
 type Mode = "tree" | "text" | "hex" | "base64";
 
-function base64ToBytes(b64: string): Uint8Array {
-  try {
-    const bin = atob(b64);
-    const out = new Uint8Array(bin.length);
-    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-    return out;
-  } catch {
-    return new Uint8Array();
-  }
-}
-
-/** A classic hex dump: offset, 16 bytes, printable ASCII. */
-export function hexDump(bytes: Uint8Array, maxBytes = 64 * 1024): string {
-  const lines: string[] = [];
-  const n = Math.min(bytes.length, maxBytes);
-  for (let off = 0; off < n; off += 16) {
-    const row = bytes.subarray(off, Math.min(off + 16, n));
-    const hex = Array.from(row, (b) => b.toString(16).padStart(2, "0")).join(" ");
-    const ascii = Array.from(row, (b) => (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : ".")).join("");
-    lines.push(`${off.toString(16).padStart(8, "0")}  ${hex.padEnd(47)}  ${ascii}`);
-  }
-  if (bytes.length > n) lines.push(`… ${bytes.length - n} more bytes`);
-  return lines.join("\n");
-}
-
-/** What a RawValue holds: JSON (incl. a literal null), text that is not JSON, or bytes that are not UTF-8. */
-export function classifyRaw(v: RawValue): "json" | "text" | "binary" {
-  if (v.json !== null && v.json !== undefined) return "json";
-  if (v.text !== null && v.text.trim() === "null") return "json";
-  if (v.text !== null) return "text";
-  return "binary";
-}
+export { classifyRaw, hexDump };
 
 const COLLAPSED_MAX_H = "max-h-72";
 

@@ -6,22 +6,11 @@
 
 import { useQueryClient, type QueryClient, type QueryKey } from "@tanstack/react-query";
 import { useEffect, useSyncExternalStore, type ReactNode } from "react";
-import type {
-  BusEvent,
-  PoolSummary,
-  PoolsEvent,
-  Queue,
-  QueuesEvent,
-  StreamSummary,
-  StreamsEvent,
-  Worker,
-  WorkerDetail,
-  WorkersEvent,
-} from "@fleet/schema";
+import type { BusEvent, PoolsEvent, QueuesEvent, StreamsEvent, WorkersEvent } from "@fleet/schema";
 
 import { API_BASE } from "./api";
-import { compareWorkers, queryKeys, type WorkersEverything } from "./query";
-import type { PoolList, QueueList, StreamList } from "@fleet/schema";
+import { applyPools, applyQueues, applyStreams, applyWorkers } from "./live-cache";
+import type { WorkersEverything } from "./query";
 
 export type LiveStatus = "connecting" | "live" | "reconnecting" | "down";
 
@@ -159,93 +148,6 @@ function makeInvalidator(client: QueryClient, windowMs = 1_000) {
     pending.clear();
   };
   return fn;
-}
-
-function wkey(w: { automation_type: string; worker_id: string }): string {
-  return `${w.automation_type}\u0000${w.worker_id}`;
-}
-
-function applyWorkers(client: QueryClient, ev: WorkersEvent, invalidate: (k: QueryKey) => void) {
-  const changed = new Map<string, Worker>();
-  for (const w of ev.changed) changed.set(wkey(w), w);
-  const removed = new Set(ev.removed.map(wkey));
-
-  // The /workers table holds every worker (of a type): patch it in place, keep it sorted.
-  for (const [key, data] of client.getQueriesData<WorkersEverything>({ queryKey: ["workers", "everything"] })) {
-    if (!data) continue;
-    const type = key[2] as string | null;
-    const relevant = (w: { automation_type: string }) => type === null || w.automation_type === type;
-    const seen = new Set<string>();
-    let workers: Worker[] = [];
-    for (const w of data.workers) {
-      const k = wkey(w);
-      if (removed.has(k)) continue;
-      const c = changed.get(k);
-      if (c) seen.add(k);
-      workers.push(c ?? w);
-    }
-    const added = ev.changed.filter((w) => relevant(w) && !seen.has(wkey(w)) && !removed.has(wkey(w)));
-    if (added.length > 0) workers = workers.concat(added).sort(compareWorkers);
-    const removedCount = data.workers.length + added.length - workers.length;
-    client.setQueryData<WorkersEverything>(key, { ...data, workers, total: data.total + added.length - removedCount });
-  }
-
-  for (const w of ev.changed) {
-    const key = queryKeys.workers.detail(w.automation_type, w.worker_id);
-    const old = client.getQueryData<WorkerDetail>(key);
-    if (old) {
-      client.setQueryData<WorkerDetail>(key, { ...w, history_len: old.history_len });
-      if (JSON.stringify(old.stats) !== JSON.stringify(w.stats)) {
-        invalidate(["workers", "stats", w.automation_type, w.worker_id]);
-      }
-    }
-  }
-  for (const r of ev.removed) invalidate(queryKeys.workers.detail(r.automation_type, r.worker_id));
-
-  invalidate(["workers", "page"]);
-  invalidate(queryKeys.automations.all);
-}
-
-function upsertByName<T extends { name: string }>(list: readonly T[], changed: readonly T[], removed: readonly string[] = []): T[] {
-  const byName = new Map(list.map((x) => [x.name, x] as const));
-  for (const r of removed) byName.delete(r);
-  for (const c of changed) byName.set(c.name, c);
-  return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-}
-
-function applyQueues(client: QueryClient, ev: QueuesEvent, invalidate: (k: QueryKey) => void) {
-  client.setQueryData<QueueList>(queryKeys.queues.list(), (old) => {
-    if (!old) return old;
-    const queues = upsertByName<Queue>(old.queues, ev.queues, ev.removed);
-    return { ...old, queues, total: queues.length };
-  });
-  for (const q of ev.queues) {
-    // Depths are in the frame; the item lists behind them need a fetch.
-    invalidate(queryKeys.queues.detailAll(q.name));
-    invalidate(queryKeys.queues.deadAll(q.name));
-  }
-  for (const name of ev.removed ?? []) invalidate(queryKeys.queues.detailAll(name));
-  invalidate(queryKeys.automations.all);
-}
-
-function applyPools(client: QueryClient, ev: PoolsEvent, invalidate: (k: QueryKey) => void) {
-  client.setQueryData<PoolList>(queryKeys.pools.list(), (old) => {
-    if (!old) return old;
-    const pools = upsertByName<PoolSummary>(old.pools, ev.pools, ev.removed);
-    return { ...old, pools, total: pools.length };
-  });
-  for (const p of ev.pools) invalidate(queryKeys.pools.detail(p.name));
-  for (const name of ev.removed ?? []) invalidate(queryKeys.pools.detail(name));
-}
-
-function applyStreams(client: QueryClient, ev: StreamsEvent, invalidate: (k: QueryKey) => void) {
-  client.setQueryData<StreamList>(queryKeys.streams.list(), (old) => {
-    if (!old) return old;
-    const streams = upsertByName<StreamSummary>(old.streams, ev.streams, ev.removed);
-    return { ...old, streams, total: streams.length };
-  });
-  for (const s of ev.streams) invalidate(queryKeys.streams.detailAll(s.name));
-  invalidate(queryKeys.automations.all);
 }
 
 // ---------- the provider

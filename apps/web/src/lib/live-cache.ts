@@ -1,0 +1,109 @@
+// How live frames change the query cache. Pure functions of (QueryClient, frame), kept
+// apart from the EventSource so they can be tested without a browser.
+import type { QueryClient, QueryKey } from "@tanstack/react-query";
+import type {
+  PoolList,
+  PoolSummary,
+  PoolsEvent,
+  Queue,
+  QueueList,
+  QueuesEvent,
+  StreamList,
+  StreamSummary,
+  StreamsEvent,
+  Worker,
+  WorkerDetail,
+  WorkersEvent,
+} from "@fleet/schema";
+
+import { compareWorkers, queryKeys, type WorkersEverything } from "./query";
+
+export type Invalidate = (queryKey: QueryKey) => void;
+
+function wkey(w: { automation_type: string; worker_id: string }): string {
+  return `${w.automation_type}\u0000${w.worker_id}`;
+}
+
+export function applyWorkers(client: QueryClient, ev: WorkersEvent, invalidate: Invalidate) {
+  const changed = new Map<string, Worker>();
+  for (const w of ev.changed) changed.set(wkey(w), w);
+  const removed = new Set(ev.removed.map(wkey));
+
+  // The /workers table holds every worker (of a type): patch it in place, keep it sorted.
+  for (const [key, data] of client.getQueriesData<WorkersEverything>({ queryKey: ["workers", "everything"] })) {
+    if (!data) continue;
+    const type = key[2] as string | null;
+    const relevant = (w: { automation_type: string }) => type === null || w.automation_type === type;
+    const seen = new Set<string>();
+    let workers: Worker[] = [];
+    for (const w of data.workers) {
+      const k = wkey(w);
+      if (removed.has(k)) continue;
+      const c = changed.get(k);
+      if (c) seen.add(k);
+      workers.push(c ?? w);
+    }
+    const added = ev.changed.filter((w) => relevant(w) && !seen.has(wkey(w)) && !removed.has(wkey(w)));
+    if (added.length > 0) workers = workers.concat(added).sort(compareWorkers);
+    const removedCount = data.workers.length + added.length - workers.length;
+    client.setQueryData<WorkersEverything>(key, { ...data, workers, total: data.total + added.length - removedCount });
+  }
+
+  for (const w of ev.changed) {
+    const key = queryKeys.workers.detail(w.automation_type, w.worker_id);
+    const old = client.getQueryData<WorkerDetail>(key);
+    if (old) {
+      client.setQueryData<WorkerDetail>(key, { ...w, history_len: old.history_len });
+      if (JSON.stringify(old.stats) !== JSON.stringify(w.stats)) {
+        invalidate(["workers", "stats", w.automation_type, w.worker_id]);
+      }
+    }
+  }
+  for (const r of ev.removed) invalidate(queryKeys.workers.detail(r.automation_type, r.worker_id));
+
+  invalidate(["workers", "page"]);
+  invalidate(queryKeys.automations.all);
+}
+
+export function upsertByName<T extends { name: string }>(list: readonly T[], changed: readonly T[], removed: readonly string[] = []): T[] {
+  const byName = new Map(list.map((x) => [x.name, x] as const));
+  for (const r of removed) byName.delete(r);
+  for (const c of changed) byName.set(c.name, c);
+  return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+export function applyQueues(client: QueryClient, ev: QueuesEvent, invalidate: Invalidate) {
+  client.setQueryData<QueueList>(queryKeys.queues.list(), (old) => {
+    if (!old) return old;
+    const queues = upsertByName<Queue>(old.queues, ev.queues, ev.removed);
+    return { ...old, queues, total: queues.length };
+  });
+  for (const q of ev.queues) {
+    // Depths are in the frame; the item lists behind them need a fetch.
+    invalidate(queryKeys.queues.detailAll(q.name));
+    invalidate(queryKeys.queues.deadAll(q.name));
+  }
+  for (const name of ev.removed ?? []) invalidate(queryKeys.queues.detailAll(name));
+  invalidate(queryKeys.automations.all);
+}
+
+export function applyPools(client: QueryClient, ev: PoolsEvent, invalidate: Invalidate) {
+  client.setQueryData<PoolList>(queryKeys.pools.list(), (old) => {
+    if (!old) return old;
+    const pools = upsertByName<PoolSummary>(old.pools, ev.pools, ev.removed);
+    return { ...old, pools, total: pools.length };
+  });
+  for (const p of ev.pools) invalidate(queryKeys.pools.detail(p.name));
+  for (const name of ev.removed ?? []) invalidate(queryKeys.pools.detail(name));
+}
+
+export function applyStreams(client: QueryClient, ev: StreamsEvent, invalidate: Invalidate) {
+  client.setQueryData<StreamList>(queryKeys.streams.list(), (old) => {
+    if (!old) return old;
+    const streams = upsertByName<StreamSummary>(old.streams, ev.streams, ev.removed);
+    return { ...old, streams, total: streams.length };
+  });
+  for (const s of ev.streams) invalidate(queryKeys.streams.detailAll(s.name));
+  invalidate(queryKeys.automations.all);
+}
+
