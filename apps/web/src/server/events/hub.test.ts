@@ -61,6 +61,7 @@ describe("EventHub change detection", () => {
     const { events } = collect(h);
     await ticks(h, 3);
     expect(events).toEqual([]);
+    expect(h.status().snapshots).toBe("inline");
   });
 
   it("ignores a heartbeat that only moves last_seen", async () => {

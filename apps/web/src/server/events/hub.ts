@@ -10,8 +10,8 @@ import type { Backend, BusMessage, Subscription } from "@fleet/backend";
 import type { LiveEventName } from "@fleet/schema";
 
 import { withTimeout } from "../timeout";
-import { ChangeDetector, readSnapshot } from "./change-detector";
 import { busPayload, encodeFrame } from "./frames";
+import { InlineSnapshotSource, type SnapshotSource } from "./snapshot-source";
 
 export interface HubEvent {
   /** Increasing within the process. */
@@ -36,6 +36,11 @@ export interface EventHubOptions {
   snapshotTimeoutMs?: number;
   /** Pause before a failed subscribe is tried again, independent of the loop. Default 1000 ms. */
   subscribeRetryMs?: number;
+  /**
+   * Makes the loop's snapshot reader, once per start (closed on stop). Default: reads
+   * inline through `getBackend`.
+   */
+  snapshotSource?: () => SnapshotSource;
   /** Unix seconds; injectable for tests. */
   now?: () => number;
   log?: (message: string, err?: unknown) => void;
@@ -52,6 +57,8 @@ export interface HubStatus {
   lastEventId: number;
   /** Duration of the last loop tick, in ms. */
   lastSnapshotMs: number;
+  /** Where the loop reads its snapshots; null while stopped. */
+  snapshots: "inline" | "thread" | null;
 }
 
 const defaultLog = (message: string, err?: unknown) => {
@@ -61,8 +68,8 @@ const defaultLog = (message: string, err?: unknown) => {
 
 export class EventHub {
   private readonly listeners = new Set<HubListener>();
-  private readonly detector = new ChangeDetector();
   private readonly opts: Required<EventHubOptions>;
+  private source: SnapshotSource | null = null;
 
   private running = false;
   /** Bumped on every start and stop, so a tick or a subscribe of an earlier run ends quietly. */
@@ -78,6 +85,7 @@ export class EventHub {
   private subscribing: Promise<void> | null = null;
   /** Settles when every subscription this hub closed is closed: a new one waits for it. */
   private closing: Promise<void> = Promise.resolve();
+  private sourceClosing: Promise<void> = Promise.resolve();
 
   // "Log once, keep trying": a Redis outage is one line in the log, and one on recovery.
   private loopFailing = false;
@@ -90,6 +98,7 @@ export class EventHub {
       snapshotTimeoutMs: Math.max(10_000, options.intervalMs * 5),
       now: () => Date.now() / 1000,
       log: defaultLog,
+      snapshotSource: () => new InlineSnapshotSource(options.getBackend, options.offlineAfterSeconds),
       ...options,
     };
   }
@@ -119,6 +128,7 @@ export class EventHub {
       failing: this.loopFailing,
       lastEventId: this.lastId,
       lastSnapshotMs: this.lastSnapshotMs,
+      snapshots: this.source?.kind ?? null,
     };
   }
 
@@ -130,6 +140,7 @@ export class EventHub {
     this.stop();
     await this.subscribing;
     await this.closing;
+    await this.sourceClosing;
   }
 
   private detach(listener: HubListener): void {
@@ -146,9 +157,9 @@ export class EventHub {
     const gen = ++this.generation;
     this.ticks = 0;
     this.loopFailing = false;
-    // A restarted hub compares against a fresh baseline: what changed while nobody
-    // listened is not news to a client that loaded its page after that.
-    this.detector.reset();
+    // A restarted hub compares against a fresh baseline (a new source): what changed
+    // while nobody listened is not news to a client that loaded its page after that.
+    this.source = this.opts.snapshotSource();
     void this.tick(gen);
   }
 
@@ -160,7 +171,13 @@ export class EventHub {
     this.timer = null;
     if (this.subscribeRetryTimer) clearTimeout(this.subscribeRetryTimer);
     this.subscribeRetryTimer = null;
-    this.detector.reset();
+    const source = this.source;
+    this.source = null;
+    if (source) {
+      this.sourceClosing = this.sourceClosing
+        .then(() => source.close())
+        .catch((err: unknown) => this.opts.log("closing the snapshot source failed", err));
+    }
     const current = this.subscription;
     this.subscription = null;
     if (current) this.closeLater(current.sub);
@@ -180,13 +197,14 @@ export class EventHub {
       const backend = await this.opts.getBackend();
       if (gen !== this.generation) return;
       this.ensureSubscribed(backend);
-      const snapshot = await withTimeout(
-        readSnapshot(backend, this.opts.now(), this.opts.offlineAfterSeconds),
+      const source = this.source;
+      if (!source) return;
+      const changes = await withTimeout(
+        source.poll(this.opts.now()),
         this.opts.snapshotTimeoutMs,
         () => new Error(`snapshot read took longer than ${this.opts.snapshotTimeoutMs} ms`),
       );
       if (gen !== this.generation) return;
-      const changes = this.detector.apply(snapshot);
       this.ticks++;
       if (this.loopFailing) {
         this.loopFailing = false;

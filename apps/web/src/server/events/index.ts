@@ -4,6 +4,8 @@ import "server-only";
 import { getBackend } from "../backend";
 import { serverEnv } from "../env";
 import { EventHub } from "./hub";
+import { InlineSnapshotSource } from "./snapshot-source";
+import { ThreadSnapshotSource } from "./snapshot-thread";
 
 export { EventHub } from "./hub";
 export type { HubEvent, HubListener, HubStatus } from "./hub";
@@ -16,10 +18,21 @@ const holder = globalThis as typeof globalThis & { __fleetEventHub?: EventHub };
 export function getEventHub(): EventHub {
   if (!holder.__fleetEventHub) {
     const env = serverEnv();
+    const offlineAfterSeconds = env.FLEET_OFFLINE_AFTER_SECONDS;
+    const inline = () => new InlineSnapshotSource(getBackend, offlineAfterSeconds);
+    // Redis: snapshots in a worker thread with its own connection (see ./snapshot-source).
+    // The memory backend lives in this thread's heap, so it can only be read inline.
+    const threaded = /^rediss?:\/\//i.test(env.FLEET_BACKEND_URL);
     holder.__fleetEventHub = new EventHub({
       getBackend,
       intervalMs: env.FLEET_EVENTS_INTERVAL_MS,
-      offlineAfterSeconds: env.FLEET_OFFLINE_AFTER_SECONDS,
+      offlineAfterSeconds,
+      snapshotSource: threaded
+        ? () =>
+            new ThreadSnapshotSource({ backendUrl: env.FLEET_BACKEND_URL, offlineAfterSeconds }, inline, (m, e) =>
+              console.error(`[events] ${m}:`, e instanceof Error ? e.message : e),
+            )
+        : inline,
     });
   }
   return holder.__fleetEventHub;

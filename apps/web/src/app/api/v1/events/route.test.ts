@@ -153,6 +153,7 @@ describe("GET /api/v1/events (Redis)", () => {
     await ticks(2);
     expect(workersAfter()).toEqual([]);
 
+    expect(getEventHub().status().snapshots).toBe("thread"); // Redis: read in a worker thread
     await backend.workerSetState("sse-type", "w:1", "RUNNING", null, now + 5);
     await waitFor(() => workersAfter().length > 0, { what: "workers frame" });
     const frame = JSON.parse(workersAfter()[0]!.data!);

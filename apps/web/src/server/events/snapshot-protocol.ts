@@ -1,0 +1,13 @@
+// Messages between the hub and its snapshot worker thread.
+import type { DetectedChange } from "./change-detector";
+
+export interface SnapshotWorkerData {
+  backendUrl: string;
+  offlineAfterSeconds: number;
+}
+
+export type ToSnapshotWorker = { kind: "poll"; seq: number; now: number };
+
+export type FromSnapshotWorker =
+  | { kind: "result"; seq: number; changes: DetectedChange[] }
+  | { kind: "error"; seq: number; message: string };

@@ -1,0 +1,64 @@
+// The worker-thread snapshot source against a real Redis (DB 10, flushed).
+import { backendFromUrl } from "@fleet/backend/url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Redis } from "ioredis";
+
+import { InlineSnapshotSource } from "./snapshot-source";
+import { ThreadSnapshotSource } from "./snapshot-thread";
+
+const REDIS_TEST_URL = process.env.REDIS_TEST_URL;
+const DB = 10;
+
+function dbUrl(base: string, db: number): string {
+  const u = new URL(base);
+  u.pathname = `/${db}`;
+  return u.toString();
+}
+
+describe("ThreadSnapshotSource (Redis)", () => {
+  let admin: Redis | undefined;
+  beforeAll(async () => {
+    if (!REDIS_TEST_URL) return;
+    admin = new Redis(dbUrl(REDIS_TEST_URL, DB));
+    await admin.flushdb();
+  });
+  afterAll(async () => {
+    await admin?.flushdb();
+    admin?.disconnect();
+  });
+
+  it("needs REDIS_TEST_URL (CI always sets it)", () => {
+    expect(REDIS_TEST_URL, "set REDIS_TEST_URL, e.g. redis://127.0.0.1:6390/0").toMatch(/^redis:\/\//);
+  });
+
+  it("reads and diffs in a worker thread: baseline first, then only what changed", async () => {
+    const url = dbUrl(REDIS_TEST_URL!, DB);
+    const backend = backendFromUrl(url);
+    const logs: string[] = [];
+    const source = new ThreadSnapshotSource(
+      { backendUrl: url, offlineAfterSeconds: 60 },
+      () => new InlineSnapshotSource(async () => backend, 60),
+      (m) => logs.push(m),
+    );
+    try {
+      const now = Date.now() / 1000;
+      await backend.workerRegister("thread-type", "w1", {});
+      await backend.workerSetState("thread-type", "w1", "IDLE", null, now);
+      expect(await source.poll(now)).toEqual([]);
+      await backend.workerSetState("thread-type", "w1", "IDLE", null, now + 1); // heartbeat only
+      expect(await source.poll(now + 1)).toEqual([]);
+      await backend.workerSetState("thread-type", "w1", "ERROR", "boom", now + 2);
+      await backend.queuePush("thread-queue", '{"id": "1", "payload": {}}');
+      const changes = await source.poll(now + 2);
+      expect(changes.map((c) => c.event).sort()).toEqual(["queues", "workers"]);
+      const workers = changes.find((c) => c.event === "workers")!.data as { changed: Array<{ status: string; last_error: string }> };
+      expect(workers.changed).toEqual([expect.objectContaining({ status: "error", last_error: "boom" })]);
+      expect(source.kind).toBe("thread"); // it really ran in the thread
+      expect(logs).toEqual([]);
+    } finally {
+      await source.close();
+      await backend.close();
+    }
+    await expect(source.poll(Date.now() / 1000)).rejects.toThrow(/closed/);
+  }, 20_000);
+});

@@ -1,0 +1,100 @@
+// The snapshot source that reads in a worker thread (see ./snapshot-source). Falls back
+// to reading inline when a worker cannot be started at all, so live events never depend
+// on it.
+import { Worker } from "node:worker_threads";
+
+import type { DetectedChange } from "./change-detector";
+import type { FromSnapshotWorker, SnapshotWorkerData, ToSnapshotWorker } from "./snapshot-protocol";
+import { InlineSnapshotSource, type SnapshotSource } from "./snapshot-source";
+
+/** Consecutive failed worker starts after which the source reads inline for good. */
+const MAX_START_FAILURES = 3;
+
+export class ThreadSnapshotSource implements SnapshotSource {
+  private worker: Worker | null = null;
+  private online = false;
+  private seq = 0;
+  private readonly pending = new Map<number, { resolve: (c: DetectedChange[]) => void; reject: (e: Error) => void }>();
+  private startFailures = 0;
+  private fallback: SnapshotSource | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly data: SnapshotWorkerData,
+    private readonly makeFallback: () => SnapshotSource,
+    private readonly log: (message: string, err?: unknown) => void,
+  ) {}
+
+  /** "inline" once this source gave up on threads. */
+  get kind(): "inline" | "thread" {
+    return this.fallback ? "inline" : "thread";
+  }
+
+  async poll(now: number): Promise<DetectedChange[]> {
+    if (this.closed) throw new Error("snapshot source closed");
+    if (this.fallback) return this.fallback.poll(now);
+    const worker = this.ensureWorker();
+    const seq = ++this.seq;
+    return new Promise<DetectedChange[]>((resolve, reject) => {
+      this.pending.set(seq, { resolve, reject });
+      const msg: ToSnapshotWorker = { kind: "poll", seq, now };
+      worker.postMessage(msg);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.failPending(new Error("snapshot source closed"));
+    const worker = this.worker;
+    this.worker = null;
+    if (worker) await worker.terminate();
+    await this.fallback?.close();
+  }
+
+  private ensureWorker(): Worker {
+    if (this.worker) return this.worker;
+    // In the Next build the bundler turns the literal `new Worker(new URL(...))` below into
+    // a compiled chunk. Unbundled (vitest, tsx) the entry is TypeScript: the thread first
+    // registers tsx's loader, then imports it.
+    const worker = import.meta.url.endsWith(".ts")
+      ? new Worker(
+          `import("tsx/esm/api").then((tsx) => { tsx.register(); return import(${JSON.stringify(
+            new URL("./snapshot-worker.ts", import.meta.url).href,
+          )}); });`,
+          { eval: true, workerData: this.data },
+        )
+      : new Worker(new URL("./snapshot-worker.ts", import.meta.url), { workerData: this.data });
+    worker.unref();
+    this.online = false;
+    worker.on("online", () => {
+      this.online = true;
+      this.startFailures = 0;
+    });
+    worker.on("message", (msg: FromSnapshotWorker) => {
+      const p = this.pending.get(msg.seq);
+      if (!p) return; // answer to a poll that timed out on our side
+      this.pending.delete(msg.seq);
+      if (msg.kind === "result") p.resolve(msg.changes);
+      else p.reject(new Error(msg.message));
+    });
+    const onGone = (err: unknown) => {
+      if (this.worker !== worker) return;
+      this.worker = null;
+      this.failPending(err instanceof Error ? err : new Error("the snapshot worker stopped"));
+      if (this.closed) return;
+      if (!this.online && ++this.startFailures >= MAX_START_FAILURES) {
+        this.log("snapshot worker cannot start; reading snapshots in the request thread instead", err);
+        this.fallback = this.makeFallback();
+      }
+    };
+    worker.on("error", onGone);
+    worker.on("exit", (code) => onGone(new Error(`the snapshot worker exited with code ${code}`)));
+    this.worker = worker;
+    return worker;
+  }
+
+  private failPending(err: Error): void {
+    for (const p of this.pending.values()) p.reject(err);
+    this.pending.clear();
+  }
+}
