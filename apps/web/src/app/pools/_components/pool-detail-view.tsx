@@ -4,7 +4,7 @@ import type { PoolDetail, PoolItem } from "@fleet/schema";
 import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useMemo, useState } from "react";
+import { useMemo, useState, type ReactNode } from "react";
 
 import { ItemTable } from "@/app/queues/_components/item-table";
 import { InlineEmpty, ResultNote, Stat } from "@/app/queues/_components/ui-bits";
@@ -170,6 +170,25 @@ export function PoolDetailView({ name }: { name: string }) {
     />
   );
 
+  // Release and remove need the operator role; viewers get no actions column.
+  const actionsColumn: { header: ReactNode; cell: (row: PoolItem) => ReactNode } | undefined = canOperate
+    ? {
+        header: <span className="sr-only">Actions</span>,
+        cell: (i) => (
+          <span className="inline-flex gap-1">
+            {i.in_use_until !== null && (
+              <button type="button" className="btn text-xs" aria-label={`Release ${i.id}`} onClick={() => openAsk({ kind: "release", item: i })}>
+                Release
+              </button>
+            )}
+            <button type="button" className="btn text-xs" aria-label={`Remove ${i.id}`} onClick={() => openAsk({ kind: "remove", item: i })}>
+              Remove
+            </button>
+          </span>
+        ),
+      }
+    : undefined;
+
   let body;
   if (isPending) body = <LoadingState label="Loading the pool…" />;
   else if (error)
@@ -246,25 +265,7 @@ export function PoolDetailView({ name }: { name: string }) {
             { id: "expires", header: "Expires", className: "whitespace-nowrap", cell: (i) => <Expiry item={i} />, hideOnMobile: true },
             { id: "claim", header: "Claim", className: "whitespace-nowrap", cell: (i) => <Claim item={i} /> },
           ]}
-          trailing={
-            !canOperate
-              ? undefined
-              : {
-            header: <span className="sr-only">Actions</span>,
-            cell: (i) => (
-              <span className="inline-flex gap-1">
-                {i.in_use_until !== null && (
-                  <button type="button" className="btn text-xs" aria-label={`Release ${i.id}`} onClick={() => openAsk({ kind: "release", item: i })}>
-                    Release
-                  </button>
-                )}
-                <button type="button" className="btn text-xs" aria-label={`Remove ${i.id}`} onClick={() => openAsk({ kind: "remove", item: i })}>
-                  Remove
-                </button>
-              </span>
-            ),
-                }
-          }
+          trailing={actionsColumn}
           empty={<InlineEmpty>{items.length === 0 ? "This pool has no items." : "No item matches the search or filter."}</InlineEmpty>}
         />
         {total > PAGE && (

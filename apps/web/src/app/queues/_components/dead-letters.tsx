@@ -2,7 +2,7 @@
 
 import type { DeadLetter } from "@fleet/schema";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 
 import { ConfirmDialog, ErrorState, LoadingState } from "@/components";
 import { apiPost, errorMessage, seg } from "@/lib/api";
@@ -145,6 +145,39 @@ export function DeadLetters({ name, total }: { name: string; total: number }) {
     ? `${pending.action === "requeue" ? "Requeue" : "Delete"} ${pending.refs === null ? "all " : ""}${plural(pending.count, "dead letter")}?`
     : "";
 
+  // Viewers get no checkboxes: selecting only serves the operator's actions.
+  const selectColumn: { header: ReactNode; cell: (row: DeadLetter) => ReactNode } | undefined = canAct
+    ? {
+        header: (
+          <SelectAll
+            checked={pageRefs.length > 0 && selectedOnPage === pageRefs.length}
+            indeterminate={selectedOnPage > 0 && selectedOnPage < pageRefs.length}
+            disabled={pageRefs.length === 0 || busy}
+            onChange={(on) =>
+              setSelected((prev) => {
+                const next = new Set(prev);
+                for (const r of pageRefs) {
+                  if (on) next.add(r);
+                  else next.delete(r);
+                }
+                return next;
+              })
+            }
+          />
+        ),
+        cell: (r) => (
+          <input
+            type="checkbox"
+            className="size-4 accent-slate-800"
+            aria-label={`Select dead letter ${r.task_id ?? `#${r.index + 1}`}`}
+            checked={selected.has(r.ref)}
+            disabled={busy}
+            onChange={(e) => toggle(r.ref, e.target.checked)}
+          />
+        ),
+      }
+    : undefined;
+
   return (
     <Section
       id="dead"
@@ -191,39 +224,7 @@ export function DeadLetters({ name, total }: { name: string; total: number }) {
             payloadLabel="body"
             previewField="payload"
             rowClassName={(r) => (selected.has(r.ref) ? "bg-sky-50 dark:bg-sky-950/30" : "")}
-            leading={
-              !canAct
-                ? undefined
-                : {
-              header: (
-                <SelectAll
-                  checked={pageRefs.length > 0 && selectedOnPage === pageRefs.length}
-                  indeterminate={selectedOnPage > 0 && selectedOnPage < pageRefs.length}
-                  disabled={pageRefs.length === 0 || busy}
-                  onChange={(on) =>
-                    setSelected((prev) => {
-                      const next = new Set(prev);
-                      for (const r of pageRefs) {
-                        if (on) next.add(r);
-                        else next.delete(r);
-                      }
-                      return next;
-                    })
-                  }
-                />
-              ),
-              cell: (r) => (
-                <input
-                  type="checkbox"
-                  className="size-4 accent-slate-800"
-                  aria-label={`Select dead letter ${r.task_id ?? `#${r.index + 1}`}`}
-                  checked={selected.has(r.ref)}
-                  disabled={busy}
-                  onChange={(e) => toggle(r.ref, e.target.checked)}
-                />
-              ),
-                  }
-            }
+            leading={selectColumn}
             columns={[
               { id: "index", header: "#", className: "w-12 text-right tabular-nums text-slate-500", hideOnMobile: true, cell: (r) => r.index + 1 },
               { id: "id", header: "Task", cell: (r) => <TaskId id={r.task_id} /> },

@@ -92,15 +92,15 @@ export function QueueDetailView({ name }: { name: string }) {
               </select>
             </label>
             <Can role="operator">
-            <button
-              type="button"
-              className="btn-primary"
-              onClick={() => sweep.mutate()}
-              disabled={sweep.isPending}
-              title="Put tasks whose reservation deadline has passed back on the queue, now"
-            >
-              {sweep.isPending ? "Sweeping…" : "Sweep now"}
-            </button>
+              <button
+                type="button"
+                className="btn-primary"
+                onClick={() => sweep.mutate()}
+                disabled={sweep.isPending}
+                title="Put tasks whose reservation deadline has passed back on the queue, now"
+              >
+                {sweep.isPending ? "Sweeping…" : "Sweep now"}
+              </button>
             </Can>
           </>
         )

@@ -105,14 +105,14 @@ function CounterRow({ c, onDelete, onSaved }: { c: Counter; onDelete: () => void
             )}
           </span>
           <Can role="admin">
-          <span className="flex gap-1">
-            <button type="button" className="btn text-xs" aria-label={`Edit ${c.name}`} onClick={start}>
-              Edit
-            </button>
-            <button type="button" className="btn text-xs" aria-label={`Delete ${c.name}`} onClick={onDelete}>
-              Delete
-            </button>
-          </span>
+            <span className="flex gap-1">
+              <button type="button" className="btn text-xs" aria-label={`Edit ${c.name}`} onClick={start}>
+                Edit
+              </button>
+              <button type="button" className="btn text-xs" aria-label={`Delete ${c.name}`} onClick={onDelete}>
+                Delete
+              </button>
+            </span>
           </Can>
         </>
       )}

@@ -57,12 +57,12 @@ export function LocksSection() {
                 <Ttl ttlMs={l.ttl_ms} asOf={dataUpdatedAt} noneLabel="held, no expiry" />
               </span>
               <Can role="admin">
-              <button type="button" className="btn text-xs" aria-label={`Force release ${l.name}`} onClick={() => {
-                  release.reset();
-                  setAsk(l.name);
-                }}>
-                Force release
-              </button>
+                <button type="button" className="btn text-xs" aria-label={`Force release ${l.name}`} onClick={() => {
+                    release.reset();
+                    setAsk(l.name);
+                  }}>
+                  Force release
+                </button>
               </Can>
             </li>
           ))}
