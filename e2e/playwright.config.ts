@@ -15,14 +15,15 @@ const baseURL = `http://127.0.0.1:${port}`;
 
 export default defineConfig({
   testDir: "./tests",
-  outputDir: "./test-results/artifacts",
+  // E2E_OUTPUT_DIR: a run of one's own beside someone else's (each run empties its output dir).
+  outputDir: process.env.E2E_OUTPUT_DIR ? `${process.env.E2E_OUTPUT_DIR}/artifacts` : "./test-results/artifacts",
   fullyParallel: false,
   forbidOnly: true,
   retries: 0,
   workers: 1,
   timeout: 60_000,
   expect: { timeout: 15_000 },
-  reporter: [["list"], ["json", { outputFile: "test-results/results.json" }]],
+  reporter: [["list"], ["json", { outputFile: `${process.env.E2E_OUTPUT_DIR ?? "test-results"}/results.json` }]],
   use: {
     baseURL,
     trace: "retain-on-failure",
