@@ -59,6 +59,7 @@ function Tags({ item }: { item: PoolItem }) {
 
 function Expiry({ item }: { item: PoolItem }) {
   const now = useNow();
+  if (item.corrupt?.includes("expires_at")) return <span className="text-slate-500 italic">unknown</span>;
   if (item.expires_at === null) return <span className="text-slate-500">never</span>;
   const expired = now !== null && isExpired(item, now);
   return (

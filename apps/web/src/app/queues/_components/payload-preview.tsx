@@ -2,7 +2,7 @@
 
 import type { RawValue } from "@fleet/schema";
 
-import { classifyRaw } from "@/components";
+import { CorruptBadge, classifyRaw } from "@/components";
 import { formatBytes } from "@/lib/format";
 
 const PREVIEW_CHARS = 240;
@@ -30,9 +30,20 @@ export function PayloadPreview({
   const kind = value ? classifyRaw(value) : "binary";
   const odd = !value || kind !== "json";
   const sub = field ? bodyField(value, field) : null;
+  // A truncated preview of JSON is cut mid-document: incomplete, not corrupt.
+  const corrupt = value && !value.truncated && kind !== "json" ? (kind === "binary" ? "not UTF-8" : "not JSON") : null;
+  return (
+    <span className={`flex min-w-0 items-center gap-2 ${className ?? ""}`}>
+      {corrupt && <CorruptBadge label={corrupt} className="shrink-0" />}
+      <PreviewLine value={value} sub={sub} odd={odd} />
+    </span>
+  );
+}
+
+function PreviewLine({ value, sub, odd }: { value: RawValue | null | undefined; sub: string | null; odd: boolean }) {
   return (
     <span
-      className={`block truncate font-mono text-xs ${odd ? "text-amber-800 italic dark:text-amber-300" : "text-slate-700 dark:text-slate-300"} ${className ?? ""}`}
+      className={`block min-w-0 truncate font-mono text-xs ${odd ? "text-amber-800 italic dark:text-amber-300" : "text-slate-700 dark:text-slate-300"}`}
       title={value?.truncated ? "Preview of a large value" : undefined}
     >
       {sub !== null ? (sub.length > PREVIEW_CHARS ? `${sub.slice(0, PREVIEW_CHARS)}…` : sub) : previewText(value)}
