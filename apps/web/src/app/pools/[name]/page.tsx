@@ -9,7 +9,8 @@ import { PoolDetailView } from "../_components/pool-detail-view";
 type Props = { params: Promise<{ name: string }> };
 
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
-  return { title: `Pool ${routeParam((await params).name)}` };
+  // Unlike the page's, metadata params arrive decoded already (Next 16).
+  return { title: ` ${(await params).name}` };
 }
 
 export default async function PoolPage({ params }: Props) {

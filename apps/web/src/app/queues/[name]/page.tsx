@@ -9,7 +9,8 @@ import { routeParam } from "../_components/route-param";
 type Props = { params: Promise<{ name: string }> };
 
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
-  return { title: `Queue ${routeParam((await params).name)}` };
+  // Unlike the page's, metadata params arrive decoded already (Next 16).
+  return { title: ` ${(await params).name}` };
 }
 
 export default async function QueuePage({ params }: Props) {
