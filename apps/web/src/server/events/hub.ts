@@ -212,6 +212,7 @@ export class EventHub {
       }
       for (const change of changes) this.emit(change.event, null, change.data);
     } catch (err) {
+      if (gen !== this.generation) return; // stopped meanwhile: the failure is ours, not Redis's
       if (!this.loopFailing) this.opts.log("change detection failed; retrying every interval", err);
       this.loopFailing = true;
       // getBackend itself may have failed before the subscription was even tried.
