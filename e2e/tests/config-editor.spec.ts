@@ -4,7 +4,9 @@
 import type { Backend } from "@fleet/backend";
 import type { Page } from "@playwright/test";
 
-import { expect, screenshotPath, test } from "../fixtures";
+// Every key named with the test's prefix (its automation type, queue, catalog entry) is
+// purged by the prefix fixture after the test.
+import { enc, expect, screenshotPath, test } from "../fixtures";
 
 const CONFIG_SCHEMA = {
   $schema: "https://json-schema.org/draft/2020-12/schema",
@@ -31,8 +33,6 @@ const TASK_SCHEMA = {
 // A loaded 2-core machine can take a while for the first paint of a page's data.
 test.describe.configure({ timeout: 60_000 });
 
-const seeded: Array<{ backend: Backend; type: string; ids: string[] }> = [];
-
 async function seed(
   backend: Backend,
   type: string,
@@ -47,17 +47,8 @@ async function seed(
     await backend.workerSetConfig(type, id, config);
     await backend.workerSetState(type, id, "RUNNING", null, now);
   }
-  seeded.push({ backend, type, ids: Object.keys(workers) });
 }
 
-test.afterEach(async () => {
-  for (const { backend, type, ids } of seeded.splice(0)) {
-    await Promise.all(ids.map((id) => backend.workerRemove(type, id)));
-    if (await backend.catalogGet(type)) await backend.catalogDelete(type);
-  }
-});
-
-const enc = encodeURIComponent;
 
 async function openEditor(page: Page, type: string, id: string) {
   await page.goto(`/workers/${enc(type)}/${enc(id)}`);

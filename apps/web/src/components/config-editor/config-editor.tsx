@@ -10,6 +10,7 @@ import type { Automation, ConfigResult, ErrorDetail, WorkerDetail } from "@fleet
 
 import { ApiError, apiFetchWithHeaders, errorMessage, seg } from "@/lib/api";
 import { queries } from "@/lib/query";
+import { useSession } from "@/lib/session";
 import { ErrorState, JsonView, LoadingState } from "@/components";
 
 import { ChangeList } from "./change-list";
@@ -90,6 +91,8 @@ function LoadedEditor({
   automation: Automation;
 }) {
   const qc = useQueryClient();
+  // Config writes need the admin role (the API checks too): others read the form, disabled.
+  const canEdit = useSession().can("admin");
   const s = useEditorSchema(automation.schemas?.config ?? null);
   const configCorrupt = worker.corrupt?.includes("config") ?? false;
   const genCorrupt = worker.corrupt?.includes("config_gen") ?? false;
@@ -314,7 +317,7 @@ function LoadedEditor({
           formData={draft}
           onChange={onFormChange}
           extraErrors={extraErrors}
-          disabled={phase === "saving"}
+          disabled={phase === "saving" || !canEdit}
           idPrefix={`cfg-${automationType}-${workerId}`.replace(/[^A-Za-z0-9_-]/g, "_")}
         />
       ) : (
@@ -325,33 +328,39 @@ function LoadedEditor({
           onChange={onRawChange}
           parseError={parseError}
           issues={rawIssues}
-          disabled={phase === "saving"}
+          disabled={phase === "saving" || !canEdit}
         />
       )}
 
-      <div className="flex flex-wrap items-center gap-3 border-t border-slate-200 pt-4 dark:border-slate-800">
-        <button type="button" className="btn-primary" disabled={!canReview} onClick={() => setPhase("review")}>
-          Review and save…
-        </button>
-        <button type="button" className="btn" disabled={!dirty || phase === "saving"} onClick={discard}>
-          Discard changes
-        </button>
-        <span className="text-sm text-slate-600 dark:text-slate-400" aria-live="polite">
-          {saved && !dirty ? (
-            <span role="status" className="font-medium text-emerald-700 dark:text-emerald-400">
-              Saved: generation {saved.from} → {saved.to}.
-            </span>
-          ) : parseError !== null ? (
-            "Fix the JSON to continue."
-          ) : issues.length > 0 ? (
-            `${issues.length === 1 ? "One problem" : `${issues.length} problems`} to fix before saving.`
-          ) : dirty ? (
-            `${changes.length === 1 ? "One change" : `${changes.length} changes`} not saved yet.`
-          ) : (
-            "No unsaved changes."
-          )}
-        </span>
-      </div>
+      {!canEdit ? (
+        <p className="border-t border-slate-200 pt-4 text-sm text-slate-600 dark:border-slate-800 dark:text-slate-400">
+          Read only: changing a worker&apos;s config needs the admin role.
+        </p>
+      ) : (
+        <div className="flex flex-wrap items-center gap-3 border-t border-slate-200 pt-4 dark:border-slate-800">
+          <button type="button" className="btn-primary" disabled={!canReview} onClick={() => setPhase("review")}>
+            Review and save…
+          </button>
+          <button type="button" className="btn" disabled={!dirty || phase === "saving"} onClick={discard}>
+            Discard changes
+          </button>
+          <span className="text-sm text-slate-600 dark:text-slate-400" aria-live="polite">
+            {saved && !dirty ? (
+              <span role="status" className="font-medium text-emerald-700 dark:text-emerald-400">
+                Saved: generation {saved.from} → {saved.to}.
+              </span>
+            ) : parseError !== null ? (
+              "Fix the JSON to continue."
+            ) : issues.length > 0 ? (
+              `${issues.length === 1 ? "One problem" : `${issues.length} problems`} to fix before saving.`
+            ) : dirty ? (
+              `${changes.length === 1 ? "One change" : `${changes.length} changes`} not saved yet.`
+            ) : (
+              "No unsaved changes."
+            )}
+          </span>
+        </div>
+      )}
 
       <ReviewDialog
         open={phase === "review" || phase === "saving"}

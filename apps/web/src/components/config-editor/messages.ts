@@ -87,6 +87,7 @@ export function plainMessage(keyword: string | undefined, params: Record<string,
       return `Must be ${FORMAT_NAMES[f] ?? `a valid ${f}`}.`;
     }
     case "maxItems":
+    case "items":
       return `Must have at most ${plural(Number(p.limit), "item", "items")}.`;
     case "minItems":
       return `Must have at least ${plural(Number(p.limit), "item", "items")}.`;
@@ -95,6 +96,14 @@ export function plainMessage(keyword: string | undefined, params: Record<string,
     case "additionalProperties":
     case "unevaluatedProperties":
       return "Is not a setting this automation knows.";
+    case "anyOf":
+      return "Must match one of the allowed forms.";
+    case "oneOf":
+      return "Must match exactly one of the allowed forms.";
+    case "not":
+      return "Is a value that is not allowed here.";
+    case "contains":
+      return "Must contain at least one allowed item.";
     case "maxProperties":
       return `Must have at most ${plural(Number(p.limit), "entry", "entries")}.`;
     case "minProperties":

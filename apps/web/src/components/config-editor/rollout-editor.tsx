@@ -9,6 +9,7 @@ import type { Automation, ConfigRolloutResult, Worker } from "@fleet/schema";
 
 import { ApiError, apiFetch, errorMessage, seg } from "@/lib/api";
 import { queries, queryKeys } from "@/lib/query";
+import { useSession } from "@/lib/session";
 import { ErrorState, LoadingState } from "@/components";
 
 import { ChangeList } from "./change-list";
@@ -21,6 +22,8 @@ import { SchemaForm } from "./schema-form";
 import { configIssues, pretty, useEditorSchema, withDefaults } from "./shared";
 
 export function ConfigRolloutEditor({ automationType }: { automationType: string }) {
+  // A rollout writes every worker's config: admin only (the API checks too).
+  const canEdit = useSession().can("admin");
   const autoQ = useQuery(queries.automation(automationType));
   const workersQ = useQuery(queries.workersEverything(automationType));
   return (
@@ -28,7 +31,9 @@ export function ConfigRolloutEditor({ automationType }: { automationType: string
       <h2 id="rollout-heading" className="text-lg font-semibold">
         Apply to every worker of this automation
       </h2>
-      {autoQ.isPending || workersQ.isPending ? (
+      {!canEdit ? (
+        <p className="mt-2 text-sm text-slate-600 dark:text-slate-400">Rolling out a config change needs the admin role.</p>
+      ) : autoQ.isPending || workersQ.isPending ? (
         <LoadingState label="Loading the schema and the workers…" />
       ) : autoQ.isError || workersQ.isError ? (
         <ErrorState

@@ -1,22 +1,20 @@
 "use client";
 // One schema-driven form for the config editors and the task submission form:
-// react-jsonschema-form with Ajv's draft 2020-12 class (catalog schemas are emitted as
-// 2020-12 by Pydantic and zod, and the server validates with the same Ajv class), plain-word
-// errors, and live validation so problems show before anything is sent.
+// react-jsonschema-form with plain-word errors and live validation, so problems show
+// before anything is sent. The browser checks with an interpreting validator: Ajv (what
+// the server validates with, draft 2020-12) compiles schemas with `new Function`, which
+// the console's Content-Security-Policy forbids.
 import { useMemo } from "react";
 import Form from "@rjsf/core";
 import type { ErrorSchema, RJSFSchema, RJSFValidationError, UiSchema, ValidatorType } from "@rjsf/utils";
-import { customizeValidator } from "@rjsf/validator-ajv8";
-import { Ajv2020 } from "ajv/dist/2020";
 
 import { formTemplates, formWidgets } from "./form-theme";
+import { InterpretingValidator } from "./interpreting-validator";
 import { transformErrors } from "./messages";
 
-type AjvClass = NonNullable<Parameters<typeof customizeValidator>[0]>["AjvClass"];
-
-/** A validator for one schema (catalog schemas of different automations may reuse an `$id`). */
+/** A validator for one schema. */
 export function makeValidator(): ValidatorType {
-  return customizeValidator({ AjvClass: Ajv2020 as unknown as AjvClass, ajvOptionsOverrides: { validateFormats: true } });
+  return new InterpretingValidator();
 }
 
 export interface ValidationIssue {

@@ -7,6 +7,7 @@ import type { ErrorDetail, Priority, SubmitTasksResult } from "@fleet/schema";
 
 import { ApiError, apiFetch, errorMessage, seg } from "@/lib/api";
 import { formatNumber } from "@/lib/format";
+import { useSession } from "@/lib/session";
 import { CopyButton } from "@/components";
 import {
   ModeSwitch,
@@ -27,7 +28,15 @@ interface Submitted {
   depthBefore: number;
 }
 
-export function SubmitTaskForm({ automationType, payloadSchema, pendingNow }: { automationType: string; payloadSchema: unknown; pendingNow: number }) {
+export function SubmitTaskForm(props: { automationType: string; payloadSchema: unknown; pendingNow: number }) {
+  // Submitting needs the operator role (the API checks too).
+  if (!useSession().can("operator")) {
+    return <p className="text-sm text-slate-600 dark:text-slate-400">Submitting tasks needs the operator role.</p>;
+  }
+  return <SubmitTaskFormInner {...props} />;
+}
+
+function SubmitTaskFormInner({ automationType, payloadSchema, pendingNow }: { automationType: string; payloadSchema: unknown; pendingNow: number }) {
   const s = useEditorSchema(payloadSchema ?? null);
   const start = useMemo(() => withDefaults(s, {}), [s]);
   const [draft, setDraft] = useState<Record<string, unknown>>(start);
