@@ -1,5 +1,8 @@
 // The worker-thread snapshot source against a real Redis (DB 10, flushed).
 import { backendFromUrl } from "@fleet/backend/url";
+import { Worker } from "node:worker_threads";
+
+import { createMemoryBackend } from "@fleet/backend/memory";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Redis } from "ioredis";
 
@@ -61,4 +64,34 @@ describe("ThreadSnapshotSource (Redis)", () => {
     }
     await expect(source.poll(Date.now() / 1000)).rejects.toThrow(/closed/);
   }, 20_000);
+});
+
+describe("ThreadSnapshotSource fallback", () => {
+  it("reads inline for good after three workers died without answering", async () => {
+    const memory = createMemoryBackend("memory://fallback-test");
+    await memory.queuePush("fallback-queue", "{}");
+    const logs: string[] = [];
+    let spawned = 0;
+    const source = new ThreadSnapshotSource(
+      { backendUrl: "redis://127.0.0.1:1/0", offlineAfterSeconds: 60 },
+      () => new InlineSnapshotSource(async () => memory, 60),
+      (m) => logs.push(m),
+      () => {
+        spawned++;
+        return new Worker('throw new Error("this build cannot load the snapshot worker")', { eval: true });
+      },
+    );
+    try {
+      for (let i = 0; i < 3; i++) await expect(source.poll(Date.now() / 1000)).rejects.toThrow();
+      expect(source.kind).toBe("inline");
+      expect(logs).toHaveLength(1);
+      expect(await source.poll(Date.now() / 1000)).toEqual([]); // the inline baseline
+      await memory.queuePush("fallback-queue", "{}");
+      const changes = await source.poll(Date.now() / 1000);
+      expect(changes.map((c) => c.event)).toEqual(["queues"]);
+      expect(spawned).toBe(3);
+    } finally {
+      await source.close();
+    }
+  });
 });

@@ -7,12 +7,13 @@ import type { DetectedChange } from "./change-detector";
 import type { FromSnapshotWorker, SnapshotWorkerData, ToSnapshotWorker } from "./snapshot-protocol";
 import { InlineSnapshotSource, type SnapshotSource } from "./snapshot-source";
 
-/** Consecutive failed worker starts after which the source reads inline for good. */
+/** Consecutive workers that died without answering, after which the source reads inline for good. */
 const MAX_START_FAILURES = 3;
 
 export class ThreadSnapshotSource implements SnapshotSource {
   private worker: Worker | null = null;
-  private online = false;
+  /** Whether the current worker has answered at least once (it really works). */
+  private answered = false;
   private seq = 0;
   private readonly pending = new Map<number, { resolve: (c: DetectedChange[]) => void; reject: (e: Error) => void }>();
   private startFailures = 0;
@@ -23,6 +24,8 @@ export class ThreadSnapshotSource implements SnapshotSource {
     private readonly data: SnapshotWorkerData,
     private readonly makeFallback: () => SnapshotSource,
     private readonly log: (message: string, err?: unknown) => void,
+    /** Starts the worker; replaceable so a test can start one that cannot load. */
+    private readonly spawn: (data: SnapshotWorkerData) => Worker = spawnSnapshotWorker,
   ) {}
 
   /** "inline" once this source gave up on threads. */
@@ -53,24 +56,12 @@ export class ThreadSnapshotSource implements SnapshotSource {
 
   private ensureWorker(): Worker {
     if (this.worker) return this.worker;
-    // In the Next build the bundler turns the literal `new Worker(new URL(...))` below into
-    // a compiled chunk. Unbundled (vitest, tsx) the entry is TypeScript: the thread first
-    // registers tsx's loader, then imports it.
-    const worker = import.meta.url.endsWith(".ts")
-      ? new Worker(
-          `import("tsx/esm/api").then((tsx) => { tsx.register(); return import(${JSON.stringify(
-            new URL("./snapshot-worker.ts", import.meta.url).href,
-          )}); });`,
-          { eval: true, workerData: this.data },
-        )
-      : new Worker(new URL("./snapshot-worker.ts", import.meta.url), { workerData: this.data });
+    const worker = this.spawn(this.data);
     worker.unref();
-    this.online = false;
-    worker.on("online", () => {
-      this.online = true;
-      this.startFailures = 0;
-    });
+    this.answered = false;
     worker.on("message", (msg: FromSnapshotWorker) => {
+      this.answered = true;
+      this.startFailures = 0;
       const p = this.pending.get(msg.seq);
       if (!p) return; // answer to a poll that timed out on our side
       this.pending.delete(msg.seq);
@@ -82,7 +73,9 @@ export class ThreadSnapshotSource implements SnapshotSource {
       this.worker = null;
       this.failPending(err instanceof Error ? err : new Error("the snapshot worker stopped"));
       if (this.closed) return;
-      if (!this.online && ++this.startFailures >= MAX_START_FAILURES) {
+      // A worker that died before answering anything (its code cannot load here) counts
+      // as a failed start; one that worked and crashed later is simply started again.
+      if (!this.answered && ++this.startFailures >= MAX_START_FAILURES) {
         this.log("snapshot worker cannot start; reading snapshots in the request thread instead", err);
         this.fallback = this.makeFallback();
       }
@@ -97,4 +90,18 @@ export class ThreadSnapshotSource implements SnapshotSource {
     for (const p of this.pending.values()) p.reject(err);
     this.pending.clear();
   }
+}
+
+function spawnSnapshotWorker(data: SnapshotWorkerData): Worker {
+  // In the Next build the bundler turns the literal `new Worker(new URL(...))` below into
+  // a compiled chunk. Unbundled (vitest, tsx) the entry is TypeScript: the thread first
+  // registers tsx's loader, then imports it.
+  if (import.meta.url.endsWith(".ts")) {
+    const entry = new URL("./snapshot-worker.ts", import.meta.url).href;
+    return new Worker(
+      `import("tsx/esm/api").then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`,
+      { eval: true, workerData: data },
+    );
+  }
+  return new Worker(new URL("./snapshot-worker.ts", import.meta.url), { workerData: data });
 }
