@@ -1,0 +1,43 @@
+// Safe by default: a console that would serve a real fleet without authentication does not
+// start; the in-memory demo on loopback starts with a visible "no authentication" banner.
+import { expect, test } from "../fixtures";
+
+import { startConsole, startExpectingExit } from "./security-console";
+
+const redisUrl = process.env.E2E_REDIS_URL!;
+
+test.describe.configure({ timeout: 120_000 });
+
+test("with a Redis backend and no authentication, next start exits 1 and says what to set", async () => {
+  const run = await startExpectingExit({ FLEET_BACKEND_URL: redisUrl }, "127.0.0.1");
+  expect(run.code, run.output).toBe(1);
+  expect(run.output).toContain("refuses to start without authentication");
+  expect(run.output).toContain("FLEET_INSECURE_NO_AUTH=1");
+  expect(run.output).toContain("FLEET_AUTH_USERS");
+});
+
+test("the in-memory demo bound to every interface refuses too", async () => {
+  const run = await startExpectingExit({ FLEET_BACKEND_URL: "memory://e2e-refuse" }, "0.0.0.0");
+  expect(run.code, run.output).toBe(1);
+  expect(run.output).toContain("not only on loopback");
+});
+
+test("the in-memory demo on loopback opens without sign-in and says there is no authentication", async ({ page }) => {
+  const c = await startConsole({ FLEET_BACKEND_URL: "memory://e2e-open" });
+  try {
+    await page.goto(`${c.baseURL}/queues`);
+    await expect(page).toHaveURL(`${c.baseURL}/queues`);
+    await expect(page.getByTestId("no-auth-banner")).toContainText("No authentication");
+    await expect(page.getByRole("heading", { name: "Queues", level: 1 })).toBeVisible();
+  } finally {
+    await c.close();
+  }
+});
+
+test("FLEET_INSECURE_NO_AUTH=1 runs against Redis with every request admin, and the banner says so", async ({ page }) => {
+  // the suite's own web server runs this way
+  await page.goto("/");
+  await expect(page.getByTestId("no-auth-banner")).toContainText("Authentication is off");
+  const res = await page.request.get("/api/v1/auth/session");
+  expect(await res.json()).toMatchObject({ mode: "insecure", user: { role: "admin" } });
+});
