@@ -10,7 +10,7 @@ type Props = { params: Promise<{ name: string }> };
 
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
   // Unlike the page's, metadata params arrive decoded already (Next 16).
-  return { title: ` ${(await params).name}` };
+  return { title: `Queue ${(await params).name}` };
 }
 
 export default async function QueuePage({ params }: Props) {
