@@ -19,7 +19,7 @@ export function JsonView({ value, expandDepth = 2, className }: { value: unknown
 }
 
 function Scalar({ value }: { value: Json }) {
-  if (value === null) return <span className="text-slate-500">null</span>;
+  if (value === null) return <span className="text-slate-500 dark:text-slate-400">null</span>;
   if (typeof value === "string")
     return <span className="whitespace-pre-wrap text-emerald-700 dark:text-emerald-400">{JSON.stringify(value)}</span>;
   if (typeof value === "number") return <span className="text-blue-700 dark:text-sky-400">{String(value)}</span>;
@@ -29,7 +29,7 @@ function Scalar({ value }: { value: Json }) {
 
 function Key({ name }: { name: string | number | null }) {
   if (name === null) return null;
-  if (typeof name === "number") return <span className="text-slate-400">{name}: </span>;
+  if (typeof name === "number") return <span className="text-slate-500 dark:text-slate-400">{name}: </span>;
   return <span className="text-slate-700 dark:text-slate-300">{JSON.stringify(name)}: </span>;
 }
 
@@ -85,7 +85,7 @@ function Node({
         type="button"
         onClick={() => setOpen((o) => !o)}
         aria-expanded={open}
-        className="-ml-4 inline-flex w-4 justify-center rounded text-slate-500 hover:text-slate-900 focus-visible:outline-2 focus-visible:outline-sky-500 dark:hover:text-slate-100"
+        className="-ml-4 inline-flex w-4 justify-center rounded text-slate-500 hover:text-slate-900 dark:text-slate-400 focus-visible:outline-2 focus-visible:outline-sky-500 dark:hover:text-slate-100"
         aria-label={`${open ? "Collapse" : "Expand"} ${name === null ? "value" : String(name)} (${summary})`}
       >
         {open ? "▾" : "▸"}
@@ -94,7 +94,7 @@ function Node({
       {openB}
       {!open && (
         <>
-          <button type="button" onClick={() => setOpen(true)} className="mx-1 rounded px-1 text-slate-500 hover:bg-slate-100 dark:hover:bg-slate-800">
+          <button type="button" onClick={() => setOpen(true)} className="mx-1 rounded px-1 text-slate-500 hover:bg-slate-100 dark:text-slate-400 dark:hover:bg-slate-800">
             {summary}
           </button>
           {closeB}

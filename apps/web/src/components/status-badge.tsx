@@ -18,7 +18,7 @@ const STYLES: Record<WorkerStatus, { cls: string; dot: string; label: string }> 
   },
   // Offline is not a colour variant: dashed outline, hollow dot, muted italic text.
   offline: {
-    cls: "bg-transparent text-slate-500 italic ring-0 outline outline-1 outline-dashed outline-slate-400 dark:text-slate-400 dark:outline-slate-500",
+    cls: "bg-transparent text-slate-600 italic ring-0 outline outline-1 outline-dashed outline-slate-400 dark:text-slate-400 dark:outline-slate-500",
     dot: "border border-slate-400 bg-transparent dark:border-slate-500",
     label: "offline",
   },

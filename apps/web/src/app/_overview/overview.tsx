@@ -89,13 +89,13 @@ function WorkersByAutomation({ automations }: { automations: readonly Automation
               {STATUSES.map((s) => (
                 <td key={s} className="px-1 text-right tabular-nums sm:px-2">
                   {a.workers[s] === 0 ? (
-                    <span className="text-slate-400 dark:text-slate-600">0</span>
+                    <span className="text-slate-500 dark:text-slate-400">0</span>
                   ) : (
                     <Link
                       href={`/workers?type=${encodeURIComponent(a.automation_type)}&status=${s}`}
                       aria-label={`${a.workers[s]} ${s} ${a.automation_type} workers`}
                       className={`rounded px-1 hover:underline focus-visible:outline-2 focus-visible:outline-sky-500 ${
-                        s === "error" ? "font-semibold text-red-700 dark:text-red-400" : s === "offline" ? "text-slate-500 italic" : ""
+                        s === "error" ? "font-semibold text-red-700 dark:text-red-400" : s === "offline" ? "text-slate-600 italic dark:text-slate-400" : ""
                       }`}
                     >
                       {formatNumber(a.workers[s])}

@@ -143,7 +143,7 @@ export function WorkersTable() {
             {w.last_error}
           </span>
         ) : (
-          <span className="text-slate-400 dark:text-slate-600">—</span>
+          <span className="text-slate-500 dark:text-slate-400">—</span>
         ),
     },
   ];
@@ -212,7 +212,7 @@ export function WorkersTable() {
           columns={columns}
           rowKey={(w) => `${w.automation_type}\u0000${w.worker_id}`}
           caption="Workers"
-          rowClassName={(w) => (w.status === "offline" ? "bg-slate-100/70 text-slate-500 dark:bg-slate-900/70 dark:text-slate-500" : w.status === "error" ? "bg-red-50/50 dark:bg-red-950/20" : "")}
+          rowClassName={(w) => (w.status === "offline" ? "bg-slate-100/70 text-slate-600 dark:bg-slate-900/70 dark:text-slate-400" : w.status === "error" ? "bg-red-50/50 dark:bg-red-950/20" : "")}
           empty={<EmptyState title="No worker matches these filters" className="border-0 py-6" />}
           minWidth="22rem"
         />
@@ -245,7 +245,7 @@ function FilterChip({ label, count, pressed, onClick }: { label: string; count: 
       }`}
     >
       {label}
-      <span className="tabular-nums opacity-70">{formatNumber(count)}</span>
+      <span className="tabular-nums">{formatNumber(count)}</span>
     </button>
   );
 }

@@ -44,7 +44,7 @@ function Fact({ label, children }: { label: string; children: ReactNode }) {
 
 /** Readable values for well-known hardware and stats fields; JSON for the rest. */
 function FieldValue({ name, value }: { name: string; value: unknown }) {
-  if (value === null || value === undefined) return <span className="text-slate-400">—</span>;
+  if (value === null || value === undefined) return <span className="text-slate-500 dark:text-slate-400">—</span>;
   if (typeof value === "number") {
     if (/(^|_)(at|ts)$/.test(name) && value > 1e9) return <RelativeTime at={value} />;
     if (name === "memory" || name.endsWith("_bytes")) return <span className="tabular-nums" title={`${value} bytes`}>{formatBytes(value)}</span>;
@@ -227,7 +227,7 @@ export function WorkerDetailView({ automationType, workerId }: { automationType:
             <Fact label="Status">
               <StatusBadge status={w.status} />
             </Fact>
-            <Fact label="State">{w.state ?? <span className="text-slate-400">—</span>}</Fact>
+            <Fact label="State">{w.state ?? <span className="text-slate-500 dark:text-slate-400">—</span>}</Fact>
             <Fact label="Last seen">
               {w.last_seen === null ? <span className="text-amber-700 dark:text-amber-400">unknown</span> : <RelativeTime at={w.last_seen} />}
             </Fact>
