@@ -93,11 +93,12 @@ export class ThreadSnapshotSource implements SnapshotSource {
 }
 
 function spawnSnapshotWorker(data: SnapshotWorkerData): Worker {
-  // In the Next build the bundler turns the literal `new Worker(new URL(...))` below into
-  // a compiled chunk. Unbundled (vitest, tsx) the entry is TypeScript: the thread first
-  // registers tsx's loader, then imports it.
-  if (import.meta.url.endsWith(".ts")) {
-    const entry = new URL("./snapshot-worker.ts", import.meta.url).href;
+  // Inside Next (build or dev) the bundler turns the literal `new Worker(new URL(...))`
+  // below into a compiled chunk; NEXT_RUNTIME is how this code knows it runs there (the
+  // bundle keeps the source file's import.meta.url, so that cannot tell). Unbundled
+  // (vitest, tsx) the entry is TypeScript: the thread registers tsx's loader first.
+  if (process.env.NEXT_RUNTIME === undefined) {
+    const entry = import.meta.url.replace(/snapshot-thread\.ts$/, "snapshot-worker.ts");
     return new Worker(
       `import("tsx/esm/api").then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`,
       { eval: true, workerData: data },
