@@ -180,7 +180,10 @@ export function LiveEventsProvider({ children }: { children: ReactNode }): React
         void client.invalidateQueries({
           type: "active",
           // The full worker list costs a registry read per page: poll it at a slower pace.
-          predicate: (q) => q.queryKey[1] !== "everything" || Date.now() - q.state.dataUpdatedAt > 30_000,
+          predicate: (q) =>
+            q.queryKey[1] !== "everything" ||
+            ((q.state.data as WorkersEverything | undefined)?.total ?? 0) <= 1000 ||
+            Date.now() - q.state.dataUpdatedAt > 30_000,
         });
       }, FALLBACK_POLL_MS);
     };
