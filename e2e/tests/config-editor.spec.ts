@@ -6,7 +6,7 @@ import type { Page } from "@playwright/test";
 
 // Every key named with the test's prefix (its automation type, queue, catalog entry) is
 // purged by the prefix fixture after the test.
-import { enc, expect, screenshotPath, test } from "../fixtures";
+import { enc, expect, screenshotPath, test, waitForLive } from "../fixtures";
 
 const CONFIG_SCHEMA = {
   $schema: "https://json-schema.org/draft/2020-12/schema",
@@ -190,6 +190,7 @@ test("a type without a catalog schema is edited as JSON only, and the config mus
 async function editThenSomeoneElseSaves(page: Page, backend: Backend, type: string) {
   await seed(backend, type, { w1: { slots: 2, mode: "fast" } });
   const editor = await openEditor(page, type, "w1");
+  await waitForLive(page);
   await editor.getByLabel("Slots", { exact: true }).fill("7");
   // Someone else saves generation 2 while the form has unsaved changes.
   await backend.workerSetConfig(type, "w1", { slots: 2, mode: "thorough" }, { expectedGen: 1 });
@@ -266,6 +267,7 @@ test("a task submitted from the generated form shows its id and raises the queue
   await seed(backend, type, { w1: { slots: 1 } });
   await page.goto(`/automations/${enc(type)}`);
   await expect(page.getByTestId("queue-pending")).toHaveText("0");
+  await waitForLive(page);
 
   const form = page.getByRole("region", { name: "Submit a task" });
   const url = form.getByLabel("URL", { exact: true });
