@@ -85,7 +85,8 @@ export function RawValueView({
     <div className={`min-w-0 rounded-md border border-slate-200 bg-slate-50 dark:border-slate-800 dark:bg-slate-900/60 ${className ?? ""}`}>
       <div className="flex flex-wrap items-center gap-2 border-b border-slate-200 px-2 py-1 text-xs dark:border-slate-800">
         <span className="text-slate-500 dark:text-slate-400">
-          {kind === "json" ? "JSON" : kind === "text" ? "text" : "binary"} · {formatBytes(v.bytes)}
+          {kind === "json" ? "JSON" : kind === "text" ? (truncated && /^\s*[[{]/.test(v.text ?? "") ? "JSON (cut)" : "text") : "binary"} ·{" "}
+          {formatBytes(v.bytes)}
         </span>
         {corrupt && <CorruptBadge label={kind === "binary" ? "not UTF-8" : "not JSON"} />}
         {truncated && (

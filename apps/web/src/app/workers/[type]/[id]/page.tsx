@@ -4,10 +4,12 @@ import { WorkerDetailView } from "./_components/worker-detail";
 
 type Params = Promise<{ type: string; id: string }>;
 
-// Route params arrive percent-decoded once; ids may hold `:`, `%` or any UTF-8.
+// Next hands the page its params still percent-encoded but generateMetadata decoded;
+// ids may themselves hold `%`, so decode only a value that is exactly an encoded form.
 function decode(s: string): string {
   try {
-    return decodeURIComponent(s);
+    const d = decodeURIComponent(s);
+    return encodeURIComponent(d) === s ? d : s;
   } catch {
     return s;
   }
