@@ -119,6 +119,22 @@ export interface WorkerRecord extends WorkerRef {
   corrupt: string[];
 }
 
+/**
+ * What filtering, counting and paging a worker list needs, without the JSON documents:
+ * `workersIndex` reads it for a whole fleet for a fraction of what `workersGet` costs.
+ * Each field is null, and named in `corrupt`, exactly when the WorkerRecord's would be.
+ */
+export interface WorkerIndexEntry extends WorkerRef {
+  /** Listed in `wkrs:<type>`. */
+  registered: boolean;
+  state: WorkerRecord["state"];
+  lastSeen: number | null;
+  /** `hardware.hostname` when hardware is a JSON object and that member a string; always null unless asked for. */
+  hostname: string | null;
+  /** As WorkerRecord's, limited to the fields read: `state`, `last_seen`, and `hardware` when the hostname was asked for. */
+  corrupt: string[];
+}
+
 export interface StatsFrame {
   ts: number;
   /** Null when the member is not a JSON object (then `raw` says what is there). */
@@ -282,6 +298,12 @@ export interface Backend {
   workerList(automationType?: string): Promise<WorkerRef[]>;
   /** Reads many workers in a bounded number of pipelined round trips, in the order given. */
   workersGet(refs: WorkerRef[]): Promise<WorkerRecord[]>;
+  /**
+   * The light read behind worker lists: membership, state and last_seen (and, with
+   * `hostname: true`, the hostname of the hardware payload) of many workers, in a bounded
+   * number of round trips, in the order given. Reads neither config, gen, stats nor history.
+   */
+  workersIndex(refs: WorkerRef[], opts?: { hostname?: boolean }): Promise<WorkerIndexEntry[]>;
   /** Removes every key of the worker (stats history too) and both index entries. */
   workerRemove(automationType: string, workerId: string): Promise<boolean>;
 

@@ -1119,6 +1119,104 @@ export function describeBackendContract(name: string, factory: () => Promise<Bac
         expect(await be.workersGet([])).toEqual([]);
       });
 
+      it("indexes workers: membership, state, last_seen and hostname, in the order asked", async () => {
+        await be.workerRegister("b", "w2", { hostname: "host-two", cpus: 2 });
+        await be.workerRegister("a", "w1", { hostname: "host-ü", extra: [1] });
+        await be.workerSetState("a", "w1", "RUNNING", "boom", 1700000000.5);
+        await be.workerSetState("b", "w2", "IDLE", null, 3);
+        await be.workerSetConfig("a", "w1", { slots: 9 });
+        await be.workerSetStats("a", "w1", { done: 1 });
+        const refs: WorkerRef[] = [
+          { automationType: "b", workerId: "w2" },
+          { automationType: "a", workerId: "ghost" },
+          { automationType: "a", workerId: "w1" },
+        ];
+        expect(await be.workersIndex(refs, { hostname: true })).toEqual([
+          { automationType: "b", workerId: "w2", registered: true, state: "IDLE", lastSeen: 3, hostname: "host-two", corrupt: [] },
+          { automationType: "a", workerId: "ghost", registered: false, state: null, lastSeen: null, hostname: null, corrupt: [] },
+          { automationType: "a", workerId: "w1", registered: true, state: "RUNNING", lastSeen: 1700000000.5, hostname: "host-ü", corrupt: [] },
+        ]);
+        // without hostname: the hardware is not read at all
+        expect((await be.workersIndex(refs)).map((e) => e.hostname)).toEqual([null, null, null]);
+        expect(await be.workersIndex([])).toEqual([]);
+        expect(await be.workersIndex([], { hostname: true })).toEqual([]);
+      });
+
+      it("indexes corrupt and wrong-typed workers exactly as workersGet reads them", async () => {
+        const cases: Array<[string, (id: string) => Promise<void>]> = [
+          ["fine", async () => undefined],
+          ["bad-state", async (id) => raw.hset(`wkr:t:${id}:state`, "state", "SLEEPING")],
+          ["bad-seen", async (id) => raw.hset(`wkr:t:${id}:state`, "last_seen", "soon")],
+          ["not-utf8-seen", async (id) => raw.hset(`wkr:t:${id}:state`, "last_seen", NOT_UTF8)],
+          ["only-error", async (id) => {
+            await raw.del(`wkr:t:${id}:state`);
+            await raw.hset(`wkr:t:${id}:state`, "last_error", "x");
+          }],
+          ["no-error-field", async (id) => {
+            await raw.del(`wkr:t:${id}:state`);
+            await raw.hset(`wkr:t:${id}:state`, "state", "ERROR");
+            await raw.hset(`wkr:t:${id}:state`, "last_seen", "7");
+          }],
+          ["state-string", async (id) => {
+            await raw.del(`wkr:t:${id}:state`);
+            await raw.set(`wkr:t:${id}:state`, "IDLE");
+          }],
+          ["hardware-hash", async (id) => {
+            await raw.del(`wkr:t:${id}:hardware`);
+            await raw.hset(`wkr:t:${id}:hardware`, "hostname", "h");
+          }],
+          ["hardware-not-json", async (id) => raw.set(`wkr:t:${id}:hardware`, '{"hostname": "h"')],
+          ["hardware-not-utf8", async (id) => raw.set(`wkr:t:${id}:hardware`, Buffer.concat([b('{"hostname": "'), NOT_UTF8, b('"}')]))],
+          ["hardware-array", async (id) => raw.set(`wkr:t:${id}:hardware`, '[{"hostname": "h"}]')],
+          ["hostname-number", async (id) => raw.set(`wkr:t:${id}:hardware`, '{"hostname": 7}')],
+          ["hostname-escaped", async (id) => raw.set(`wkr:t:${id}:hardware`, '{"host\\u006eame": "caf\\u00e9", "hostname ": 1}')],
+          ["hardware-bom", async (id) => raw.set(`wkr:t:${id}:hardware`, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), b('{"hostname": "bom"}')]))],
+          ["hardware-absent", async (id) => raw.del(`wkr:t:${id}:hardware`)],
+          ["unlisted", async (id) => {
+            await be.workerRemove("t", id);
+            await be.workerSetState("t", id, "IDLE", null, 5);
+          }],
+        ];
+        for (const [id, spoil] of cases) {
+          await be.workerRegister("t", id, { hostname: `host-${id}` });
+          await be.workerSetState("t", id, "RUNNING", null, 100);
+          await spoil(id);
+        }
+        const refs = cases.map(([id]) => ({ automationType: "t", workerId: id }));
+        const records = await be.workersGet(refs);
+        for (const hostname of [false, true]) {
+          const index = await be.workersIndex(refs, { hostname });
+          const expected = records.map((r) => {
+            const h = r.hardware?.hostname;
+            return {
+              automationType: r.automationType,
+              workerId: r.workerId,
+              registered: r.registered,
+              state: r.state,
+              lastSeen: r.lastSeen,
+              hostname: hostname && typeof h === "string" ? h : null,
+              corrupt: r.corrupt.filter((f) => f === "state" || f === "last_seen" || (hostname && f === "hardware")).sort(),
+            };
+          });
+          expect(index.map((e) => ({ ...e, corrupt: [...e.corrupt].sort() }))).toEqual(expected);
+        }
+        // spot checks, so that the comparison above cannot pass by both reads being wrong alike
+        const byId = new Map((await be.workersIndex(refs, { hostname: true })).map((e) => [e.workerId, e]));
+        expect(byId.get("fine")).toMatchObject({ state: "RUNNING", lastSeen: 100, hostname: "host-fine", corrupt: [] });
+        expect(byId.get("bad-state")).toMatchObject({ state: null, lastSeen: 100, corrupt: ["state"] });
+        expect(byId.get("not-utf8-seen")).toMatchObject({ state: "RUNNING", lastSeen: null, corrupt: ["last_seen"] });
+        expect(byId.get("only-error")!.corrupt.sort()).toEqual(["last_seen", "state"]);
+        expect(byId.get("no-error-field")).toMatchObject({ state: "ERROR", lastSeen: 7, corrupt: [] });
+        expect(byId.get("state-string")).toMatchObject({ state: null, lastSeen: null, corrupt: ["state"] });
+        expect(byId.get("hardware-hash")).toMatchObject({ hostname: null, corrupt: ["hardware"] });
+        expect(byId.get("hardware-not-utf8")).toMatchObject({ hostname: null, corrupt: ["hardware"] });
+        expect(byId.get("hostname-number")).toMatchObject({ hostname: null, corrupt: [] });
+        expect(byId.get("hostname-escaped")).toMatchObject({ hostname: "café", corrupt: [] });
+        expect(byId.get("hardware-bom")).toMatchObject({ hostname: "bom", corrupt: [] });
+        expect(byId.get("hardware-absent")).toMatchObject({ hostname: null, corrupt: [] });
+        expect(byId.get("unlisted")).toMatchObject({ registered: false, state: "IDLE", lastSeen: 5, hostname: null });
+      });
+
       it("removes every key of one worker, never a worker whose id extends it", async () => {
         for (const id of ["a", "a:b", "a*", "a[1]", "ab"]) {
           await be.workerRegister("t", id, { id });

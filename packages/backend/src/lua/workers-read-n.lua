@@ -1,90 +1,75 @@
 --[[
-  Read every field of many workers of one automation type in one call (the console's
-  worker list). Read-only. One call per chunk replaces seven commands per worker, which is
-  what bounds a pipelined read of thousands of workers on the client side. Strings are
-  fetched with a few large MGETs and index membership with SMISMEMBER.
+  Read what a worker keeps outside plain strings, for many workers of one automation type
+  (the console's worker list): index membership, the state hash and the history length.
+  Read-only. The caller sends it inside a MULTI right after one MGET of the workers' string
+  keys (hardware, config, gen, stats), so the read stays one snapshot per chunk while those
+  values reach the client straight from MGET: pulling them through Lua cost Redis as much
+  again as all the rest.
 
+  ARGV[1]      "full" or "index"
   KEYS[1]      wkrs:<type>                    set of worker ids
-  For worker i = 1..n, six keys:
-  KEYS[6i-4]   wkr:<type>:<id>:hardware       string
-  KEYS[6i-3]   wkr:<type>:<id>:config         string
-  KEYS[6i-2]   wkr:<type>:<id>:gen            string
-  KEYS[6i-1]   wkr:<type>:<id>:stats          string
-  KEYS[6i]     wkr:<type>:<id>:state          hash
-  KEYS[6i+1]   wkr:<type>:<id>:stats:history  zset
+  "full", for worker i = 1..n, two keys:
+  KEYS[2i]     wkr:<type>:<id>:state          hash
+  KEYS[2i+1]   wkr:<type>:<id>:stats:history  zset
+  "index", for worker i = 1..n, one key:
+  KEYS[i+1]    wkr:<type>:<id>:state          hash
 
-  No ARGV: each worker id is its hardware key without "wkr:<type>:" and ":hardware".
+  Each worker id is its state key without "wkr:<type>:" and ":state".
 
-  Returns one flat list, ten entries per worker: hardware, config, gen, stats, the state
-  hash's state, last_seen and last_error fields, the history length, 1 when the id is in
-  wkrs:<type> else 0, and a bit mask of keys that exist with the wrong type (1 hardware,
-  2 config, 4 gen, 8 stats, 16 state, 32 stats:history). Absent values are nil. One bad key
-  must not fail a page of thousands of workers: errors are caught per key.
+  Returns one MessagePack array (cmsgpack.pack: one bulk string per call, which the client
+  decodes far faster than thousands of RESP elements). Per worker, "full": six entries:
+  1 when the id is in wkrs:<type> else 0, the state hash's state, last_seen and last_error
+  fields, the history length, and a mask of keys that exist with the wrong type (1 state,
+  2 stats:history); "index": five entries: membership, state, last_seen, 1 when the hash
+  has a last_error field else 0 (its text is not needed, only whether the hash holds any
+  field Fleet writes), and that mask.
+  Absent values are false. One bad key must not fail a page of thousands of workers:
+  errors are caught per key.
 ]]
-local n = (#KEYS - 1) / 6
+local full = ARGV[1] == "full"
+local per = full and 2 or 1
+local n = (#KEYS - 1) / per
 local prefix = 4 + (#KEYS[1] - 5) + 2 -- after "wkr:" .. type .. ":"
-local suffix = -(#":hardware" + 1)
+local suffix = -(#":state" + 1)
 
--- strings: MGET in slices (unpack is bounded by Lua's C stack)
-local values = {}
-local strings = {}
-local function flush()
-  if #strings == 0 then return end
-  local part = redis.call("MGET", unpack(strings))
-  local base = #values
-  for j = 1, #part do values[base + j] = part[j] end
-  strings = {}
-end
-for i = 1, n do
-  local k = 6 * i - 4
-  strings[#strings + 1] = KEYS[k]
-  strings[#strings + 1] = KEYS[k + 1]
-  strings[#strings + 1] = KEYS[k + 2]
-  strings[#strings + 1] = KEYS[k + 3]
-  if #strings >= 1000 then flush() end
-end
-flush()
-
--- membership: SMISMEMBER in slices
+-- membership: SMISMEMBER in slices (unpack is bounded by Lua's C stack)
 local member = {}
 for s = 1, n, 1000 do
+  local last = math.min(s + 999, n)
   local ids = {}
-  for i = s, math.min(s + 999, n) do ids[#ids + 1] = string.sub(KEYS[6 * i - 4], prefix, suffix) end
+  for i = s, last do ids[i - s + 1] = string.sub(KEYS[per * i - per + 2], prefix, suffix) end
   local flags = redis.pcall("SMISMEMBER", KEYS[1], unpack(ids))
   if flags.err then flags = {} end
-  for i = s, math.min(s + 999, n) do member[i] = flags[i - s + 1] or 0 end
+  for i = s, last do member[i] = flags[i - s + 1] or 0 end
 end
 
 local out = {}
+local o = 0
 for i = 1, n do
-  local k = 6 * i - 4
-  local o = 10 * (i - 1)
+  local k = per * i - per + 2
   local wrong = 0
-  -- MGET reads a key of another type as nil: tell absent from wrong-typed
-  for j = 1, 4 do
-    if not values[4 * i - 4 + j] and redis.call("EXISTS", KEYS[k + j - 1]) == 1 then
-      wrong = wrong + 2 ^ (j - 1)
-    end
-  end
-  local state = redis.pcall("HMGET", KEYS[k + 4], "state", "last_seen", "last_error")
+  local state = redis.pcall("HMGET", KEYS[k], "state", "last_seen", "last_error")
   if state.err then
     state = { false, false, false }
-    wrong = wrong + 16
+    wrong = 1
   end
-  local history = redis.pcall("ZCARD", KEYS[k + 5])
-  if type(history) == "table" then
-    history = 0
-    wrong = wrong + 32
+  out[o + 1] = member[i]
+  out[o + 2] = state[1]
+  out[o + 3] = state[2]
+  if full then
+    out[o + 4] = state[3]
+    local history = redis.pcall("ZCARD", KEYS[k + 1])
+    if type(history) == "table" then
+      history = 0
+      wrong = wrong + 2
+    end
+    out[o + 5] = history
+    out[o + 6] = wrong
+    o = o + 6
+  else
+    out[o + 4] = state[3] and 1 or 0
+    out[o + 5] = wrong
+    o = o + 5
   end
-  out[o + 1] = values[4 * i - 3]
-  out[o + 2] = values[4 * i - 2]
-  out[o + 3] = values[4 * i - 1]
-  out[o + 4] = values[4 * i]
-  out[o + 5] = state[1]
-  out[o + 6] = state[2]
-  out[o + 7] = state[3]
-  out[o + 8] = history
-  out[o + 9] = member[i]
-  out[o + 10] = wrong
 end
-return out
+return cmsgpack.pack(out)

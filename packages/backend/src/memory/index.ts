@@ -64,9 +64,11 @@ import type {
   StreamSummary,
   Subscription,
   SweepResult,
+  WorkerIndexEntry,
   WorkerRecord,
   WorkerRef,
 } from "../types";
+import { workerIndexEntryFromRaw } from "../worker-index";
 import { MemoryStore, type Value } from "./store";
 
 export { MemoryStore, SortedSet } from "./store";
@@ -750,6 +752,22 @@ export class MemoryBackend implements Backend {
 
   async workersGet(refs: WorkerRef[]): Promise<WorkerRecord[]> {
     return refs.map((r) => this.readWorker(r));
+  }
+
+  async workersIndex(refs: WorkerRef[], opts: { hostname?: boolean } = {}): Promise<WorkerIndexEntry[]> {
+    return refs.map((ref) => {
+      const { automationType: t, workerId: id } = ref;
+      const index = this.raw.peek(keys.workerTypeIndex(t));
+      const state = this.raw.peek(keys.worker(t, id, "state"));
+      const entry = workerIndexEntryFromRaw(ref, {
+        registered: index?.type === "set" && index.value.has(id),
+        hardware: opts.hostname ? stringOrUnreadable(this.raw.peek(keys.worker(t, id, "hardware"))) : undefined,
+        state: state?.type === "hash" ? Object.fromEntries(state.value) : {},
+      });
+      // as in readWorker: a state key that is not a hash is unreadable, not absent
+      if (state !== undefined && state.type !== "hash") entry.corrupt.push("state");
+      return entry;
+    });
   }
 
   /** Unlike Python, also clears a half-registered worker (keys or one index entry left): it is an admin clean-up. */

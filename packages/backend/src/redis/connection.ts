@@ -190,6 +190,7 @@ export function callScript(
 ): Promise<unknown> {
   const method = (target as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[opts.buffer ? `${name}Buffer` : name];
   if (typeof method !== "function") throw new TypeError(`script ${name} is not registered`);
-  const head = luaScripts[name].numberOfKeys === null ? [keys.length] : [];
-  return method.call(target, ...head, ...keys, ...args);
+  // Arrays, not spread arguments: ioredis flattens them one level (Command's args.flat()),
+  // and spreading tens of thousands of keys into a call costs more than the call itself.
+  return luaScripts[name].numberOfKeys === null ? method.call(target, keys.length, keys, args) : method.call(target, keys, args);
 }

@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BackendUnavailableError, StaleGenerationError, UnsupportedBackendUrlError } from "../errors";
 import { sha1Hex } from "../codec";
 import { backendFromUrl } from "../url";
-import { createRedisBackend, RedisBackend } from "./index";
+import type { WorkerIndexEntry, WorkerRecord } from "../types";
+import { createRedisBackend, RedisBackend, WORKERS_PER_CALL } from "./index";
 
 const base = process.env.REDIS_TEST_URL;
 if (!base) throw new Error("REDIS_TEST_URL is not set: point it at a disposable redis-server, e.g. redis://127.0.0.1:6390/0");
@@ -437,15 +438,8 @@ describe("scripts", () => {
 });
 
 describe("batched reads", () => {
-  it("workersGet reads 2,500 workers in three script calls", async () => {
-    const t = p();
-    const m = raw.multi();
-    for (let i = 0; i < 2500; i++) {
-      m.set(`wkr:${t}:w${i}:hardware`, `{"i": ${i}}`).set(`wkr:${t}:w${i}:gen`, String(i)).sadd(`wkrs:${t}`, `w${i}`);
-      m.hset(`wkr:${t}:w${i}:state`, "state", "RUNNING", "last_seen", "1.5", "last_error", "");
-    }
-    m.zadd(`wkr:${t}:w7:stats:history`, 1, "{\"a\": 1}", 2, "{\"a\": 2}");
-    await m.exec();
+  /** Names of the commands the backend's client sends while `fn` runs. */
+  async function commandsSent(fn: () => Promise<unknown>): Promise<string[]> {
     const client = backend.client;
     const send = client.sendCommand;
     const sent: string[] = [];
@@ -453,20 +447,62 @@ describe("batched reads", () => {
       sent.push(a[0].name);
       return send.apply(this, a);
     } as Redis["sendCommand"];
-    const refs = Array.from({ length: 2500 }, (_, i) => ({ automationType: t, workerId: `w${i}` }));
-    refs.push({ automationType: t, workerId: "ghost" });
-    let got;
     try {
-      got = await backend.workersGet(refs);
+      await fn();
     } finally {
       client.sendCommand = send;
     }
-    expect(sent).toEqual(["evalsha", "evalsha", "evalsha"]);
-    expect(got.length).toBe(2501);
-    expect(got[1234]).toMatchObject({ workerId: "w1234", registered: true, hardware: { i: 1234 }, configGen: 1234, state: "RUNNING", lastSeen: 1.5, lastError: null, historyLen: 0, corrupt: [] });
+    return sent;
+  }
+
+  const CHUNK = ["multi", "mget", "evalsha", "exec"];
+
+  async function plantWorkers(t: string, n: number): Promise<void> {
+    const m = raw.multi();
+    for (let i = 0; i < n; i++) {
+      m.set(`wkr:${t}:w${i}:hardware`, `{"i": ${i}, "hostname": "h${i}"}`).set(`wkr:${t}:w${i}:gen`, String(i)).sadd(`wkrs:${t}`, `w${i}`);
+      m.set(`wkr:${t}:w${i}:config`, "{}").set(`wkr:${t}:w${i}:stats`, "{}");
+      m.hset(`wkr:${t}:w${i}:state`, "state", "RUNNING", "last_seen", "1.5", "last_error", "");
+    }
+    await m.exec();
+  }
+
+  it(`workersGet reads a chunk of ${WORKERS_PER_CALL} workers per MULTI, and asks again only about nil values`, async () => {
+    const t = p();
+    const n = 5 * WORKERS_PER_CALL;
+    await plantWorkers(t, n);
+    await raw.zadd(`wkr:${t}:w7:stats:history`, 1, "{\"a\": 1}", 2, "{\"a\": 2}");
+    const refs = Array.from({ length: n }, (_, i) => ({ automationType: t, workerId: `w${i}` }));
+    let got: WorkerRecord[] = [];
+    // every value present: one MULTI per chunk and nothing else
+    expect(await commandsSent(async () => (got = await backend.workersGet(refs)))).toEqual(Array<string[]>(5).fill(CHUNK).flat());
+    expect(got[1234 % n]).toMatchObject({ workerId: `w${1234 % n}`, registered: true, hardware: { i: 1234 % n }, configGen: 1234 % n, state: "RUNNING", lastSeen: 1.5, lastError: null, historyLen: 0, corrupt: [] });
     expect(got[7]!.historyLen).toBe(2);
-    expect(got[2500]).toMatchObject({ workerId: "ghost", registered: false, hardware: null, state: null });
+    // a ghost in the last chunk: its nil values are looked at once more, in one call
+    refs.push({ automationType: t, workerId: "ghost" });
+    await raw.del(`wkr:${t}:w3:stats`);
+    await raw.sadd(`wkr:${t}:w3:stats`, "a set");
+    const sent = await commandsSent(async () => (got = await backend.workersGet(refs)));
+    expect(sent.filter((c) => c === "multi")).toHaveLength(6);
+    expect(sent.filter((c) => c === "evalsha")).toHaveLength(6 + 2);
+    expect(got.length).toBe(n + 1);
+    expect(got[n]).toMatchObject({ workerId: "ghost", registered: false, hardware: null, state: null, corrupt: [] });
+    expect(got[3]).toMatchObject({ workerId: "w3", stats: null, corrupt: ["stats"] });
     expect(got.map((w) => w.workerId)).toEqual(refs.map((r) => r.workerId));
+  });
+
+  it("workersIndex reads only the state hash (and hardware when asked), a chunk per MULTI", async () => {
+    const t = p();
+    const n = 2 * WORKERS_PER_CALL + 1;
+    await plantWorkers(t, n);
+    const refs = Array.from({ length: n }, (_, i) => ({ automationType: t, workerId: `w${i}` }));
+    let got: WorkerIndexEntry[] = [];
+    const light = await commandsSent(async () => (got = await backend.workersIndex(refs)));
+    expect(light).toEqual(Array<string[]>(3).fill(["multi", "evalsha", "exec"]).flat());
+    expect(got[5]).toEqual({ automationType: t, workerId: "w5", registered: true, state: "RUNNING", lastSeen: 1.5, hostname: null, corrupt: [] });
+    const withHost = await commandsSent(async () => (got = await backend.workersIndex(refs, { hostname: true })));
+    expect(withHost).toEqual(Array<string[]>(3).fill(CHUNK).flat());
+    expect(got[n - 1]).toMatchObject({ workerId: `w${n - 1}`, hostname: `h${n - 1}` });
   });
 
   it("SCAN-based listings match names literally, glob characters included", async () => {
