@@ -1,10 +1,12 @@
-// GET /workers: every worker is read in one batched call, then filtered, counted, sorted
-// and paged in memory, which keeps 10,000 workers to a couple of round trips.
-import type { Backend } from "@fleet/backend";
+// GET /workers: filtering, counting and sorting need only each worker's state, last_seen
+// and (for `q`) hostname, so the whole fleet is read through the light batched index and
+// full records (config, stats, hardware...) only for the page. 10,000 workers stay a few
+// round trips, and the decoding cost follows `limit`, not the fleet's size.
+import type { Backend, WorkerIndexEntry } from "@fleet/backend";
 import type { WorkerList, WorkerStatus } from "@fleet/schema";
 
 import { byString, page } from "./resources";
-import { countWorkers, toWorker, workerHostname } from "./serialize";
+import { emptyWorkerCounts, toWorker, workerStatus } from "./serialize";
 
 export interface WorkersQuery {
   type?: string;
@@ -16,17 +18,21 @@ export interface WorkersQuery {
 
 export async function listWorkers(backend: Backend, query: WorkersQuery, now: number, offlineAfterSeconds: number): Promise<WorkerList> {
   const refs = await backend.workerList(query.type);
-  const records = await backend.workersGet(refs);
-  let workers = records.map((r) => toWorker(r, now, offlineAfterSeconds));
-  if (query.q !== undefined && query.q !== "") {
-    const needle = query.q.toLowerCase();
-    workers = workers.filter(
-      (w) => w.worker_id.toLowerCase().includes(needle) || (workerHostname(w)?.toLowerCase().includes(needle) ?? false),
-    );
-  }
+  const needle = query.q !== undefined && query.q !== "" ? query.q.toLowerCase() : null;
+  const index = await backend.workersIndex(refs, { hostname: needle !== null });
+  let entries = index.map((entry) => ({ entry, status: workerStatus(entry.state, entry.lastSeen, now, offlineAfterSeconds) }));
+  if (needle !== null) entries = entries.filter(({ entry }) => matches(entry, needle));
   // counts cover type and q, before status and paging: the filter chips show what each would give
-  const counts = countWorkers(workers);
-  if (query.status !== undefined) workers = workers.filter((w) => w.status === query.status);
-  workers.sort((a, b) => byString(a.automation_type, b.automation_type) || byString(a.worker_id, b.worker_id));
-  return { total: workers.length, counts, workers: page(workers, query) };
+  const counts = emptyWorkerCounts();
+  for (const { status } of entries) counts[status] += 1;
+  if (query.status !== undefined) entries = entries.filter(({ status }) => status === query.status);
+  entries.sort((a, b) => byString(a.entry.automationType, b.entry.automationType) || byString(a.entry.workerId, b.entry.workerId));
+  const shown = page(entries, query).map(({ entry }) => ({ automationType: entry.automationType, workerId: entry.workerId }));
+  const records = shown.length > 0 ? await backend.workersGet(shown) : [];
+  return { total: entries.length, counts, workers: records.map((r) => toWorker(r, now, offlineAfterSeconds)) };
+}
+
+/** `q` matches the worker id or the hostname of its hardware payload, case-insensitively. */
+function matches(entry: WorkerIndexEntry, needle: string): boolean {
+  return entry.workerId.toLowerCase().includes(needle) || (entry.hostname?.toLowerCase().includes(needle) ?? false);
 }

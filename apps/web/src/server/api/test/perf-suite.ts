@@ -5,20 +5,19 @@ import * as workers from "@/app/api/v1/workers/route";
 import { now, type BulkOp, type Harness } from "./harness";
 
 const FLEET_SIZE = 10_000;
-// The target is a p50 under 150 ms on an idle machine. Wall-clock budgets are not
-// asserted by default: CI runs every tier at once on two cores (load averages above 10
-// were seen), where any fixed budget is a coin toss. The call count below pins what makes
-// the route scale (two batched reads, never one per worker); set
-// FLEET_WORKERS_P50_BUDGET_MS to assert a p50 budget as well, e.g. on a quiet machine.
+// What makes GET /workers scale is pinned here by the backend calls it makes, which is
+// deterministic: the light index for every worker, full records for the page only, never
+// one call per worker. How fast it is gets measured by `pnpm bench:api`, which prints
+// figures; a timed test would only measure how busy the machine is.
 /** The Backend reads a worker listing could use. */
-const WORKER_READS = ["workerList", "workersGet", "workerGet", "workerStatsFrames", "catalogGet", "catalogAll", "queueDepths"];
-const P50_BUDGET_MS = process.env.FLEET_WORKERS_P50_BUDGET_MS ? Number(process.env.FLEET_WORKERS_P50_BUDGET_MS) : null;
+const WORKER_READS = ["workerList", "workersIndex", "workersGet", "workerGet", "workerStatsFrames", "catalogGet", "catalogAll", "queueDepths"];
 
-/** GET /workers must stay fast for a large fleet: all workers are read in batched round trips. */
+/** GET /workers reads a large fleet in a fixed number of batched backend calls. */
 export function perfSuite(h: Harness): void {
   describe("GET /workers with 10,000 workers", () => {
-    it("answers limit=1000 in two batched backend calls", { timeout: 60_000 }, async () => {
-      const t = now();
+    it("answers limit=1000 from the light index of all workers plus full records of the page", { timeout: 60_000 }, async () => {
+      // an hour ahead, so that no worker turns offline however long seeding takes on a busy machine
+      const t = now() + 3600;
       const ops: BulkOp[] = [];
       for (let i = 0; i < FLEET_SIZE; i++) {
         const type = `type-${i % 10}`;
@@ -35,7 +34,7 @@ export function perfSuite(h: Harness): void {
         );
       }
       await h.plant.bulk(ops);
-      const calls: string[] = [];
+      const calls: Array<{ name: string; refs: number | null; opts: unknown }> = [];
       const b = h.backend as unknown as Record<string, unknown>;
       const originals = new Map<string, unknown>();
       for (const name of WORKER_READS) {
@@ -43,30 +42,43 @@ export function perfSuite(h: Harness): void {
         if (typeof fn !== "function") throw new Error(`the backend has no ${name}`);
         originals.set(name, fn);
         b[name] = (...args: unknown[]) => {
-          calls.push(name);
+          calls.push({ name, refs: Array.isArray(args[0]) ? args[0].length : null, opts: args[1] });
           return (fn as (...a: unknown[]) => unknown).apply(h.backend, args);
         };
       }
       try {
-        const res = await h.call(workers.GET, "GET", "/workers?limit=1000");
+        let res = await h.call(workers.GET, "GET", "/workers?limit=1000");
+        expect(res.status).toBe(200);
         expect(res.json.total).toBe(FLEET_SIZE);
+        expect(res.json.counts).toEqual({ running: 3334, idle: 6666, error: 0, offline: 0 });
+        expect(res.json.workers).toHaveLength(1000);
+        // one read of the id index, the light index of every worker, full records of the page
+        expect(calls).toEqual([
+          { name: "workerList", refs: null, opts: undefined },
+          { name: "workersIndex", refs: FLEET_SIZE, opts: { hostname: false } },
+          { name: "workersGet", refs: 1000, opts: undefined },
+        ]);
+        // q needs hostnames: the same three calls, the index asked for them
+        calls.length = 0;
+        res = await h.call(workers.GET, "GET", "/workers?q=HOST-4242&limit=1000");
+        expect(res.json.workers.map((w: { worker_id: string }) => w.worker_id)).toEqual(["worker-04242"]);
+        expect(calls.map((c) => [c.name, c.refs, c.opts])).toEqual([
+          ["workerList", null, undefined],
+          ["workersIndex", FLEET_SIZE, { hostname: true }],
+          ["workersGet", 1, undefined],
+        ]);
+        // every page is the right slice of the sorted fleet
+        for (const offset of [0, 4000, 9000]) {
+          res = await h.call(workers.GET, "GET", `/workers?limit=1000&offset=${offset}`);
+          expect(res.json.total).toBe(FLEET_SIZE);
+          expect(res.json.workers).toHaveLength(1000);
+          const first = res.json.workers[0] as { automation_type: string; worker_id: string };
+          const i = offset / 1000; // 1,000 workers per type, types in order
+          expect([first.automation_type, first.worker_id]).toEqual([`type-${i}`, `worker-${String(i).padStart(5, "0")}`]);
+        }
       } finally {
         for (const name of originals.keys()) delete b[name];
       }
-      // one read of the index, one batched read of every worker
-      expect(calls).toEqual(["workerList", "workersGet"]);
-      const times: number[] = [];
-      for (let i = 0; i < 7; i++) {
-        const res = await h.call(workers.GET, "GET", `/workers?limit=1000&offset=${i * 1000}`);
-        expect(res.status).toBe(200);
-        expect(res.json.total).toBe(FLEET_SIZE);
-        expect(res.json.workers).toHaveLength(1000);
-        times.push(res.ms);
-      }
-      times.sort((a, b) => a - b);
-      const p50 = times[Math.floor(times.length / 2)]!;
-      console.info(`[perf] ${h.kind}: GET /workers?limit=1000 over ${FLEET_SIZE} workers, p50 ${p50.toFixed(1)} ms (all: ${times.map((x) => x.toFixed(0)).join(", ")})`);
-      if (P50_BUDGET_MS !== null) expect(p50).toBeLessThan(P50_BUDGET_MS);
     });
   });
 }
