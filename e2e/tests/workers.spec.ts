@@ -1,7 +1,7 @@
 // The workers table and a worker's page, against workers seeded through the backend.
 import type { Locator, Page } from "@playwright/test";
 
-import { enc, expect, screenshotPath, test } from "../fixtures";
+import { enc, expect, screenshotPath, test, waitForLive } from "../fixtures";
 
 function workerRow(page: Page, id: string): Locator {
   return page
@@ -37,13 +37,15 @@ test("the workers table shows seeded workers with their statuses, offline includ
 
   // Live, without a reload: a marker on the window survives only if the page is not reloaded.
   await page.evaluate(() => ((window as unknown as { __e2eNoReload: boolean }).__e2eNoReload = true));
-  const now = Date.now() / 1000;
-  await backend.workerSetState(type, "w-idle", "ERROR", "disk full on /var/cache", now);
+  // A new stream gets no snapshot, only changes after it connected: wait for it, and let a
+  // first change (a heartbeat bringing the offline worker back) prove frames flow.
+  await waitForLive(page);
+  await backend.workerSetState(type, "w-offline", "IDLE", null, Date.now() / 1000);
+  await expect(workerRow(page, "w-offline").locator("[data-status]")).toHaveAttribute("data-status", "idle");
+  // Then the measured one: shown within 3 s of the write.
+  await backend.workerSetState(type, "w-idle", "ERROR", "disk full on /var/cache", Date.now() / 1000);
   await expect(workerRow(page, "w-idle").locator("[data-status]")).toHaveAttribute("data-status", "error", { timeout: 3000 });
   await expect(workerRow(page, "w-idle")).toContainText("disk full on /var/cache", { timeout: 3000 });
-  // A heartbeat brings the offline worker back.
-  await backend.workerSetState(type, "w-offline", "IDLE", null, Date.now() / 1000);
-  await expect(workerRow(page, "w-offline").locator("[data-status]")).toHaveAttribute("data-status", "idle", { timeout: 3000 });
   expect(await page.evaluate(() => (window as unknown as { __e2eNoReload?: boolean }).__e2eNoReload)).toBe(true);
   await page.screenshot({ path: screenshotPath("flow-workers-live") });
 });
