@@ -14,6 +14,6 @@ export default defineConfig({
   test: {
     environment: "node",
     include: ["src/**/*.test.ts", "src/**/*.test.tsx"],
-    testTimeout: 10_000,
+    testTimeout: 30_000,
   },
 });

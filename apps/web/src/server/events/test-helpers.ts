@@ -1,9 +1,10 @@
 // Shared by the event hub tests: waiting for conditions and reading SSE frames.
+// A generous default: CI machines have two cores, and a loaded one can take seconds per hub tick.
 import type { Backend, Subscription } from "@fleet/backend";
 
 export async function waitFor<T>(
   probe: () => T | Promise<T>,
-  { timeoutMs = 5000, stepMs = 10, what = "condition" }: { timeoutMs?: number; stepMs?: number; what?: string } = {},
+  { timeoutMs = 15_000, stepMs = 10, what = "condition" }: { timeoutMs?: number; stepMs?: number; what?: string } = {},
 ): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
