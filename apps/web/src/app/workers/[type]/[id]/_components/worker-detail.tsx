@@ -17,6 +17,7 @@ import { EmptyState, ErrorState, LoadingState } from "@/components/states";
 import { StatusBadge } from "@/components/status-badge";
 import { TimeSeriesChart } from "@/components/time-series-chart";
 import { ApiError, apiDelete, errorMessage, seg } from "@/lib/api";
+import { Can } from "@/lib/session";
 import { absoluteTime, formatBytes, formatDuration, formatNumber } from "@/lib/format";
 import { queries, queryKeys, workerHostname } from "@/lib/query";
 
@@ -215,9 +216,11 @@ export function WorkerDetailView({ automationType, workerId }: { automationType:
           </>
         }
         actions={
-          <button type="button" className="btn-danger" onClick={() => setConfirming(true)}>
-            Remove worker
-          </button>
+          <Can role="admin">
+            <button type="button" className="btn-danger" onClick={() => setConfirming(true)}>
+              Remove worker
+            </button>
+          </Can>
         }
       />
 
