@@ -17,9 +17,9 @@ import { EmptyState, ErrorState, LoadingState } from "@/components/states";
 import { StatusBadge } from "@/components/status-badge";
 import { TimeSeriesChart } from "@/components/time-series-chart";
 import { ApiError, apiDelete, errorMessage, seg } from "@/lib/api";
-import { Can } from "@/lib/session";
 import { absoluteTime, formatBytes, formatDuration, formatNumber } from "@/lib/format";
 import { queries, queryKeys, workerHostname } from "@/lib/query";
+import { Can } from "@/lib/session";
 
 const HISTORY_CHOICES = [60, 240, 1000] as const;
 
