@@ -55,11 +55,22 @@ export function TimeSeriesChart({
       legend: { show: true, live: true },
       scales: { x: { time: true } },
       axes: [
-        { stroke: axis, grid: { stroke: grid }, ticks: { stroke: grid }, size: 50 },
+        {
+          stroke: axis,
+          grid: { stroke: grid },
+          ticks: { stroke: grid },
+          size: 32,
+          space: 56,
+          // Time of day only (seconds when ticks are closer than a minute); the legend has the date.
+          values: (_u, splits, _axis, _space, incr) =>
+            splits.map((v) =>
+              new Date(v * 1000).toLocaleTimeString([], incr < 60 ? { hour: "2-digit", minute: "2-digit", second: "2-digit", hour12: false } : { hour: "2-digit", minute: "2-digit", hour12: false }),
+            ),
+        },
         { stroke: axis, grid: { stroke: grid }, ticks: { stroke: grid }, size: 52, values: (_u, splits) => splits.map((v) => formatValue(v)) },
       ],
       series: [
-        { label: "time", value: (_u, v) => (v === null ? "—" : new Date(v * 1000).toLocaleTimeString()) },
+        { label: "time", value: (_u, v) => (v === null ? "—" : new Date(v * 1000).toLocaleString()) },
         {
           label: title,
           stroke: color,
