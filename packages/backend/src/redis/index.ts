@@ -2,7 +2,7 @@
 // reference (../shared/spec/backend.py). Multi-step writes that read are Lua scripts
 // (src/lua); multi-step writes that do not read are MULTI; console reads are pipelined.
 import { randomBytes } from "node:crypto";
-import { Redis, type ChainableCommander } from "ioredis";
+import { Redis, type ChainableCommander, type Command } from "ioredis";
 import {
   decodePoolItem,
   encodePoolItem,
@@ -62,7 +62,9 @@ import type {
 } from "../types";
 import { workerIndexEntryFromRaw } from "../worker-index";
 import { callScript, mapRedisError, RedisConnection, type RedisConnectionOptions } from "./connection";
+import { EncodedCommand, RespArgs } from "./encoded-command";
 import { unpack, type Packed } from "./msgpack";
+import { luaScripts } from "./scripts.generated";
 import { asBuffer, asBufferArray, asNumber, hashRecord, parseInfo, scoredPairs } from "./replies";
 
 export type { RedisConnectionOptions } from "./connection";
@@ -75,7 +77,8 @@ export type { RedisConnectionOptions } from "./connection";
 export const WORKERS_PER_CALL = 500;
 const SCAN_COUNT = 1000;
 
-/** The string keys workersGet MGETs per worker, as the record fields they fill. */
+/** The string keys workersGet MGETs per worker, and the record fields they fill. */
+const STRING_KEYS = ["hardware", "config", "gen", "stats"] as const;
 const STRING_FIELDS = ["hardware", "config", "config_gen", "stats"] as const;
 /** workers-read-n.lua's wrong-type bit for the state hash (a wrong-typed history only reads as empty). */
 const WRONG_STATE = 1;
@@ -83,6 +86,11 @@ const EMPTY = Buffer.alloc(0);
 
 function markCorrupt(rec: { corrupt: string[] }, field: string): void {
   if (!rec.corrupt.includes(field)) rec.corrupt.push(field);
+}
+
+/** EVAL of workers-read-n.lua up to its keys: the text, the key count, wkrs:<type>. */
+function workersReadArgs(type: string, workerKeys: number): RespArgs {
+  return new RespArgs().add(luaScripts.workersRead.lua).add(String(workerKeys + 1)).add(keys.workerTypeIndex(type));
 }
 
 /** Positions of `refs` grouped by automation type, in chunks of at most `size`. */
@@ -984,16 +992,24 @@ export class RedisBackend implements Backend {
     await Promise.all(
       chunksByType(refs, WORKERS_PER_CALL).map(async ({ type, positions }) => {
         const n = positions.length;
-        // filled by push, not preallocated: ioredis flattens its arguments, which is slow on holey arrays
-        const stringKeys: string[] = [];
-        const scriptKeys = [keys.workerTypeIndex(type)];
-        for (let i = 0; i < n; i++) {
-          const id = refs[positions[i]!]!.workerId;
-          stringKeys.push(keys.worker(type, id, "hardware"), keys.worker(type, id, "config"), keys.worker(type, id, "gen"), keys.worker(type, id, "stats"));
-          scriptKeys.push(keys.worker(type, id, "state"), keys.worker(type, id, "stats:history"));
+        const ids = positions.map((pos) => refs[pos]!.workerId);
+        const mget = new RespArgs();
+        const script = workersReadArgs(type, 2 * n);
+        const typeExtra = Buffer.byteLength(type) - type.length;
+        for (const id of ids) {
+          // the rest of a key name is ASCII: its UTF-8 length is its length plus what type and id add
+          const x = typeExtra + Buffer.byteLength(id) - id.length;
+          const h = keys.worker(type, id, "hardware");
+          const c = keys.worker(type, id, "config");
+          const g = keys.worker(type, id, "gen");
+          const st = keys.worker(type, id, "stats");
+          mget.addEncoded(`$${h.length + x}\r\n${h}\r\n$${c.length + x}\r\n${c}\r\n$${g.length + x}\r\n${g}\r\n$${st.length + x}\r\n${st}\r\n`, 4);
+          const s = keys.worker(type, id, "state");
+          const z = keys.worker(type, id, "stats:history");
+          script.addEncoded(`$${s.length + x}\r\n${s}\r\n$${z.length + x}\r\n${z}\r\n`, 2);
         }
-        const { strings, rows } = await this.readChunk(r, stringKeys, scriptKeys, "full", 6 * n);
-        const wrongStrings = await this.wrongTypeStrings(r, stringKeys, strings);
+        const { strings, rows } = await this.readChunk(r, mget, script.add("full"), 6 * n);
+        const wrongStrings = await this.wrongTypeStrings(r, strings, (i) => keys.worker(type, ids[i >> 2]!, STRING_KEYS[i & 3]!));
         for (let i = 0; i < n; i++) {
           const ref = refs[positions[i]!]!;
           const o = 6 * i;
@@ -1022,53 +1038,26 @@ export class RedisBackend implements Backend {
     return out;
   }
 
-  /** One chunk's MULTI: MGET of `stringKeys`, then workers-read-n.lua over `scriptKeys`. */
-  private async readChunk(
-    r: Redis,
-    stringKeys: string[],
-    scriptKeys: string[],
-    mode: "full" | "index",
-    rowLength: number,
-  ): Promise<{ strings: Array<Buffer | null>; rows: Packed[] }> {
-    const m = r.multi();
-    if (stringKeys.length > 0) m.mgetBuffer(stringKeys);
-    void callScript(m, "workersRead", scriptKeys, [mode], { buffer: true });
-    const replies = await this.conn.execValues(m);
-    const strings = stringKeys.length > 0 ? (replies[0] as Array<Buffer | null>) : [];
-    const rows = unpack(asBuffer(replies[replies.length - 1]) ?? Buffer.alloc(0));
-    if (!Array.isArray(rows) || rows.length !== rowLength || strings.length !== stringKeys.length) {
-      throw new CorruptDataError(`workers-read-n.lua answered ${Array.isArray(rows) ? rows.length : typeof rows} entries, expected ${rowLength}`);
-    }
-    return { strings, rows };
-  }
-
-  /** Positions of the nil MGET values whose key exists with another type; null when there are none. */
-  private async wrongTypeStrings(r: Redis, stringKeys: string[], values: Array<Buffer | null>): Promise<Set<number> | null> {
-    const nil: number[] = [];
-    for (let i = 0; i < values.length; i++) if (values[i] === null) nil.push(i);
-    if (nil.length === 0) return null;
-    const flags = (await callScript(r, "keysWrongType", nil.map((i) => stringKeys[i]!), [])) as unknown[];
-    const wrong = new Set<number>();
-    nil.forEach((pos, j) => {
-      if (asNumber(flags[j]) === 1) wrong.add(pos);
-    });
-    return wrong.size > 0 ? wrong : null;
-  }
-
   private async readWorkersIndex(r: Redis, refs: WorkerRef[], withHostname: boolean): Promise<WorkerIndexEntry[]> {
     const out = new Array<WorkerIndexEntry>(refs.length);
     await Promise.all(
       chunksByType(refs, WORKERS_PER_CALL).map(async ({ type, positions }) => {
         const n = positions.length;
-        const stringKeys: string[] = [];
-        const scriptKeys = [keys.workerTypeIndex(type)];
-        for (let i = 0; i < n; i++) {
-          const id = refs[positions[i]!]!.workerId;
-          if (withHostname) stringKeys.push(keys.worker(type, id, "hardware"));
-          scriptKeys.push(keys.worker(type, id, "state"));
+        const ids = positions.map((pos) => refs[pos]!.workerId);
+        const mget = withHostname ? new RespArgs() : null;
+        const script = workersReadArgs(type, n);
+        const typeExtra = Buffer.byteLength(type) - type.length;
+        for (const id of ids) {
+          const x = typeExtra + Buffer.byteLength(id) - id.length;
+          if (mget) {
+            const h = keys.worker(type, id, "hardware");
+            mget.addEncoded(`$${h.length + x}\r\n${h}\r\n`, 1);
+          }
+          const s = keys.worker(type, id, "state");
+          script.addEncoded(`$${s.length + x}\r\n${s}\r\n`, 1);
         }
-        const { strings, rows } = await this.readChunk(r, stringKeys, scriptKeys, "index", 5 * n);
-        const wrongStrings = withHostname ? await this.wrongTypeStrings(r, stringKeys, strings) : null;
+        const { strings, rows } = await this.readChunk(r, mget, script.add("index"), 5 * n);
+        const wrongStrings = mget ? await this.wrongTypeStrings(r, strings, (i) => keys.worker(type, ids[i]!, "hardware")) : null;
         for (let i = 0; i < n; i++) {
           const ref = refs[positions[i]!]!;
           const o = 5 * i;
@@ -1076,11 +1065,7 @@ export class RedisBackend implements Backend {
           if (rows[o + 1] instanceof Buffer) state.state = rows[o + 1] as Buffer;
           if (rows[o + 2] instanceof Buffer) state.last_seen = rows[o + 2] as Buffer;
           if (rows[o + 3] === 1) state.last_error = EMPTY;
-          const entry = workerIndexEntryFromRaw(ref, {
-            registered: rows[o] === 1,
-            hardware: withHostname ? strings[i]! : undefined,
-            state,
-          });
+          const entry = workerIndexEntryFromRaw(ref, { registered: rows[o] === 1, hardware: mget ? strings[i]! : undefined, state });
           if (wrongStrings?.has(i)) markCorrupt(entry, "hardware");
           if ((rows[o + 4] as number) & WRONG_STATE) markCorrupt(entry, "state");
           out[positions[i]!] = entry;
@@ -1088,6 +1073,37 @@ export class RedisBackend implements Backend {
       }),
     );
     return out;
+  }
+
+  /**
+   * One chunk's MULTI: the MGET (when given), then the workers-read-n.lua call. The script
+   * goes as EVAL with its text: Redis caches it by hash, so no NOSCRIPT can ever fail a
+   * MULTI, and a few KB per chunk are nothing beside its keys.
+   */
+  private async readChunk(r: Redis, mget: RespArgs | null, script: RespArgs, rowLength: number): Promise<{ strings: Array<Buffer | null>; rows: Packed[] }> {
+    const m = r.multi() as unknown as ChainableCommander & { sendCommand(c: Command): unknown };
+    if (mget) m.sendCommand(new EncodedCommand("mget", mget));
+    m.sendCommand(new EncodedCommand("eval", script));
+    const replies = await this.conn.execValues(m);
+    const strings = mget ? (replies[0] as Array<Buffer | null>) : [];
+    const rows = unpack(asBuffer(replies[replies.length - 1]) ?? Buffer.alloc(0));
+    if (!Array.isArray(rows) || rows.length !== rowLength || strings.length !== (mget?.count ?? 0)) {
+      throw new CorruptDataError(`workers-read-n.lua answered ${Array.isArray(rows) ? rows.length : typeof rows} entries, expected ${rowLength}`);
+    }
+    return { strings, rows };
+  }
+
+  /** Positions of the nil MGET values whose key (`keyAt`) exists with another type; null when there are none. */
+  private async wrongTypeStrings(r: Redis, values: Array<Buffer | null>, keyAt: (i: number) => string): Promise<Set<number> | null> {
+    const nil: number[] = [];
+    for (let i = 0; i < values.length; i++) if (values[i] === null) nil.push(i);
+    if (nil.length === 0) return null;
+    const flags = (await callScript(r, "keysWrongType", nil.map(keyAt), [])) as unknown[];
+    const wrong = new Set<number>();
+    nil.forEach((pos, j) => {
+      if (asNumber(flags[j]) === 1) wrong.add(pos);
+    });
+    return wrong.size > 0 ? wrong : null;
   }
 
   async workerGet(automationType: string, workerId: string): Promise<WorkerRecord | null> {
