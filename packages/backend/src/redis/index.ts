@@ -1115,15 +1115,26 @@ export class RedisBackend implements Backend {
 
   async workerList(automationType?: string): Promise<WorkerRef[]> {
     return this.run(async (r) => {
-      let refs: WorkerRef[];
+      // Sorted by type, then id, in code-unit order: ids grouped per type and sorted by the
+      // engine's own string sort, several times faster on 10,000 workers than one sort with
+      // a comparator (GET /workers lists the whole fleet on every request).
+      const byType = new Map<string, string[]>();
       if (automationType === undefined) {
-        refs = (await r.smembers(WORKER_ALL_INDEX)).map((m) => parseWorkerAllMember(m)).filter((x): x is WorkerRef => x !== null);
+        for (const m of await r.smembers(WORKER_ALL_INDEX)) {
+          const ref = parseWorkerAllMember(m);
+          if (ref === null) continue;
+          const ids = byType.get(ref.automationType);
+          if (ids) ids.push(ref.workerId);
+          else byType.set(ref.automationType, [ref.workerId]);
+        }
       } else {
-        refs = (await r.smembers(keys.workerTypeIndex(automationType))).map((workerId) => ({ automationType, workerId }));
+        byType.set(automationType, await r.smembers(keys.workerTypeIndex(automationType)));
       }
-      return refs.sort((a, b) =>
-        a.automationType < b.automationType ? -1 : a.automationType > b.automationType ? 1 : a.workerId < b.workerId ? -1 : a.workerId > b.workerId ? 1 : 0,
-      );
+      const refs: WorkerRef[] = [];
+      for (const type of [...byType.keys()].sort()) {
+        for (const workerId of byType.get(type)!.sort()) refs.push({ automationType: type, workerId });
+      }
+      return refs;
     });
   }
 
