@@ -10,8 +10,13 @@ import { Command } from "ioredis";
 /** RESP bulk-string arguments, written as they are added. */
 export class RespArgs {
   count = 0;
-  private buf = Buffer.allocUnsafe(16 * 1024);
+  private buf: Buffer;
   private length = 0;
+
+  /** `capacity`: the bytes expected, so that the buffer rarely has to grow. */
+  constructor(capacity = 16 * 1024) {
+    this.buf = Buffer.allocUnsafe(capacity);
+  }
 
   add(arg: string): this {
     return this.addEncoded(`$${Buffer.byteLength(arg)}\r\n${arg}\r\n`, 1);

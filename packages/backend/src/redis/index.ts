@@ -89,8 +89,14 @@ function markCorrupt(rec: { corrupt: string[] }, field: string): void {
 }
 
 /** EVAL of workers-read-n.lua up to its keys: the text, the key count, wkrs:<type>. */
-function workersReadArgs(type: string, workerKeys: number): RespArgs {
-  return new RespArgs().add(luaScripts.workersRead.lua).add(String(workerKeys + 1)).add(keys.workerTypeIndex(type));
+function workersReadArgs(type: string, workerKeys: number, keyBytes: number): RespArgs {
+  const lua = luaScripts.workersRead.lua;
+  return new RespArgs(lua.length + keyBytes + 256).add(lua).add(String(workerKeys + 1)).add(keys.workerTypeIndex(type));
+}
+
+/** Bytes one encoded worker key is likely to take (room for the longest field, `$<len>\r\n`, `\r\n` and some UTF-8). */
+function keyBytesEstimate(type: string, ids: string[]): number {
+  return 48 + 2 * (type.length + (ids[0]?.length ?? 0));
 }
 
 /** Positions of `refs` grouped by automation type, in chunks of at most `size`. */
@@ -993,9 +999,10 @@ export class RedisBackend implements Backend {
       chunksByType(refs, WORKERS_PER_CALL).map(async ({ type, positions }) => {
         const n = positions.length;
         const ids = positions.map((pos) => refs[pos]!.workerId);
-        const mget = new RespArgs();
-        const script = workersReadArgs(type, 2 * n);
         const typeExtra = Buffer.byteLength(type) - type.length;
+        const keyBytes = keyBytesEstimate(type, ids);
+        const mget = new RespArgs(4 * n * keyBytes);
+        const script = workersReadArgs(type, 2 * n, 2 * n * keyBytes);
         for (const id of ids) {
           // the rest of a key name is ASCII: its UTF-8 length is its length plus what type and id add
           const x = typeExtra + Buffer.byteLength(id) - id.length;
@@ -1044,9 +1051,10 @@ export class RedisBackend implements Backend {
       chunksByType(refs, WORKERS_PER_CALL).map(async ({ type, positions }) => {
         const n = positions.length;
         const ids = positions.map((pos) => refs[pos]!.workerId);
-        const mget = withHostname ? new RespArgs() : null;
-        const script = workersReadArgs(type, n);
         const typeExtra = Buffer.byteLength(type) - type.length;
+        const keyBytes = keyBytesEstimate(type, ids);
+        const mget = withHostname ? new RespArgs(n * keyBytes) : null;
+        const script = workersReadArgs(type, n, n * keyBytes);
         for (const id of ids) {
           const x = typeExtra + Buffer.byteLength(id) - id.length;
           if (mget) {
