@@ -1142,6 +1142,26 @@ export function describeBackendContract(name: string, factory: () => Promise<Bac
         expect(await be.workersIndex([], { hostname: true })).toEqual([]);
       });
 
+      it("reads workers whose type and id are not ASCII (multi-byte and astral characters)", async () => {
+        const refs: WorkerRef[] = [
+          { automationType: "tÿpe-ü", workerId: "wörker-😀" },
+          { automationType: "tÿpe-ü", workerId: "plain" },
+          { automationType: "ascii", workerId: "日本語:id" },
+        ];
+        for (const [i, r] of refs.entries()) {
+          await be.workerRegister(r.automationType, r.workerId, { hostname: `h-${r.workerId}` });
+          await be.workerSetState(r.automationType, r.workerId, "IDLE", null, 10 + i);
+          await be.workerSetStats(r.automationType, r.workerId, { i });
+        }
+        expect(await raw.get("wkr:tÿpe-ü:wörker-😀:stats")).toEqual(b('{"i": 0}'));
+        const got = await be.workersGet(refs);
+        expect(got.map((w) => [w.workerId, w.registered, w.lastSeen, w.stats, w.hardware?.hostname])).toEqual(
+          refs.map((r, i) => [r.workerId, true, 10 + i, { i }, `h-${r.workerId}`]),
+        );
+        const index = await be.workersIndex(refs, { hostname: true });
+        expect(index.map((w) => [w.workerId, w.registered, w.state, w.lastSeen, w.hostname])).toEqual(refs.map((r, i) => [r.workerId, true, "IDLE", 10 + i, `h-${r.workerId}`]));
+      });
+
       it("indexes corrupt and wrong-typed workers exactly as workersGet reads them", async () => {
         const cases: Array<[string, (id: string) => Promise<void>]> = [
           ["fine", async () => undefined],
