@@ -32,6 +32,7 @@ import {
   queueKeyForPriority,
   queueNameOfKey,
   type Priority,
+  type WorkerField,
 } from "../keys";
 import { pyFloatRepr, pyJsonBytes } from "../pyjson";
 import type {
@@ -62,7 +63,7 @@ import type {
 } from "../types";
 import { workerIndexEntryFromRaw } from "../worker-index";
 import { callScript, mapRedisError, RedisConnection, type RedisConnectionOptions } from "./connection";
-import { EncodedCommand, RespArgs } from "./encoded-command";
+import { EncodedCommand, keyAround, RespArgs, type KeyAround } from "./encoded-command";
 import { unpack, type Packed } from "./msgpack";
 import { luaScripts } from "./scripts.generated";
 import { asBuffer, asBufferArray, asNumber, hashRecord, parseInfo, scoredPairs } from "./replies";
@@ -92,6 +93,11 @@ function markCorrupt(rec: { corrupt: string[] }, field: string): void {
 function workersReadArgs(type: string, workerKeys: number, keyBytes: number): RespArgs {
   const lua = luaScripts.workersRead.lua;
   return new RespArgs(lua.length + keyBytes + 256).add(lua).add(String(workerKeys + 1)).add(keys.workerTypeIndex(type));
+}
+
+/** The fixed parts of `wkr:<type>:<id>:<field>` for each field, from the one module that owns key names. */
+function workerKeysAround(type: string, fields: readonly WorkerField[]): KeyAround[] {
+  return fields.map((f) => keyAround((id) => keys.worker(type, id, f)));
 }
 
 /** Bytes one encoded worker key is likely to take (room for the longest field, `$<len>\r\n`, `\r\n` and some UTF-8). */
@@ -999,21 +1005,14 @@ export class RedisBackend implements Backend {
       chunksByType(refs, WORKERS_PER_CALL).map(async ({ type, positions }) => {
         const n = positions.length;
         const ids = positions.map((pos) => refs[pos]!.workerId);
-        const typeExtra = Buffer.byteLength(type) - type.length;
         const keyBytes = keyBytesEstimate(type, ids);
         const mget = new RespArgs(4 * n * keyBytes);
         const script = workersReadArgs(type, 2 * n, 2 * n * keyBytes);
+        const stringKeys = workerKeysAround(type, STRING_KEYS);
+        const scriptKeys = workerKeysAround(type, ["state", "stats:history"]);
         for (const id of ids) {
-          // the rest of a key name is ASCII: its UTF-8 length is its length plus what type and id add
-          const x = typeExtra + Buffer.byteLength(id) - id.length;
-          const h = keys.worker(type, id, "hardware");
-          const c = keys.worker(type, id, "config");
-          const g = keys.worker(type, id, "gen");
-          const st = keys.worker(type, id, "stats");
-          mget.addEncoded(`$${h.length + x}\r\n${h}\r\n$${c.length + x}\r\n${c}\r\n$${g.length + x}\r\n${g}\r\n$${st.length + x}\r\n${st}\r\n`, 4);
-          const s = keys.worker(type, id, "state");
-          const z = keys.worker(type, id, "stats:history");
-          script.addEncoded(`$${s.length + x}\r\n${s}\r\n$${z.length + x}\r\n${z}\r\n`, 2);
+          mget.addKeys(id, stringKeys);
+          script.addKeys(id, scriptKeys);
         }
         const { strings, rows } = await this.readChunk(r, mget, script.add("full"), 6 * n);
         const wrongStrings = await this.wrongTypeStrings(r, strings, (i) => keys.worker(type, ids[i >> 2]!, STRING_KEYS[i & 3]!));
@@ -1051,18 +1050,14 @@ export class RedisBackend implements Backend {
       chunksByType(refs, WORKERS_PER_CALL).map(async ({ type, positions }) => {
         const n = positions.length;
         const ids = positions.map((pos) => refs[pos]!.workerId);
-        const typeExtra = Buffer.byteLength(type) - type.length;
         const keyBytes = keyBytesEstimate(type, ids);
         const mget = withHostname ? new RespArgs(n * keyBytes) : null;
         const script = workersReadArgs(type, n, n * keyBytes);
+        const hardwareKey = workerKeysAround(type, ["hardware"]);
+        const stateKey = workerKeysAround(type, ["state"]);
         for (const id of ids) {
-          const x = typeExtra + Buffer.byteLength(id) - id.length;
-          if (mget) {
-            const h = keys.worker(type, id, "hardware");
-            mget.addEncoded(`$${h.length + x}\r\n${h}\r\n`, 1);
-          }
-          const s = keys.worker(type, id, "state");
-          script.addEncoded(`$${s.length + x}\r\n${s}\r\n`, 1);
+          mget?.addKeys(id, hardwareKey);
+          script.addKeys(id, stateKey);
         }
         const { strings, rows } = await this.readChunk(r, mget, script.add("index"), 5 * n);
         const wrongStrings = mget ? await this.wrongTypeStrings(r, strings, (i) => keys.worker(type, ids[i]!, "hardware")) : null;

@@ -11,6 +11,7 @@ import { BackendUnavailableError, StaleGenerationError, UnsupportedBackendUrlErr
 import { sha1Hex } from "../codec";
 import { backendFromUrl } from "../url";
 import type { WorkerIndexEntry, WorkerRecord } from "../types";
+import { keyAround } from "./encoded-command";
 import { createRedisBackend, RedisBackend, WORKERS_PER_CALL } from "./index";
 
 const base = process.env.REDIS_TEST_URL;
@@ -504,6 +505,25 @@ describe("batched reads", () => {
     const withHost = await commandsSent(async () => (got = await backend.workersIndex(refs, { hostname: true })));
     expect(withHost).toEqual(Array<string[]>(3).fill(CHUNK).flat());
     expect(got[n - 1]).toMatchObject({ workerId: `w${n - 1}`, hostname: `h${n - 1}` });
+  });
+
+  it("encodes worker keys of any length byte for byte (ids of 1 to 3,000 bytes, multi-byte, astral)", async () => {
+    const t = p();
+    const ids = ["x", "y".repeat(9), "z".repeat(95), "é".repeat(500), "😀".repeat(750), `${"w".repeat(2999)}`];
+    for (const id of ids) await backend.workerRegister(t, id, { id });
+    const refs = ids.map((workerId) => ({ automationType: t, workerId }));
+    expect((await backend.workersGet(refs)).map((w) => w.hardware)).toEqual(ids.map((id) => ({ id })));
+    expect((await backend.workersIndex(refs, { hostname: true })).map((w) => w.registered)).toEqual(ids.map(() => true));
+    // the connection is still in step afterwards
+    expect(await raw.ping()).toBe("PONG");
+    expect(await backend.workerGet(t, "x")).toMatchObject({ hardware: { id: "x" } });
+  });
+
+  it("keyAround finds the bytes around the id, and refuses a key function of another shape", () => {
+    expect(keyAround((id) => `wkr:tÿpe:${id}:stats:history`)).toEqual({ prefix: Buffer.from("wkr:tÿpe:"), suffix: Buffer.from(":stats:history") });
+    expect(keyAround((id) => `a${id}`)).toEqual({ prefix: Buffer.from("a"), suffix: Buffer.alloc(0) });
+    expect(() => keyAround((id) => `${id}:${id}`)).toThrow(TypeError);
+    expect(() => keyAround(() => "constant")).toThrow(TypeError);
   });
 
   it("SCAN-based listings match names literally, glob characters included", async () => {
