@@ -13,8 +13,10 @@ describe("demo fleet", () => {
     await backend.close();
   });
 
-  it("runs a dozen workers over three automations, with a flapping and a silent host, seeded history and dead letters", async () => {
-    fleet = await startDemoFleet(backend, { heartbeatMs: 200, producerIntervalMs: 100, silentAfterMs: 600, flapPeriodMs: 1500 });
+  // The ERROR phase must outlast three crashes with their backoff (250 ms, then 500 ms, plus
+  // each run's own time): 1.5 s phases sometimes ended before the third crash.
+  it("runs a dozen workers over three automations, with a flapping and a silent host, seeded history and dead letters", { timeout: 90_000 }, async () => {
+    fleet = await startDemoFleet(backend, { heartbeatMs: 200, producerIntervalMs: 100, silentAfterMs: 600, flapPeriodMs: 4000 });
     const refs = await backend.workerList();
     expect(refs).toHaveLength(12);
     expect(new Set(refs.map((r) => r.automationType))).toEqual(new Set(["scraper", "cf-cookies", "enricher"]));
@@ -40,9 +42,9 @@ describe("demo fleet", () => {
     const erred = await waitUntil(async () => {
       const w = await backend.workerGet(flapper.type, flapper.id);
       return w?.state === "ERROR" ? w : null;
-    }, 8000, "the flapping host to turn ERROR");
+    }, 20_000, "the flapping host to turn ERROR");
     expect(erred.lastError).toBeTruthy();
-    await waitUntil(async () => (await backend.workerGet(flapper.type, flapper.id))?.state === "RUNNING", 8000, "the flapping host to recover");
+    await waitUntil(async () => (await backend.workerGet(flapper.type, flapper.id))?.state === "RUNNING", 20_000, "the flapping host to recover");
 
     // the silent host stopped heartbeating, and its last_seen is already far behind
     const silent = DEMO_HOSTS.find((h) => h.silent)!;
