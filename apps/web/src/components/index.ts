@@ -10,3 +10,6 @@ export { Countdown, RelativeTime } from "./relative-time";
 export { EmptyState, ErrorState, LoadingState } from "./states";
 export { StatusBadge } from "./status-badge";
 export { useNow } from "./use-now";
+export { ItemTable } from "./item-table";
+export { PayloadPreview, bodyField } from "./payload-preview";
+export { InlineEmpty, Num, ResultNote, Section, Stat, TaskId } from "./ui-bits";

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { Suspense } from "react";
 
-import { routeParam } from "@/app/queues/_components/route-param";
+import { routeParam } from "@/lib/route-param";
 import { LoadingState } from "@/components";
 
 import { PoolDetailView } from "../_components/pool-detail-view";

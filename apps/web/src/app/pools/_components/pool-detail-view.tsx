@@ -6,9 +6,9 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useMemo, useState, type ReactNode } from "react";
 
-import { ItemTable } from "@/app/queues/_components/item-table";
-import { InlineEmpty, ResultNote, Stat } from "@/app/queues/_components/ui-bits";
-import { intParam, useDebouncedParam, useQueryState } from "@/app/queues/_components/use-query-state";
+import { ItemTable } from "@/components/item-table";
+import { InlineEmpty, ResultNote, Stat } from "@/components/ui-bits";
+import { intParam, useDebouncedParam, useQueryState } from "@/lib/use-query-state";
 import { ConfirmDialog, Countdown, CorruptBadge, ErrorState, LoadingState, PageHeader, RelativeTime, useNow } from "@/components";
 import { ApiError, apiDelete, apiGet, apiPost, errorMessage, qs, seg } from "@/lib/api";
 import { formatNumber } from "@/lib/format";

@@ -4,8 +4,8 @@ import type { PoolSummary } from "@fleet/schema";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 
-import { Num, ResultNote } from "@/app/queues/_components/ui-bits";
-import { useQueryState } from "@/app/queues/_components/use-query-state";
+import { Num, ResultNote } from "@/components/ui-bits";
+import { useQueryState } from "@/lib/use-query-state";
 import { DataTable, EmptyState, ErrorState, LoadingState, PageHeader, type Column } from "@/components";
 import { formatNumber } from "@/lib/format";
 import { queries } from "@/lib/query";

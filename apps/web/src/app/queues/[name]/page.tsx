@@ -4,7 +4,7 @@ import { Suspense } from "react";
 import { LoadingState } from "@/components";
 
 import { QueueDetailView } from "../_components/queue-detail-view";
-import { routeParam } from "../_components/route-param";
+import { routeParam } from "@/lib/route-param";
 
 type Props = { params: Promise<{ name: string }> };
 

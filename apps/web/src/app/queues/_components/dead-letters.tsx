@@ -10,10 +10,10 @@ import { formatNumber } from "@/lib/format";
 import { queries, queryKeys } from "@/lib/query";
 import { useSession } from "@/lib/session";
 
-import { ItemTable } from "./item-table";
-import { bodyField } from "./payload-preview";
-import { InlineEmpty, ResultNote, Section, TaskId } from "./ui-bits";
-import { intParam, useQueryState } from "./use-query-state";
+import { ItemTable } from "@/components/item-table";
+import { bodyField } from "@/components/payload-preview";
+import { InlineEmpty, ResultNote, Section, TaskId } from "@/components/ui-bits";
+import { intParam, useQueryState } from "@/lib/use-query-state";
 
 const PAGE_SIZES = [25, 50, 100, 200] as const;
 

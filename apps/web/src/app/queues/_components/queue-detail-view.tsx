@@ -12,9 +12,9 @@ import { queries, queryKeys } from "@/lib/query";
 import { Can } from "@/lib/session";
 
 import { DeadLetters } from "./dead-letters";
-import { ItemTable } from "./item-table";
-import { InlineEmpty, ResultNote, Section, Stat, TaskId } from "./ui-bits";
-import { intParam, useQueryState } from "./use-query-state";
+import { ItemTable } from "@/components/item-table";
+import { InlineEmpty, ResultNote, Section, Stat, TaskId } from "@/components/ui-bits";
+import { intParam, useQueryState } from "@/lib/use-query-state";
 
 type Processing = QueueDetail["processing_items"][number];
 type Pending = QueueDetail["pending_items"][number];

@@ -9,8 +9,8 @@ import { DataTable, EmptyState, ErrorState, LoadingState, PageHeader, type Colum
 import { formatNumber } from "@/lib/format";
 import { queries } from "@/lib/query";
 
-import { Num, Stat } from "./ui-bits";
-import { useDebouncedParam, useQueryState } from "./use-query-state";
+import { Num, Stat } from "@/components/ui-bits";
+import { useDebouncedParam, useQueryState } from "@/lib/use-query-state";
 
 export function queueHref(name: string): string {
   return `/queues/${encodeURIComponent(name)}`;

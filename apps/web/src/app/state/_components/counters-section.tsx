@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useId, useState, type FormEvent } from "react";
 
-import { InlineEmpty, ResultNote, Section } from "@/app/queues/_components/ui-bits";
+import { InlineEmpty, ResultNote, Section } from "@/components/ui-bits";
 import { ConfirmDialog, CorruptBadge, ErrorState, LoadingState } from "@/components";
 import { apiDelete, apiPut, errorMessage, seg } from "@/lib/api";
 import { formatNumber } from "@/lib/format";

@@ -4,8 +4,8 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useMemo, useState } from "react";
 
-import { InlineEmpty, ResultNote, Section } from "@/app/queues/_components/ui-bits";
-import { useDebouncedParam, useQueryState } from "@/app/queues/_components/use-query-state";
+import { InlineEmpty, ResultNote, Section } from "@/components/ui-bits";
+import { useDebouncedParam, useQueryState } from "@/lib/use-query-state";
 import { ConfirmDialog, ErrorState, LoadingState, RawValueView } from "@/components";
 import { ApiError, apiDelete, errorMessage, qs, seg } from "@/lib/api";
 import { formatBytes, formatNumber } from "@/lib/format";

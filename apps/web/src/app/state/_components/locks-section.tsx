@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 
-import { InlineEmpty, ResultNote, Section } from "@/app/queues/_components/ui-bits";
+import { InlineEmpty, ResultNote, Section } from "@/components/ui-bits";
 import { ConfirmDialog, ErrorState, LoadingState } from "@/components";
 import { ApiError, apiDelete, errorMessage, seg } from "@/lib/api";
 import { queries, queryKeys } from "@/lib/query";

@@ -5,10 +5,10 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 
-import { ItemTable } from "@/app/queues/_components/item-table";
-import { bodyField } from "@/app/queues/_components/payload-preview";
-import { InlineEmpty, Stat } from "@/app/queues/_components/ui-bits";
-import { intParam, useQueryState } from "@/app/queues/_components/use-query-state";
+import { ItemTable } from "@/components/item-table";
+import { bodyField } from "@/components/payload-preview";
+import { InlineEmpty, Stat } from "@/components/ui-bits";
+import { intParam, useQueryState } from "@/lib/use-query-state";
 import { ErrorState, LoadingState, PageHeader, RelativeTime } from "@/components";
 import { ApiError, apiGet, qs, seg } from "@/lib/api";
 import { formatNumber } from "@/lib/format";

@@ -4,7 +4,7 @@ import type { StreamSummary } from "@fleet/schema";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 
-import { Num } from "@/app/queues/_components/ui-bits";
+import { Num } from "@/components/ui-bits";
 import { DataTable, EmptyState, ErrorState, LoadingState, PageHeader, RelativeTime, type Column } from "@/components";
 import { queries } from "@/lib/query";
 

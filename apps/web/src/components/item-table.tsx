@@ -3,7 +3,7 @@
 import type { RawValue } from "@fleet/schema";
 import { useState, useSyncExternalStore, type Key, type ReactNode } from "react";
 
-import { RawValueView } from "@/components";
+import { RawValueView } from "@/components/raw-value-view";
 
 import { PayloadPreview } from "./payload-preview";
 

@@ -2,7 +2,8 @@
 
 import type { RawValue } from "@fleet/schema";
 
-import { CorruptBadge, classifyRaw } from "@/components";
+import { CorruptBadge } from "./corrupt-badge";
+import { classifyRaw } from "./raw-value-view";
 import { formatBytes } from "@/lib/format";
 
 const PREVIEW_CHARS = 240;
