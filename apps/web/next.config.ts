@@ -14,6 +14,8 @@ const SECURITY_HEADERS = [
 ];
 
 const nextConfig: NextConfig = {
+  // Several builds of one checkout can run side by side (e.g. while developing) with their own output.
+  distDir: process.env.NEXT_DIST_DIR ?? ".next",
   // Internal packages ship TypeScript source; the app compiles them.
   transpilePackages: ["@fleet/backend", "@fleet/schema", "@fleet/worker"],
   // ioredis uses Node built-ins and dynamic requires: load it from node_modules at run time.
