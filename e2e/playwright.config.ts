@@ -68,6 +68,8 @@ export default defineConfig({
       FLEET_INSECURE_NO_AUTH: "1",
       NEXT_TELEMETRY_DISABLED: "1",
       NODE_ENV: "production",
+      // A build of one's own beside someone else's (apps/web/next.config.ts reads it).
+      ...(process.env.NEXT_DIST_DIR ? { NEXT_DIST_DIR: process.env.NEXT_DIST_DIR } : {}),
     },
   },
 });
