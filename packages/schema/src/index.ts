@@ -1,3 +1,4 @@
 export * from "./redis";
 export * from "./api";
 export * from "./events";
+export * from "./merge-patch";

@@ -1,6 +1,11 @@
 // Pure helpers of the config editor: what changed between two configs (for the review),
 // the JSON merge patch (RFC 7386) that turns one into the other, and applying such a patch
-// (to rebase "my change" onto someone else's newer version).
+// (to rebase "my change" onto someone else's newer version: @fleet/schema's applyMergePatch,
+// the same function the server applies).
+
+import { applyMergePatch, isJsonObject, withoutUndefined } from "@fleet/schema";
+
+export { applyMergePatch };
 
 export type JsonObject = Record<string, unknown>;
 
@@ -16,8 +21,15 @@ export interface ConfigChange {
   after?: unknown;
 }
 
-export function isPlainObject(v: unknown): v is JsonObject {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
+export const isPlainObject: (v: unknown) => v is JsonObject = isJsonObject;
+
+/** A deep copy without undefined members (what JSON.stringify would keep). */
+export const stripUndefined = withoutUndefined;
+const clone = withoutUndefined;
+
+// A plain assignment of "__proto__" (a legal JSON member name) would change the prototype.
+function setOwn(obj: JsonObject, key: string, value: unknown): void {
+  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /** Deep equality of JSON values; object member order does not matter, undefined members count as absent. */
@@ -90,44 +102,12 @@ export function mergePatchBetween(before: unknown, after: unknown): unknown {
   return patch;
 }
 
-/** RFC 7386: objects merge member by member, null removes a member, anything else replaces. */
-export function applyMergePatch(target: unknown, patch: unknown): unknown {
-  if (!isPlainObject(patch)) return clone(patch);
-  const result: JsonObject = isPlainObject(target) ? { ...target } : {};
-  for (const [k, v] of Object.entries(patch)) {
-    if (v === undefined) continue;
-    if (v === null) delete result[k];
-    else setOwn(result, k, applyMergePatch(Object.hasOwn(result, k) ? result[k] : undefined, v));
-  }
-  return result;
-}
-
 /**
  * Whether a merge patch can say it: a patch cannot set a member to null (null means
  * "remove"), so such an edit has to be sent as the whole config instead.
  */
 export function mergePatchExpresses(before: unknown, after: unknown): boolean {
   return jsonEqual(applyMergePatch(before, mergePatchBetween(before, after)), stripUndefined(after));
-}
-
-/** A deep copy without undefined members (what JSON.stringify would keep). */
-export function stripUndefined(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map((v) => (v === undefined ? null : stripUndefined(v)));
-  if (isPlainObject(value)) {
-    const out: JsonObject = {};
-    for (const [k, v] of Object.entries(value)) if (v !== undefined) setOwn(out, k, stripUndefined(v));
-    return out;
-  }
-  return value;
-}
-
-function clone(value: unknown): unknown {
-  return stripUndefined(value);
-}
-
-// A plain assignment of "__proto__" (a legal JSON member name) would change the prototype.
-function setOwn(obj: JsonObject, key: string, value: unknown): void {
-  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 // ---------- paths

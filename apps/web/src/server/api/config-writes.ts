@@ -3,13 +3,12 @@
 // against the catalog's `config` schema before anything is written, and the write is a
 // compare-and-set on the config generation, so a concurrent change is never lost.
 import { StaleGenerationError, isJsonObject, type Backend, type JsonObject, type WorkerRecord } from "@fleet/backend";
-import type { ConfigResult, ConfigRolloutResult, ErrorDetail } from "@fleet/schema";
+import { applyMergePatch, type ConfigResult, type ConfigRolloutResult, type ErrorDetail } from "@fleet/schema";
 
 import { noteConfigChange } from "@/server/audit/audit";
 
 import { catalogValidator, checkAgainst } from "./catalog-validation";
 import { badRequest, conflict, notFound, preconditionFailed, validationFailed } from "./errors";
-import { mergePatch } from "./merge-patch";
 import { announceConfig, byString } from "./resources";
 import { Reply } from "./route";
 
@@ -52,7 +51,7 @@ function mergedConfig(record: WorkerRecord, patch: JsonObject): JsonObject {
   if (record.corrupt.includes("config")) {
     throw conflict(`The stored config of worker '${record.workerId}' is not a JSON object, so a patch cannot be applied to it; replace it with PUT.`);
   }
-  return mergePatch(record.config ?? {}, patch) as JsonObject;
+  return applyMergePatch(record.config ?? {}, patch) as JsonObject;
 }
 
 export async function writeWorkerConfig(

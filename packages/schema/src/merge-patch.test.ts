@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { mergePatch } from "./merge-patch";
+import { applyMergePatch as mergePatch } from "./merge-patch";
 
 // The examples of RFC 7386, appendix A, plus the cases that bite in practice.
 describe("mergePatch (RFC 7386)", () => {
@@ -45,5 +45,14 @@ describe("mergePatch and unusual member names", () => {
     expect(Object.getPrototypeOf(merged)).toBe(Object.prototype);
     expect(Object.hasOwn(merged, "__proto__")).toBe(true);
     expect(JSON.stringify(merged)).toBe('{"__proto__":{"x":1}}');
+  });
+});
+
+describe("mergePatch and undefined", () => {
+  it("skips undefined members and copies the patch's values", () => {
+    const inner = { b: [1, undefined] };
+    const merged = mergePatch({ a: 1, c: 2 }, { a: undefined, c: inner }) as Record<string, unknown>;
+    expect(merged).toEqual({ a: 1, c: { b: [1, null] } });
+    expect(merged.c).not.toBe(inner);
   });
 });
