@@ -105,10 +105,20 @@ export const WorkerCountsSchema = z.object({
 });
 export type WorkerCounts = z.infer<typeof WorkerCountsSchema>;
 
+export const WorkersSortSchema = z.enum(["name", "last_seen", "-last_seen"], {
+  error: "sort must be name, last_seen or -last_seen",
+});
+export type WorkersSort = z.infer<typeof WorkersSortSchema>;
+
 export const WorkersQuerySchema = PageQuerySchema.extend({
   type: z.string().optional(),
   status: WorkerStatusSchema.optional(),
   q: z.string().max(200, "q must be at most 200 characters").optional(),
+  /**
+   * A console extension of API.md: `name` (type, then id: the contract's order),
+   * `last_seen` (oldest first) or `-last_seen` (newest first); an unreadable last_seen sorts as the oldest.
+   */
+  sort: WorkersSortSchema.default("name"),
 });
 
 export const WorkerListSchema = z.object({

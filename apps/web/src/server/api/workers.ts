@@ -3,7 +3,7 @@
 // full records (config, stats, hardware...) only for the page. 10,000 workers stay a few
 // round trips, and the decoding cost follows `limit`, not the fleet's size.
 import type { Backend, WorkerIndexEntry } from "@fleet/backend";
-import type { WorkerList, WorkerStatus } from "@fleet/schema";
+import type { WorkerList, WorkerStatus, WorkersSort } from "@fleet/schema";
 
 import { byString, page } from "./resources";
 import { emptyWorkerCounts, toWorker, workerStatus } from "./serialize";
@@ -12,6 +12,8 @@ export interface WorkersQuery {
   type?: string;
   status?: WorkerStatus;
   q?: string;
+  /** Absent means `name`, the contract's order. */
+  sort?: WorkersSort;
   limit: number;
   offset: number;
 }
@@ -26,10 +28,32 @@ export async function listWorkers(backend: Backend, query: WorkersQuery, now: nu
   const counts = emptyWorkerCounts();
   for (const { status } of entries) counts[status] += 1;
   if (query.status !== undefined) entries = entries.filter(({ status }) => status === query.status);
-  entries.sort((a, b) => byString(a.entry.automationType, b.entry.automationType) || byString(a.entry.workerId, b.entry.workerId));
+  entries.sort(comparator(query.sort ?? "name"));
   const shown = page(entries, query).map(({ entry }) => ({ automationType: entry.automationType, workerId: entry.workerId }));
   const records = shown.length > 0 ? await backend.workersGet(shown) : [];
   return { total: entries.length, counts, workers: records.map((r) => toWorker(r, now, offlineAfterSeconds)) };
+}
+
+type Ranked = { entry: WorkerIndexEntry };
+
+function byName(a: Ranked, b: Ranked): number {
+  return byString(a.entry.automationType, b.entry.automationType) || byString(a.entry.workerId, b.entry.workerId);
+}
+
+/**
+ * `last_seen` (oldest first) and `-last_seen` (newest first) are a console extension, for
+ * the /workers page's sort done here rather than over the whole fleet in the browser. An
+ * unreadable or missing last_seen counts as the oldest; ties fall back to type, then id.
+ */
+function comparator(sort: WorkersSort): (a: Ranked, b: Ranked) => number {
+  if (sort === "name") return byName;
+  const dir = sort === "last_seen" ? 1 : -1;
+  const seen = (r: Ranked) => (r.entry.lastSeen !== null && Number.isFinite(r.entry.lastSeen) ? r.entry.lastSeen : -Infinity);
+  return (a, b) => {
+    const x = seen(a);
+    const y = seen(b);
+    return (x === y ? 0 : x < y ? -dir : dir) || byName(a, b);
+  };
 }
 
 /** `q` matches the worker id or the hostname of its hardware payload, case-insensitively. */

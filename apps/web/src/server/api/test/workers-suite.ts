@@ -63,6 +63,52 @@ export function workersSuite(h: Harness): void {
       expect(res.json.workers.map((w: { worker_id: string }) => w.worker_id)).toEqual(["w1", "w2"]);
     });
 
+    it("sorts by last_seen, oldest or newest first, ties by type then id, unreadable last_seen as the oldest", async () => {
+      const t = Math.floor(now());
+      const b = h.backend;
+      // b/x and a/y share a heartbeat: the tie falls back to type, then id.
+      for (const [type, id, ago] of [["b", "x", 10], ["a", "y", 10], ["a", "old", 500], ["c", "new", 1], ["a", "z", 10]] as const) {
+        await b.workerRegister(type, id, { hostname: `${id}.host` });
+        await b.workerSetState(type, id, "RUNNING", null, t - ago);
+      }
+      await b.workerRegister("a", "bad", { hostname: "bad.host" });
+      await h.plant.hset("wkr:a:bad:state", "state", "IDLE");
+      await h.plant.hset("wkr:a:bad:state", "last_seen", "yesterday");
+      const ids = (res: { json: { workers: Array<{ automation_type: string; worker_id: string }> } }) =>
+        res.json.workers.map((w) => `${w.automation_type}/${w.worker_id}`);
+
+      const newest = await h.call(workers.GET, "GET", "/workers?sort=-last_seen");
+      expect(newest.status).toBe(200);
+      expect(ids(newest)).toEqual(["c/new", "a/y", "a/z", "b/x", "a/old", "a/bad"]);
+      expect(newest.json.total).toBe(6);
+
+      const oldest = await h.call(workers.GET, "GET", "/workers?sort=last_seen");
+      expect(ids(oldest)).toEqual(["a/bad", "a/old", "a/y", "a/z", "b/x", "c/new"]);
+
+      // The default and `name` keep the contract's order.
+      const byName = ["a/bad", "a/old", "a/y", "a/z", "b/x", "c/new"];
+      expect(ids(await h.call(workers.GET, "GET", "/workers"))).toEqual(byName);
+      expect(ids(await h.call(workers.GET, "GET", "/workers?sort=name"))).toEqual(byName);
+
+      // Sorting happens before paging, and filters and counts are unchanged by it.
+      const paged = await h.call(workers.GET, "GET", "/workers?sort=-last_seen&type=a&limit=2&offset=1");
+      expect(ids(paged)).toEqual(["a/z", "a/old"]);
+      expect(paged.json.total).toBe(4);
+      expect(paged.json.counts).toEqual({ running: 2, idle: 0, error: 0, offline: 2 });
+      const offline = await h.call(workers.GET, "GET", "/workers?sort=-last_seen&status=offline&q=.host");
+      expect(ids(offline)).toEqual(["a/old", "a/bad"]);
+    });
+
+    it("answers 400 bad_request for an unknown sort, naming the choices", async () => {
+      for (const bad of ["age", "LAST_SEEN", "-name", "last_seen,name"]) {
+        const res = await h.call(workers.GET, "GET", `/workers?sort=${encodeURIComponent(bad)}`);
+        expect(res.status, `sort=${bad}`).toBe(400);
+        expect(res.json.error.code).toBe("bad_request");
+        const detail = res.json.error.details.find((d: { path: string }) => d.path === "sort");
+        expect(detail?.message).toBe("sort must be name, last_seen or -last_seen");
+      }
+    });
+
     it.each([
       ["limit=1001", "limit"],
       ["limit=-1", "limit"],
