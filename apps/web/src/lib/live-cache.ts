@@ -17,6 +17,7 @@ import type {
 } from "@fleet/schema";
 
 import { compareWorkers, queryKeys, type WorkersEverything } from "./query";
+import { applyWorkerPages } from "./workers-page-live";
 
 export type Invalidate = (queryKey: QueryKey) => void;
 
@@ -61,7 +62,8 @@ export function applyWorkers(client: QueryClient, ev: WorkersEvent, invalidate: 
   }
   for (const r of ev.removed) invalidate(queryKeys.workers.detail(r.automation_type, r.worker_id));
 
-  invalidate(["workers", "page"]);
+  // Server-paged lists: rows in view patched, the page refetched (throttled) when its members may move.
+  applyWorkerPages(client, ev);
   invalidate(queryKeys.automations.all);
 }
 

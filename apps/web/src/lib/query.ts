@@ -25,11 +25,12 @@ import type {
   WorkerDetail,
   WorkerList,
   WorkerStatus,
+  WorkersSort,
 } from "@fleet/schema";
 
 import { ApiError, apiGet, qs, seg } from "./api";
 
-export type { Worker, WorkerStatus };
+export type { Worker, WorkerStatus, WorkersSort };
 
 // ---------- client
 
@@ -71,6 +72,8 @@ export interface WorkersParams {
   type?: string;
   status?: WorkerStatus;
   q?: string;
+  /** Server-side order (a console extension of the API): absent means type, then id. */
+  sort?: WorkersSort;
   limit?: number;
   offset?: number;
 }
@@ -183,10 +186,17 @@ export const queries = {
       staleTime: 0,
       retry: false,
     }),
+  /**
+   * One page as the server filters, sorts and pages it (the /workers table). Live frames
+   * patch its rows and refetch it, throttled, when the page's membership may have moved
+   * (live-cache.ts, workers-page-live.ts); heartbeats that only move last_seen send no
+   * frame, so it also refreshes now and then (one page is cheap to ask for).
+   */
   workersPage: (p: WorkersParams) =>
     queryOptions({
       queryKey: queryKeys.workers.page(p),
-      queryFn: ({ signal }) => apiGet<WorkerList>(`/workers${qs({ ...p })}`, signal),
+      queryFn: ({ signal }) => apiGet<WorkerList>(`/workers${qs({ ...p, sort: p.sort === "name" ? undefined : p.sort })}`, signal),
+      refetchInterval: 30_000,
     }),
   workersEverything: (type?: string) =>
     queryOptions({

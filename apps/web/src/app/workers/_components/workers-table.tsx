@@ -1,10 +1,9 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { useEffect, useMemo, useState } from "react";
-import type { Worker, WorkerStatus } from "@fleet/schema";
+import { useEffect, useMemo } from "react";
+import type { Worker, WorkerStatus, WorkersSort } from "@fleet/schema";
 
 import { CorruptBadge } from "@/components/corrupt-badge";
 import { DataTable, SortHeader, type Column } from "@/components/data-table";
@@ -12,66 +11,82 @@ import { PageHeader } from "@/components/page-header";
 import { RelativeTime } from "@/components/relative-time";
 import { EmptyState, ErrorState, LoadingState } from "@/components/states";
 import { StatusBadge } from "@/components/status-badge";
+import { errorMessage } from "@/lib/api";
 import { formatNumber } from "@/lib/format";
-import { countByStatus, queries, workerHostname, workerMatches } from "@/lib/query";
+import { queries, workerHostname } from "@/lib/query";
+import { intParam, useDebouncedParam, useQueryState } from "@/lib/use-query-state";
+
+import { Pager } from "./pager";
+
+/** Rows per server page: one request, one render, whatever the fleet's size. */
+export const PAGE_SIZE = 100;
 
 const STATUSES: WorkerStatus[] = ["running", "idle", "error", "offline"];
-type Sort = "name" | "seen-desc" | "seen-asc";
+
+const SORTS: Array<{ value: WorkersSort; label: string }> = [
+  { value: "name", label: "Automation, then id" },
+  { value: "-last_seen", label: "Last seen, newest first" },
+  { value: "last_seen", label: "Last seen, oldest first" },
+];
 
 function isStatus(s: string | null): s is WorkerStatus {
   return s !== null && (STATUSES as string[]).includes(s);
 }
 
-function bySeen(dir: 1 | -1) {
-  // Unknown last_seen (corrupt) sorts as the oldest.
-  return (a: Worker, b: Worker) => dir * ((a.last_seen ?? -Infinity) - (b.last_seen ?? -Infinity)) || 0;
+/** The URL's `sort`; `seen-desc`/`seen-asc` are the links of the page's first version. */
+function parseSort(s: string | null): WorkersSort {
+  if (s === "-last_seen" || s === "seen-desc") return "-last_seen";
+  if (s === "last_seen" || s === "seen-asc") return "last_seen";
+  return "name";
 }
 
 export function workerHref(w: Pick<Worker, "automation_type" | "worker_id">): string {
   return `/workers/${encodeURIComponent(w.automation_type)}/${encodeURIComponent(w.worker_id)}`;
 }
 
+/**
+ * The fleet, one server page at a time: the API filters, counts, sorts and pages, so
+ * 10,000 workers cost the browser one page of rows. Filters, sort and page live in the
+ * query string; the previous page stays on screen (dimmed) while the next one loads.
+ */
 export function WorkersTable() {
-  const router = useRouter();
-  const pathname = usePathname();
-  const params = useSearchParams();
+  const [params, setParams] = useQueryState();
   const type = params.get("type") ?? "";
   const statusParam = params.get("status");
   const status = isStatus(statusParam) ? statusParam : null;
   const q = params.get("q") ?? "";
-  const sortParam = params.get("sort");
-  const sort: Sort = sortParam === "seen-desc" || sortParam === "seen-asc" ? sortParam : "name";
+  const sort = parseSort(params.get("sort"));
+  const page = Math.max(1, intParam(params, "page", 1));
+  const offset = (page - 1) * PAGE_SIZE;
 
-  const setParams = (next: Record<string, string | null>) => {
-    const sp = new URLSearchParams(params.toString());
-    for (const [k, v] of Object.entries(next)) {
-      if (v === null || v === "") sp.delete(k);
-      else sp.set(k, v);
-    }
-    const s = sp.toString();
-    router.replace(s ? `${pathname}?${s}` : pathname, { scroll: false });
-  };
-
-  // The search box updates the URL a moment after typing stops.
-  const [search, setSearch] = useState(q);
-  useEffect(() => setSearch(q), [q]);
-  useEffect(() => {
-    if (search === q) return;
-    const t = setTimeout(() => setParams({ q: search.trim() === "" ? null : search }), 250);
-    return () => clearTimeout(t);
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- only the typed text drives this
-  }, [search]);
+  // Any change of filter or order starts again at the first page.
+  const setFilter = (patch: Record<string, string | null>) => setParams({ ...patch, page: null });
+  const [search, setSearch] = useDebouncedParam(q, (v) => setFilter({ q: v.trim() === "" ? null : v }));
 
   const automations = useQuery(queries.automations());
-  const all = useQuery(queries.workersEverything(type || undefined));
+  const list = useQuery({
+    ...queries.workersPage({
+      type: type || undefined,
+      status: status ?? undefined,
+      q: q || undefined,
+      sort: sort === "name" ? undefined : sort,
+      limit: PAGE_SIZE,
+      offset,
+    }),
+    placeholderData: keepPreviousData,
+  });
+  const data = list.data;
+  const counts = data?.counts;
+  const allCount = counts ? counts.running + counts.idle + counts.error + counts.offline : 0;
+  const total = data?.total ?? 0;
 
-  const matching = useMemo(() => (all.data ? all.data.workers.filter((w) => workerMatches(w, q)) : []), [all.data, q]);
-  const counts = useMemo(() => countByStatus(matching), [matching]);
-  const rows = useMemo(() => {
-    const filtered = status ? matching.filter((w) => w.status === status) : matching;
-    if (sort === "name") return filtered;
-    return [...filtered].sort(bySeen(sort === "seen-desc" ? -1 : 1));
-  }, [matching, status, sort]);
+  // A page emptied by a filter or by workers leaving steps back to the last page that has rows.
+  useEffect(() => {
+    if (data && !list.isPlaceholderData && data.workers.length === 0 && offset > 0 && data.total > 0) {
+      const last = Math.ceil(data.total / PAGE_SIZE);
+      setParams({ page: last > 1 ? last : null });
+    }
+  }, [data, list.isPlaceholderData, offset, setParams]);
 
   const types = useMemo(() => {
     const names = new Set((automations.data?.automations ?? []).map((a) => a.automation_type));
@@ -82,9 +97,7 @@ export function WorkersTable() {
   const columns: Column<Worker>[] = [
     {
       id: "worker",
-      header: (
-        <SortHeader label="Worker" active={sort === "name"} direction="asc" onClick={() => setParams({ sort: null })} />
-      ),
+      header: <SortHeader label="Worker" active={sort === "name"} direction="asc" onClick={() => setFilter({ sort: null })} />,
       className: "w-[34%] sm:w-[26%]",
       cell: (w) => (
         <Link href={workerHref(w)} className="link font-mono" title={w.worker_id}>
@@ -117,8 +130,8 @@ export function WorkersTable() {
         <SortHeader
           label="Last seen"
           active={sort !== "name"}
-          direction={sort === "seen-asc" ? "asc" : "desc"}
-          onClick={() => setParams({ sort: sort === "seen-desc" ? "seen-asc" : "seen-desc" })}
+          direction={sort === "last_seen" ? "asc" : "desc"}
+          onClick={() => setFilter({ sort: sort === "-last_seen" ? "last_seen" : "-last_seen" })}
         />
       ),
       className: "w-28 sm:w-40",
@@ -148,29 +161,44 @@ export function WorkersTable() {
     },
   ];
 
-  const total = matching.length;
+  const filtered = type !== "" || q !== "" || status !== null;
+  const describe = () => {
+    if (!data) return "Every worker, its status and when it was last seen.";
+    const n = allCount;
+    return `${formatNumber(n)} worker${n === 1 ? "" : "s"}${type ? ` of ${type}` : ""}${q ? ` matching “${q}”` : ""}, updated live.`;
+  };
+
   return (
     <>
-      <PageHeader
-        title="Workers"
-        description={
-          all.data ? `${formatNumber(total)} worker${total === 1 ? "" : "s"}${type ? ` of ${type}` : ""}${q ? ` matching “${q}”` : ""}, updated live.` : "Every worker, its status and when it was last seen."
-        }
-      />
+      <PageHeader title="Workers" description={describe()} />
 
       <div className="mb-4 flex flex-col gap-3 lg:flex-row lg:flex-wrap lg:items-end">
-        <div className="flex flex-col gap-1">
-          <label htmlFor="wk-type" className="text-xs font-medium text-slate-600 dark:text-slate-400">
-            Automation
-          </label>
-          <select id="wk-type" className="field min-w-44" value={type} onChange={(e) => setParams({ type: e.target.value || null })}>
-            <option value="">All automations</option>
-            {types.map((t) => (
-              <option key={t} value={t}>
-                {t}
-              </option>
-            ))}
-          </select>
+        <div className="grid grid-cols-2 gap-3 sm:flex sm:flex-row">
+          <div className="flex min-w-0 flex-col gap-1">
+            <label htmlFor="wk-type" className="text-xs font-medium text-slate-600 dark:text-slate-400">
+              Automation
+            </label>
+            <select id="wk-type" className="field min-w-0 sm:min-w-44" value={type} onChange={(e) => setFilter({ type: e.target.value || null })}>
+              <option value="">All automations</option>
+              {types.map((t) => (
+                <option key={t} value={t}>
+                  {t}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div className="flex min-w-0 flex-col gap-1">
+            <label htmlFor="wk-sort" className="text-xs font-medium text-slate-600 dark:text-slate-400">
+              Sort
+            </label>
+            <select id="wk-sort" className="field min-w-0 sm:min-w-52" value={sort} onChange={(e) => setFilter({ sort: e.target.value === "name" ? null : e.target.value })}>
+              {SORTS.map((s) => (
+                <option key={s.value} value={s.value}>
+                  {s.label}
+                </option>
+              ))}
+            </select>
+          </div>
         </div>
         <div className="flex min-w-0 flex-1 flex-col gap-1 lg:max-w-sm">
           <label htmlFor="wk-q" className="text-xs font-medium text-slate-600 dark:text-slate-400">
@@ -192,47 +220,68 @@ export function WorkersTable() {
             Status
           </span>
           <div className="flex flex-wrap gap-1">
-            <FilterChip label="All" count={total} pressed={status === null} onClick={() => setParams({ status: null })} />
+            <FilterChip label="All" count={counts ? allCount : null} pressed={status === null} onClick={() => setFilter({ status: null })} />
             {STATUSES.map((s) => (
-              <FilterChip key={s} label={s} count={counts[s]} pressed={status === s} onClick={() => setParams({ status: status === s ? null : s })} />
+              <FilterChip key={s} label={s} count={counts ? counts[s] : null} pressed={status === s} onClick={() => setFilter({ status: status === s ? null : s })} />
             ))}
           </div>
         </div>
       </div>
 
-      {all.isPending ? (
+      {list.isPending ? (
         <LoadingState label="Loading workers…" />
-      ) : all.isError ? (
-        <ErrorState error={all.error} onRetry={() => void all.refetch()} />
-      ) : (all.data.workers.length === 0 ? (
-        <EmptyState title={type ? `No workers of ${type}` : "No workers yet"}>Workers appear here as soon as they register in Redis.</EmptyState>
-      ) : (
-        <DataTable
-          rows={rows}
-          columns={columns}
-          rowKey={(w) => `${w.automation_type}\u0000${w.worker_id}`}
-          caption="Workers"
-          rowClassName={(w) => (w.status === "offline" ? "bg-slate-100/70 text-slate-600 dark:bg-slate-900/70 dark:text-slate-400" : w.status === "error" ? "bg-red-50/50 dark:bg-red-950/20" : "")}
-          empty={<EmptyState title="No worker matches these filters" className="border-0 py-6" />}
-          minWidth="22rem"
-        />
-      ))}
-      {all.data && !all.data.complete && (
-        <p role="status" className="mt-2 text-xs text-slate-500 dark:text-slate-400">
-          Loading workers: {formatNumber(all.data.workers.length)} of {formatNumber(all.data.total)}…
-        </p>
-      )}
-      {all.data?.complete && rows.length > 0 && (
-        <p className="mt-2 text-xs text-slate-500 dark:text-slate-400" aria-live="polite">
-          Showing {formatNumber(rows.length)} of {formatNumber(all.data.workers.length)}
-          {sort !== "name" ? `, sorted by last seen (${sort === "seen-desc" ? "newest first" : "oldest first"})` : ", sorted by automation and id"}.
-        </p>
-      )}
+      ) : list.isError && !data ? (
+        <ErrorState error={list.error} onRetry={() => void list.refetch()} />
+      ) : data && allCount === 0 && !filtered ? (
+        <EmptyState title="No workers yet">Workers appear here as soon as they register in Redis.</EmptyState>
+      ) : data ? (
+        <>
+          {list.isError && (
+            <p role="alert" className="mb-2 rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-900 dark:bg-red-950/40 dark:text-red-300">
+              Could not refresh this page: {errorMessage(list.error)}. Showing the last rows received.{" "}
+              <button type="button" className="link" onClick={() => void list.refetch()}>
+                Retry
+              </button>
+            </p>
+          )}
+          <div aria-busy={list.isPlaceholderData} className={`transition-opacity ${list.isPlaceholderData ? "opacity-60" : ""}`}>
+            <DataTable
+              key={`${type}\u0000${status}\u0000${q}\u0000${sort}\u0000${offset}`}
+              rows={data.workers}
+              columns={columns}
+              rowKey={(w) => `${w.automation_type}\u0000${w.worker_id}`}
+              caption="Workers"
+              rowClassName={(w) =>
+                w.status === "offline" ? "bg-slate-100/70 text-slate-600 dark:bg-slate-900/70 dark:text-slate-400" : w.status === "error" ? "bg-red-50/50 dark:bg-red-950/20" : ""
+              }
+              empty={
+                <EmptyState title="No worker matches these filters" className="border-0 py-6">
+                  <button type="button" className="link" onClick={() => setParams({ type: null, status: null, q: null, page: null })}>
+                    Clear the filters
+                  </button>
+                </EmptyState>
+              }
+              minWidth="22rem"
+            />
+          </div>
+          {total > 0 && (
+            <Pager
+              offset={offset}
+              shown={data.workers.length}
+              total={total}
+              pageSize={PAGE_SIZE}
+              loading={list.isPlaceholderData}
+              sortLabel={SORTS.find((s) => s.value === sort)!.label.toLowerCase()}
+              onPage={(p) => setParams({ page: p > 1 ? p : null })}
+            />
+          )}
+        </>
+      ) : null}
     </>
   );
 }
 
-function FilterChip({ label, count, pressed, onClick }: { label: string; count: number; pressed: boolean; onClick: () => void }) {
+function FilterChip({ label, count, pressed, onClick }: { label: string; count: number | null; pressed: boolean; onClick: () => void }) {
   return (
     <button
       type="button"
@@ -245,7 +294,7 @@ function FilterChip({ label, count, pressed, onClick }: { label: string; count: 
       }`}
     >
       {label}
-      <span className="tabular-nums">{formatNumber(count)}</span>
+      <span className="tabular-nums">{count === null ? "–" : formatNumber(count)}</span>
     </button>
   );
 }
