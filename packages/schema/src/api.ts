@@ -73,6 +73,20 @@ export const PageQuerySchema = z.object({
   offset: OffsetSchema.default(0),
 });
 
+/** Largest `preview_bytes` a GET of raw values accepts: one answer stays a few tens of MiB at most. */
+export const MAX_PREVIEW_BYTES = 16 * 1024 * 1024;
+/** Bytes of a raw value shown before it is cut (API.md: "default 4 KiB"). */
+export const DEFAULT_PREVIEW_BYTES = 4096;
+
+export const PreviewBytesSchema = z.coerce
+  .number({ error: "preview_bytes must be a number of bytes" })
+  .int("preview_bytes must be a whole number of bytes")
+  .min(1, "preview_bytes must be at least 1")
+  .max(MAX_PREVIEW_BYTES, `preview_bytes must be at most ${MAX_PREVIEW_BYTES} (16 MiB)`);
+
+/** `?preview_bytes=n` of every GET that answers raw values (an extension of API.md; default 4 KiB). */
+export const PreviewQuerySchema = z.object({ preview_bytes: PreviewBytesSchema.default(DEFAULT_PREVIEW_BYTES) });
+
 // ---------- workers
 
 export const WorkerStatusSchema = z.enum(["running", "idle", "error", "offline"]);

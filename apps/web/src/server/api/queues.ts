@@ -6,7 +6,7 @@ import { z } from "zod";
 
 import { badRequest, validationFailed, zodDetails } from "./errors";
 import { requireExistingOrKnown } from "./resources";
-import { isEmptyQueue, toQueue, toRawValue } from "./serialize";
+import { DEFAULT_PREVIEW_BYTES, isEmptyQueue, toQueue, toRawValue } from "./serialize";
 
 /**
  * 404 unless the queue has a key or an automation of that name is known. Depths answer
@@ -20,19 +20,25 @@ export async function requireQueue(backend: Backend, name: string, depths?: Queu
   await requireExistingOrKnown(backend, "queue", name, names.includes(name));
 }
 
-export async function queueDetail(backend: Backend, name: string, limit: number, now: number): Promise<QueueDetail> {
+export async function queueDetail(
+  backend: Backend,
+  name: string,
+  limit: number,
+  now: number,
+  previewBytes: number = DEFAULT_PREVIEW_BYTES,
+): Promise<QueueDetail> {
   const detail = await backend.queueDetail(name, limit, now);
   await requireQueue(backend, name, detail.depths);
   return {
     ...toQueue(detail.depths),
-    pending_items: detail.pending.map((p) => ({ priority: p.priority, task_id: taskIdOfBody(p.body), body: toRawValue(p.body) })),
+    pending_items: detail.pending.map((p) => ({ priority: p.priority, task_id: taskIdOfBody(p.body), body: toRawValue(p.body, previewBytes) })),
     processing_items: detail.processing.map((p) => ({
       id: p.id,
       deadline: p.deadline,
       overdue: p.deadline < now,
-      body: p.body === null ? null : toRawValue(p.body),
+      body: p.body === null ? null : toRawValue(p.body, previewBytes),
     })),
-    scheduled_items: detail.scheduled.map((s) => ({ ready_at: s.readyAt, task_id: taskIdOfBody(s.body), body: toRawValue(s.body) })),
+    scheduled_items: detail.scheduled.map((s) => ({ ready_at: s.readyAt, task_id: taskIdOfBody(s.body), body: toRawValue(s.body, previewBytes) })),
   };
 }
 

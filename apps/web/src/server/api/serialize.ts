@@ -15,6 +15,7 @@ import {
 } from "@fleet/backend";
 import {
   CatalogDocSchema,
+  DEFAULT_PREVIEW_BYTES as SCHEMA_DEFAULT_PREVIEW_BYTES,
   type Automation,
   type CatalogDoc,
   type DeadLetter,
@@ -29,7 +30,8 @@ import {
   type WorkerStatus,
 } from "@fleet/schema";
 
-export const DEFAULT_PREVIEW_BYTES = 4096;
+// One default for the API and its docs: packages/schema owns it with `preview_bytes`.
+export const DEFAULT_PREVIEW_BYTES: number = SCHEMA_DEFAULT_PREVIEW_BYTES;
 
 /**
  * A worker's status. `offline` when `now - last_seen` exceeds the threshold or when

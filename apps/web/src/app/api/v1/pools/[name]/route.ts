@@ -1,4 +1,4 @@
-import { PageQuerySchema, PoolDeletedSchema, PoolDetailSchema } from "@fleet/schema";
+import { PageQuerySchema, PoolDeletedSchema, PoolDetailSchema, PreviewQuerySchema } from "@fleet/schema";
 
 import { notFound } from "@/server/api/errors";
 import { announceAdmin, page, requireExistingOrKnown } from "@/server/api/resources";
@@ -11,12 +11,12 @@ export const dynamic = "force-dynamic";
 export const GET = route({
   path: "/pools/[name]",
   role: "viewer",
-  query: PageQuerySchema,
+  query: PageQuerySchema.extend(PreviewQuerySchema.shape),
   response: PoolDetailSchema,
   handler: async ({ backend, params, query }) => {
     const items = await backend.poolItems(params.name);
     if (items.length === 0) await requireExistingOrKnown(backend, "pool", params.name, false);
-    return { total: items.length, items: page(items, query).map((i) => toPoolItem(i)) };
+    return { total: items.length, items: page(items, query).map((i) => toPoolItem(i, query.preview_bytes)) };
   },
 });
 

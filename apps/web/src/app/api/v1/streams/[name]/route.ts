@@ -1,4 +1,4 @@
-import { StreamDetailSchema, StreamQuerySchema } from "@fleet/schema";
+import { PreviewQuerySchema, StreamDetailSchema, StreamQuerySchema } from "@fleet/schema";
 
 import { requireExistingOrKnown } from "@/server/api/resources";
 import { route } from "@/server/api/route";
@@ -11,7 +11,7 @@ export const dynamic = "force-dynamic";
 export const GET = route({
   path: "/streams/[name]",
   role: "viewer",
-  query: StreamQuerySchema,
+  query: StreamQuerySchema.extend(PreviewQuerySchema.shape),
   response: StreamDetailSchema,
   handler: async ({ backend, params, query }) => {
     const [length, entries] = await Promise.all([
@@ -19,6 +19,6 @@ export const GET = route({
       backend.streamRange(params.name, query.limit, query.order),
     ]);
     if (length === 0) await requireExistingOrKnown(backend, "stream", params.name, false);
-    return { length, entries: entries.map((e) => ({ score: e.score, envelope: toRawValue(e.envelope) })) };
+    return { length, entries: entries.map((e) => ({ score: e.score, envelope: toRawValue(e.envelope, query.preview_bytes) })) };
   },
 });

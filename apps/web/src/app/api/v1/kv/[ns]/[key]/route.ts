@@ -1,5 +1,5 @@
 import { pyJsonBytes } from "@fleet/backend";
-import { DeletedSchema, KvPutBodySchema, KvValueSchema } from "@fleet/schema";
+import { DeletedSchema, KvPutBodySchema, KvValueSchema, PreviewQuerySchema } from "@fleet/schema";
 import { z } from "zod";
 
 import { notFound } from "@/server/api/errors";
@@ -16,11 +16,12 @@ export const GET = route({
   path: "/kv/[ns]/[key]",
   role: "viewer",
   params,
+  query: PreviewQuerySchema,
   response: KvValueSchema,
-  handler: async ({ backend, params }) => {
+  handler: async ({ backend, params, query }) => {
     const entry = await backend.kvGetEntry(params.ns, params.key);
     if (entry === null) throw notFound(`There is no kv key '${params.key}' in namespace '${params.ns}'.`);
-    return { value: toRawValue(entry.value), ttl_ms: entry.ttlMs };
+    return { value: toRawValue(entry.value, query.preview_bytes), ttl_ms: entry.ttlMs };
   },
 });
 

@@ -1,11 +1,35 @@
-import { DeletedSchema } from "@fleet/schema";
+import { DeletedSchema, PoolItemSchema, PreviewQuerySchema } from "@fleet/schema";
 
 import { notFound } from "@/server/api/errors";
 import { announceAdmin } from "@/server/api/resources";
 import { route } from "@/server/api/route";
+import { toPoolItem } from "@/server/api/serialize";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
+
+/**
+ * One item, as GET /pools/{name} lists it (an extension of API.md): the console fetches a
+ * single payload in full with `preview_bytes` instead of a whole page of them. The backend
+ * has no single-item read, so the pool is read and the item picked here; only its payload
+ * is serialized and sent.
+ */
+export const GET = route({
+  path: "/pools/[name]/items/[id]",
+  role: "viewer",
+  query: PreviewQuerySchema,
+  response: PoolItemSchema,
+  handler: async ({ backend, params, query }) => {
+    const items = await backend.poolItems(params.name);
+    const item = items.find((i) => i.id === params.id);
+    if (!item) {
+      throw notFound(
+        items.length === 0 ? `There is no pool named '${params.name}'.` : `Pool '${params.name}' has no item '${params.id}' (removed or never there).`,
+      );
+    }
+    return toPoolItem(item, query.preview_bytes);
+  },
+});
 
 /** Removes the item and its claim. */
 export const DELETE = route({
