@@ -103,7 +103,7 @@ export function AppShell({ children }: { children: ReactNode }) {
             </ul>
           </nav>
           <div className="ml-auto flex items-center gap-2">
-            <LiveIndicator />
+            <LiveIndicator backendDown={down} />
             <ThemeToggle />
             <button
               type="button"

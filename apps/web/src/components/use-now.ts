@@ -25,11 +25,20 @@ function subscribe(fn: () => void) {
   };
 }
 
+function getSnapshot(): number {
+  // Before the first subscriber the clock is not running: refresh a stale value, but only
+  // when it is a second old, so calls within one render agree.
+  if (timer === null && Date.now() / 1000 - now >= 1) now = Date.now() / 1000;
+  return now;
+}
+
 /** Unix seconds, updated every second; null during server rendering. */
 export function useNow(): number | null {
   return useSyncExternalStore(
     subscribe,
-    () => (timer === null ? Date.now() / 1000 : now),
+    // The same value on every call until the clock ticks: React compares snapshots, and a
+    // fresh Date.now() per call made it warn ("getSnapshot should be cached") and re-render.
+    getSnapshot,
     () => null,
   );
 }

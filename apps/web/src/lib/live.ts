@@ -1,18 +1,21 @@
-// One EventSource per tab to /api/v1/events. Frames become cache writes (setQueryData) or
-// coalesced invalidations, so TanStack Query stays the only client cache; bus frames are
-// kept in a small ring for the overview and /events. When the stream is down, the active
-// queries are refetched on a timer until it is back.
+// The tab's view of the live event stream. One EventSource per browser, not per tab
+// (./live-tabs: a leader tab holds it and re-broadcasts its frames to the other tabs);
+// every tab applies the frames to its own cache (setQueryData, or coalesced
+// invalidations), so TanStack Query stays the only client cache; bus frames are kept in a
+// small ring for the overview and /events. While the stream is down, the tab refetches its
+// active queries on a timer until it is back.
 "use client";
 
 import { useQueryClient, type QueryClient, type QueryKey } from "@tanstack/react-query";
 import { useEffect, useSyncExternalStore, type ReactNode } from "react";
 import type { BusEvent, PoolsEvent, QueuesEvent, StreamsEvent, WorkersEvent } from "@fleet/schema";
 
-import { API_BASE } from "./api";
-import { applyPools, applyQueues, applyStreams, applyWorkers } from "./live-cache";
+import { API_BASE, ApiError } from "./api";
+import { needsPolling, routeFrame, type LiveStatus } from "./live-frames";
+import { eventSourceStream, sessionSignedOut, startLiveTabs, type TabSink } from "./live-tabs";
 import type { WorkersEverything } from "./query";
 
-export type LiveStatus = "connecting" | "live" | "reconnecting" | "down";
+export type { LiveStatus } from "./live-frames";
 
 export interface BusFrame extends BusEvent {
   /** Local, increasing: a stable React key. */
@@ -34,7 +37,7 @@ export const FALLBACK_POLL_MS = 5_000;
 const DOWN_AFTER_MS = 8_000;
 export const BUS_BUFFER = 500;
 
-// ---------- the tab's store (module level: there is one EventSource per tab)
+// ---------- the tab's store (module level: one per tab, whichever tab holds the stream)
 
 let status: LiveStatus = "connecting";
 const statusListeners = new Set<() => void>();
@@ -139,7 +142,9 @@ function makeInvalidator(client: QueryClient, windowMs = 1_000) {
       id,
       setTimeout(() => {
         pending.delete(id);
-        void client.invalidateQueries({ queryKey });
+        // A fetch in flight finishes: on a busy fleet frames come faster than a slow query
+        // answers, and cancelling it each time would starve it forever.
+        void client.invalidateQueries({ queryKey }, { cancelRefetch: false });
       }, windowMs),
     );
   };
@@ -152,128 +157,118 @@ function makeInvalidator(client: QueryClient, windowMs = 1_000) {
 
 // ---------- the provider
 
-function parse<T>(e: MessageEvent): T | null {
-  try {
-    return JSON.parse(e.data as string) as T;
-  } catch {
-    return null;
-  }
-}
-
 /** Mount once, inside QueryProvider, in the root layout. */
 export function LiveEventsProvider({ children }: { children: ReactNode }): ReactNode {
   const client = useQueryClient();
 
   useEffect(() => {
     const invalidate = makeInvalidator(client);
-    let source: EventSource | null = null;
-    let downTimer: ReturnType<typeof setTimeout> | null = null;
-    let retryTimer: ReturnType<typeof setTimeout> | null = null;
     let pollTimer: ReturnType<typeof setInterval> | null = null;
-    let retryMs = 3_000;
     let everLive = false;
-    let stopped = false;
 
     const startPolling = () => {
       if (pollTimer !== null) return;
       pollTimer = setInterval(() => {
-        void client.invalidateQueries({
-          type: "active",
-          // The full worker list costs a registry read per page: poll it at a slower pace.
-          predicate: (q) =>
-            q.queryKey[1] !== "everything" ||
-            ((q.state.data as WorkersEverything | undefined)?.total ?? 0) <= 1000 ||
-            Date.now() - q.state.dataUpdatedAt > 30_000,
-        });
+        void client.invalidateQueries(
+          {
+            type: "active",
+            // The full worker list costs a registry read per page: poll it at a slower pace.
+            predicate: (q) =>
+              q.queryKey[1] !== "everything" ||
+              ((q.state.data as WorkersEverything | undefined)?.total ?? 0) <= 1000 ||
+              Date.now() - q.state.dataUpdatedAt > 30_000,
+          },
+          { cancelRefetch: false },
+        );
       }, FALLBACK_POLL_MS);
     };
     const stopPolling = () => {
       if (pollTimer !== null) clearInterval(pollTimer);
       pollTimer = null;
     };
-    const markDown = () => {
-      setStatus("down");
-      startPolling();
+
+    // If the stream never reports live (no leader answers, the first connection hangs),
+    // do not wait forever before polling.
+    let firstTimer: ReturnType<typeof setTimeout> | null = setTimeout(() => {
+      firstTimer = null;
+      if (status !== "live" && !needsPolling(status)) {
+        setStatus("down");
+        startPolling();
+      }
+    }, DOWN_AFTER_MS);
+
+    const sink: TabSink = {
+      frame(kind, _id, raw) {
+        const routed = routeFrame(client, kind, raw, invalidate);
+        if (!routed) return;
+        if (routed.kind === "bus") {
+          pushBus(routed.data);
+          emit("bus", { ...routed.data, seq: busSeq });
+        } else {
+          emit(routed.kind, routed.data as never);
+        }
+      },
+      status(next) {
+        const was = status;
+        setStatus(next);
+        if (next === "live") {
+          if (firstTimer !== null) clearTimeout(firstTimer);
+          firstTimer = null;
+          stopPolling();
+          if (was !== "live") catchUp();
+        } else if (needsPolling(next)) {
+          startPolling();
+        }
+      },
     };
 
-    const connect = () => {
-      if (stopped) return;
-      const es = new EventSource(`${API_BASE}/events`);
-      source = es;
-
-      es.onopen = () => {
-        if (downTimer !== null) clearTimeout(downTimer);
-        downTimer = null;
-        retryMs = 3_000;
-        stopPolling();
-        setStatus("live");
-        // The stream sends no snapshot: whatever was fetched before it opened (the page's
-        // first load, or anything before a drop) may have missed a change. Catch up once;
-        // on the first open a large full worker list is left to its own slower refresh.
-        const openedAt = Date.now();
-        void client.invalidateQueries({
+    // The stream sends no snapshot: whatever this tab fetched before the stream (re)opened,
+    // or before this tab started listening to the leader, may have missed a change. Catch up
+    // once; on the first open a large full worker list is left to its own slower refresh.
+    const catchUp = () => {
+      const openedAt = Date.now();
+      const first = !everLive;
+      everLive = true;
+      void client.invalidateQueries(
+        {
           predicate: (q) =>
             q.state.dataUpdatedAt > 0 &&
             q.state.dataUpdatedAt < openedAt &&
             q.queryKey[0] !== "health" &&
-            (everLive || !(q.queryKey[1] === "everything" && ((q.state.data as WorkersEverything | undefined)?.total ?? 0) > 1000)),
-        });
-        everLive = true;
-      };
-      es.onerror = () => {
-        if (es.readyState === EventSource.CLOSED) {
-          // The browser gave up (non-200 answer): retry ourselves, with backoff.
-          es.close();
-          markDown();
-          retryTimer = setTimeout(connect, retryMs);
-          retryMs = Math.min(retryMs * 2, 30_000);
-          return;
-        }
-        if (status !== "down") setStatus("reconnecting");
-        downTimer ??= setTimeout(markDown, DOWN_AFTER_MS);
-      };
-
-      es.addEventListener("bus", (e) => {
-        const data = parse<BusEvent>(e);
-        if (!data) return;
-        pushBus(data);
-        emit("bus", { ...data, seq: busSeq });
-      });
-      es.addEventListener("workers", (e) => {
-        const data = parse<WorkersEvent>(e);
-        if (!data) return;
-        applyWorkers(client, { changed: data.changed ?? [], removed: data.removed ?? [] }, invalidate);
-        emit("workers", data);
-      });
-      es.addEventListener("queues", (e) => {
-        const data = parse<QueuesEvent>(e);
-        if (!data) return;
-        applyQueues(client, data, invalidate);
-        emit("queues", data);
-      });
-      es.addEventListener("pools", (e) => {
-        const data = parse<PoolsEvent>(e);
-        if (!data) return;
-        applyPools(client, data, invalidate);
-        emit("pools", data);
-      });
-      es.addEventListener("streams", (e) => {
-        const data = parse<StreamsEvent>(e);
-        if (!data) return;
-        applyStreams(client, data, invalidate);
-        emit("streams", data);
-      });
+            (!first || !(q.queryKey[1] === "everything" && ((q.state.data as WorkersEverything | undefined)?.total ?? 0) > 1000)),
+        },
+        { cancelRefetch: false },
+      );
     };
 
-    connect();
-    // If the first connection never opens, do not wait forever before polling.
-    downTimer = setTimeout(markDown, DOWN_AFTER_MS);
+    const tabs = startLiveTabs({
+      sink,
+      // No `topics`: the one stream serves every tab, and each page filters bus frames itself.
+      openStream: eventSourceStream({
+        url: `${API_BASE}/events`,
+        downAfterMs: DOWN_AFTER_MS,
+        isSignedOut: () => sessionSignedOut(API_BASE),
+      }),
+    });
+
+    // The stream follows the session. A 401 anywhere: the stream reconnects (and, if the
+    // session is gone, reports signed-out). A success while it says signed-out: someone
+    // signed in again, reconnect now rather than at the end of the backoff.
+    let lastSessionOk = 0;
+    const unsubscribeCache = client.getQueryCache().subscribe((ev) => {
+      if (ev.type !== "updated") return;
+      if (ev.action.type === "error" && ev.action.error instanceof ApiError && ev.action.error.status === 401) {
+        tabs.poke("auth");
+      } else if (ev.action.type === "success" && status === "signed-out" && Date.now() - lastSessionOk > 5_000) {
+        lastSessionOk = Date.now();
+        tabs.poke("session-ok");
+      }
+    });
 
     return () => {
-      stopped = true;
-      source?.close();
-      if (downTimer !== null) clearTimeout(downTimer);
-      if (retryTimer !== null) clearTimeout(retryTimer);
+      unsubscribeCache();
+      tabs.stop();
+      if (firstTimer !== null) clearTimeout(firstTimer);
       stopPolling();
       invalidate.cancelAll();
       setStatus("connecting");

@@ -1,0 +1,194 @@
+// The tab election over Node's real BroadcastChannel and a lock manager that keeps the Web
+// Locks semantics the election relies on: one holder per name, waiters served in order,
+// the lock released when the holder's promise settles, a waiting request cancelled by its
+// signal. Each test is its own "browser" (a unique name).
+import { randomBytes } from "node:crypto";
+
+import { afterEach, describe, expect, it } from "vitest";
+
+import type { LiveKind, LiveStatus } from "./live-frames";
+import { startLiveTabs, type LiveTabs, type LockManagerLike, type StreamHandlers } from "./live-tabs";
+
+class Locks implements LockManagerLike {
+  private readonly held = new Set<string>();
+  private readonly queue = new Map<string, Array<() => void>>();
+
+  request(name: string, options: { signal?: AbortSignal }, callback: (lock: unknown) => Promise<unknown>): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      const run = () => {
+        this.held.add(name);
+        void Promise.resolve()
+          .then(() => callback({ name }))
+          .then(resolve, reject)
+          .finally(() => {
+            this.held.delete(name);
+            this.queue.get(name)?.shift()?.();
+          });
+      };
+      if (!this.held.has(name)) return run();
+      const waiting = this.queue.get(name) ?? [];
+      this.queue.set(name, waiting);
+      waiting.push(run);
+      options.signal?.addEventListener("abort", () => {
+        const i = waiting.indexOf(run);
+        if (i >= 0) waiting.splice(i, 1);
+        reject(new DOMException("aborted", "AbortError"));
+      });
+    });
+  }
+}
+
+/** One fake stream per leader: records the handlers so the test can play the server. */
+class Streams {
+  readonly opened: Array<{ handlers: StreamHandlers; closed: boolean; reconnects: number }> = [];
+  open = (handlers: StreamHandlers) => {
+    const s = { handlers, closed: false, reconnects: 0 };
+    this.opened.push(s);
+    return {
+      reconnectNow: () => void s.reconnects++,
+      close: () => void (s.closed = true),
+    };
+  };
+  get current() {
+    const open = this.opened.filter((s) => !s.closed);
+    expect(open).toHaveLength(1);
+    return open[0]!;
+  }
+}
+
+interface Tab {
+  tabs: LiveTabs;
+  frames: Array<[LiveKind, string, string]>;
+  statuses: LiveStatus[];
+}
+
+const started: LiveTabs[] = [];
+afterEach(() => {
+  for (const t of started.splice(0)) t.stop();
+});
+
+function browser() {
+  const name = randomBytes(6).toString("hex");
+  const locks = new Locks();
+  const streams = new Streams();
+  const open = (): Tab => {
+    const tab: Tab = { frames: [], statuses: [], tabs: null as unknown as LiveTabs };
+    tab.tabs = startLiveTabs({
+      name,
+      locks,
+      openStream: streams.open,
+      sink: {
+        frame: (k, id, d) => void tab.frames.push([k, id, d]),
+        status: (s) => void tab.statuses.push(s),
+      },
+    });
+    started.push(tab.tabs);
+    return tab;
+  };
+  return { open, streams };
+}
+
+const settle = (ms = 30) => new Promise((r) => setTimeout(r, ms));
+
+async function until(cond: () => boolean, ms = 2_000) {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error("condition not met in time");
+    await settle(5);
+  }
+}
+
+describe("live tabs", () => {
+  it("elects one leader that holds the only stream; every tab gets every frame and the status", async () => {
+    const b = browser();
+    const tabs = Array.from({ length: 8 }, () => b.open());
+    await until(() => tabs.filter((t) => t.tabs.role() === "leader").length === 1);
+    await settle();
+    expect(b.streams.opened).toHaveLength(1);
+    expect(tabs.filter((t) => t.tabs.role() === "follower")).toHaveLength(7);
+
+    const stream = b.streams.current;
+    stream.handlers.status("live");
+    stream.handlers.frame("bus", "7", '{"topic":"a","payload":1,"received_at":1}');
+    stream.handlers.frame("workers", "8", '{"changed":[],"removed":[]}');
+    await until(() => tabs.every((t) => t.frames.length === 2));
+    for (const t of tabs) {
+      expect(t.frames).toEqual([
+        ["bus", "7", '{"topic":"a","payload":1,"received_at":1}'],
+        ["workers", "8", '{"changed":[],"removed":[]}'],
+      ]);
+      expect(t.statuses.at(-1)).toBe("live");
+    }
+  });
+
+  it("hands the stream to another tab when the leader goes; followers stop saying live meanwhile", async () => {
+    const b = browser();
+    const tabs = [b.open(), b.open(), b.open()];
+    await until(() => tabs.some((t) => t.tabs.role() === "leader"));
+    b.streams.current.handlers.status("live");
+    await until(() => tabs.every((t) => t.statuses.at(-1) === "live"));
+
+    const leader = tabs.find((t) => t.tabs.role() === "leader")!;
+    const first = b.streams.current;
+    leader.tabs.stop();
+    expect(first.closed).toBe(true);
+    const rest = tabs.filter((t) => t !== leader);
+    await until(() => rest.some((t) => t.tabs.role() === "leader"));
+    expect(rest.filter((t) => t.tabs.role() === "leader")).toHaveLength(1);
+    await settle();
+    // Between the bye and the next leader's live, nobody claims live.
+    for (const t of rest) expect(t.statuses.at(-1)).not.toBe("live");
+
+    const next = b.streams.current;
+    expect(next).not.toBe(first);
+    next.handlers.status("live");
+    next.handlers.frame("queues", "1", '{"queues":[]}');
+    await until(() => rest.every((t) => t.frames.length === 1 && t.statuses.at(-1) === "live"));
+    expect(leader.frames).toHaveLength(0);
+  });
+
+  it("answers a new tab with the status, and asks the stream to retry when a tab comes while it is not live", async () => {
+    const b = browser();
+    const first = b.open();
+    await until(() => first.tabs.role() === "leader");
+    const stream = b.streams.current;
+    stream.handlers.status("live");
+    const late = b.open();
+    await until(() => late.statuses.at(-1) === "live");
+    expect(stream.reconnects).toBe(0);
+
+    stream.handlers.status("signed-out");
+    await until(() => late.statuses.at(-1) === "signed-out");
+    b.open(); // e.g. a tab opened right after signing in again
+    await until(() => stream.reconnects === 1);
+  });
+
+  it("routes a follower's poke to the leader: an auth poke always, a session-ok poke only while not live", async () => {
+    const b = browser();
+    const leader = b.open();
+    await until(() => leader.tabs.role() === "leader");
+    const follower = b.open();
+    const stream = b.streams.current;
+    stream.handlers.status("live");
+    await until(() => follower.statuses.at(-1) === "live");
+
+    follower.tabs.poke("session-ok");
+    await settle();
+    expect(stream.reconnects).toBe(0);
+    follower.tabs.poke("auth");
+    await until(() => stream.reconnects === 1);
+  });
+
+  it("streams on its own without Web Locks or BroadcastChannel", async () => {
+    const streams = new Streams();
+    const statuses: LiveStatus[] = [];
+    const a = startLiveTabs({ locks: null, openStream: streams.open, sink: { frame: () => {}, status: (s) => void statuses.push(s) } });
+    const b = startLiveTabs({ makeChannel: null, locks: new Locks(), openStream: streams.open, sink: { frame: () => {}, status: () => {} } });
+    started.push(a, b);
+    expect(a.role()).toBe("solo");
+    expect(b.role()).toBe("solo");
+    expect(streams.opened).toHaveLength(2);
+    streams.opened[0]!.handlers.status("live");
+    expect(statuses).toEqual(["live"]);
+  });
+});
