@@ -2,6 +2,7 @@
 import type { Locator, Page } from "@playwright/test";
 
 import { enc, expect, screenshotPath, test, waitForLive } from "../fixtures";
+import { seedWorkersBulk, type BulkWorker } from "./support/bulk-workers";
 
 function workerRow(page: Page, id: string): Locator {
   return page
@@ -82,4 +83,74 @@ test("a worker's page draws its stats history charts from the seeded frames", as
   await over.hover({ position: { x: 1, y: box.height / 2 } });
   await expect(legendValue).toHaveText("5");
   await page.screenshot({ path: screenshotPath("flow-worker-stats-chart"), fullPage: true });
+});
+
+test("10,000 workers: the total, a search, a status filter's count, the next page and the newest-first sort, all read from the server", async ({ page, seed, backend }) => {
+  const type = seed.name("fleet");
+  const now = Date.now() / 1000;
+  const states = ["RUNNING", "IDLE", "ERROR"] as const;
+  const newest = "w-04321";
+  // Every tenth worker last beat an hour ago (offline); the others within the last 3 s, so
+  // none goes offline while the test runs; w-04321 is the most recent of all.
+  const workers: BulkWorker[] = Array.from({ length: 10_000 }, (_, i) => {
+    const id = `w-${String(i).padStart(5, "0")}`;
+    const state = states[i % 3]!;
+    return {
+      id,
+      state,
+      lastSeen: id === newest ? now : i % 10 === 0 ? now - 3600 - i : now - 3 + (i % 29) * 0.1,
+      lastError: state === "ERROR" ? `failure ${i}` : null,
+      hardware: { hostname: `host-${id}.e2e.internal`, cpus: 4 },
+    };
+  });
+  await seedWorkersBulk(backend, type, workers);
+  const expectedErrors = workers.filter((w, i) => i % 10 !== 0 && w.state === "ERROR").length;
+
+  const table = page.getByRole("region", { name: "Workers" });
+  const range = page.getByTestId("workers-range");
+  const statusFilters = page.getByRole("group", { name: "Status" });
+  const firstLink = table.getByRole("link").first();
+  await page.goto(`/workers?type=${enc(type)}`);
+
+  // The total, from the server's counts; one page of rows in the browser.
+  await expect(range).toHaveText("1–100 of 10,000");
+  await expect(statusFilters.getByRole("button", { name: /^all\s*10,000$/i })).toBeVisible();
+  await expect(firstLink).toHaveText("w-00000");
+
+  // The next page shows the next hundred ids, and says so in the URL.
+  await page.getByRole("navigation", { name: "Pages" }).getByRole("button", { name: "Next page" }).click();
+  await expect(range).toHaveText("101–200 of 10,000");
+  await expect(firstLink).toHaveText("w-00100");
+  await expect(page).toHaveURL(/[?&]page=2(&|$)/);
+  await expect(workerRow(page, "w-00100")).toBeVisible();
+
+  // A status filter: its chip's count is what the filtered list holds, and back to page 1.
+  const errorChip = statusFilters.getByRole("button", { name: /^error\s*[\d,]+$/i });
+  await expect(errorChip).toHaveText(new RegExp(`${expectedErrors.toLocaleString("en-US")}$`));
+  await errorChip.click();
+  await expect(errorChip).toHaveAttribute("aria-pressed", "true");
+  await expect(range).toHaveText(`1–100 of ${expectedErrors.toLocaleString("en-US")}`);
+  await expect(firstLink).toHaveText("w-00002");
+  await expect(table.locator("[data-status]").first()).toHaveAttribute("data-status", "error");
+  await statusFilters.getByRole("button", { name: /^all\s/i }).click();
+  await expect(range).toHaveText("1–100 of 10,000");
+
+  // Search by id narrows to that one worker.
+  await page.getByLabel("Search by id or hostname").fill("w-07654");
+  await expect(range).toHaveText("1–1 of 1");
+  await expect(table.getByRole("link")).toHaveCount(1);
+  await expect(firstLink).toHaveText("w-07654");
+  await page.getByLabel("Search by id or hostname").fill("");
+  await expect(range).toHaveText("1–100 of 10,000");
+
+  // Newest first: the most recently seen worker leads, offline ones come last.
+  await page.getByLabel("Sort", { exact: true }).selectOption("-last_seen");
+  await expect(page).toHaveURL(/[?&]sort=-last_seen(&|$)/);
+  await expect(firstLink).toHaveText(newest);
+  await page.getByRole("button", { name: "Last page" }).click();
+  await expect(range).toHaveText("9,901–10,000 of 10,000");
+  // The last page holds the oldest heartbeats: offline workers, w-09000 … w-09990.
+  await expect(firstLink).toHaveText("w-09000");
+  await expect(table.locator("[data-status]").first()).toHaveAttribute("data-status", "offline");
+  await page.screenshot({ path: screenshotPath("flow-workers-10k") });
 });
