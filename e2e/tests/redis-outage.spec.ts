@@ -59,9 +59,8 @@ test("Redis stopped: every page shows the banner and keeps working; Redis back: 
     events: "/events",
   };
   const tabs: Tab[] = [];
-  // One browser context per page, as if each were a different browser: Chromium allows six
-  // HTTP/1.1 connections per host per context and every console tab holds one for its live
-  // stream, so six tabs in one context would starve each other's requests.
+  // One browser context per page, as if each were a different browser: each holds a live
+  // stream of its own (tabs of one browser share one; tests/live-tabs.spec.ts covers that).
   for (const [name, path] of Object.entries(paths)) {
     const page = await (await newContext()).newPage();
     const errors: string[] = [];
@@ -88,6 +87,10 @@ test("Redis stopped: every page shows the banner and keeps working; Redis back: 
     await expect(page.getByRole("heading", { level: 1 }), `${name}: the page`).toBeVisible();
     await expect(page.getByRole("navigation", { name: "Main" }).first()).toBeVisible();
     await expect(page.getByText(/Application error|client-side exception/)).toHaveCount(0);
+    // The stream itself stays up (the console answers, Redis does not): the indicator must not say "live".
+    await expect(page.getByRole("status", { name: /^Live updates:/ }), `${name}: the indicator`).toHaveAccessibleName(
+      "Live updates: Redis down",
+    );
   }
   await tab("workers").screenshot({ path: screenshotPath("flow-redis-down-workers") });
 
@@ -114,6 +117,7 @@ test("Redis stopped: every page shows the banner and keeps working; Redis back: 
   for (const { name, page } of tabs) {
     await page.bringToFront();
     await expect(page.getByTestId("backend-unavailable"), `${name}: the banner goes`).toBeHidden({ timeout: 25_000 });
+    await expect(page.getByRole("status", { name: /^Live updates:/ }), `${name}: live again`).toHaveAccessibleName("Live updates: live");
     await back[name]!(page);
   }
 
