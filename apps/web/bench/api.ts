@@ -286,8 +286,10 @@ async function benchSse(port: number, publisher: Redis): Promise<void> {
 
 async function main(): Promise<void> {
   const url = redisUrl();
-  if (!existsSync(path.join(WEB_DIR, ".next", "BUILD_ID"))) {
-    fail("no production build in apps/web/.next: run `pnpm --filter @fleet/web build` (or `pnpm build`) first.");
+  // NEXT_DIST_DIR (passed on to next start) benches a build of one's own beside others'.
+  const distDir = process.env.NEXT_DIST_DIR || ".next";
+  if (!existsSync(path.join(WEB_DIR, distDir, "BUILD_ID"))) {
+    fail(`no production build in apps/web/${distDir}: run \`pnpm --filter @fleet/web build\` (or \`pnpm build\`) first.`);
   }
   const admin = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
   try {
@@ -328,12 +330,16 @@ async function main(): Promise<void> {
     console.log(`  REST (${WARMUP} warm-up, then ${REQUESTS} sequential requests each):`);
     for (const [label, p] of [
       ["GET /api/v1/workers?limit=1000", "/api/v1/workers?limit=1000"],
+      // What the /workers page asks for: one page of 100, sorted by last seen on the server,
+      // then narrowed by a search and a status (every worker is still read to filter and count).
+      ["GET /workers page, -last_seen", "/api/v1/workers?limit=100&sort=-last_seen"],
+      ["GET /workers page, q + status", "/api/v1/workers?limit=100&sort=-last_seen&q=w-01&status=running"],
       ["GET /api/v1/queues", "/api/v1/queues"],
       ["GET /api/v1/automations", "/api/v1/automations"],
       ["GET /api/v1/metrics", "/api/v1/metrics"],
     ] as const) {
       const { samples, bytes, failures } = await timeGets(base, p);
-      console.log(`  ${label.padEnd(32)} ${summary(samples)}   ${(bytes / 1024).toFixed(0)} KiB`);
+      console.log(`  ${label.padEnd(34)} ${summary(samples)}   ${(bytes / 1024).toFixed(0)} KiB`);
       if (failures.length > 0) console.log(`    ${failures.length} of ${REQUESTS} failed, first: ${failures[0]}`);
       if (p.startsWith("/api/v1/workers")) {
         const p50 = percentile([...samples].sort((a, b) => a - b), 50);
