@@ -4,6 +4,7 @@ import type { RawValue } from "@fleet/schema";
 import { useState, useSyncExternalStore, type Key, type ReactNode } from "react";
 
 import { RawValueView } from "@/components/raw-value-view";
+import type { LoadFull } from "@/lib/full-value";
 
 import { PayloadPreview } from "./payload-preview";
 
@@ -19,6 +20,7 @@ export interface ItemColumn<T> {
 /**
  * A table of stored items (queue bodies, pool items, stream entries): a few columns, a
  * one-line payload preview, and a per-row button that opens the full value below the row.
+ * Given `loadFull`, a truncated value can be fetched whole ("Show all") and downloaded.
  * Not windowed: callers page their lists (at most a few hundred rows).
  */
 export function ItemTable<T>({
@@ -28,6 +30,8 @@ export function ItemTable<T>({
   caption,
   payload,
   payloadLabel = "payload",
+  loadFull,
+  fileName,
   previewField,
   rowName,
   rowClassName,
@@ -41,6 +45,13 @@ export function ItemTable<T>({
   caption: string;
   payload: (row: T) => RawValue | null | undefined;
   payloadLabel?: string;
+  /**
+   * How to fetch a row's value whole (lib/full-value loaders); `index` is the row's place in
+   * `rows`. Only called for truncated values.
+   */
+  loadFull?: (row: T, index: number, value: RawValue) => LoadFull | undefined;
+  /** Base name of a row's downloaded value. */
+  fileName?: (row: T) => string;
   /** The preview shows this field of a JSON body (the whole value is one click away). */
   previewField?: string;
   /** Names the row in the expand button's accessible label ("Show payload of task 1a2b"). */
@@ -63,6 +74,8 @@ export function ItemTable<T>({
     });
   const hide = (c: { hideOnMobile?: boolean }) => (c.hideOnMobile ? "hidden md:table-cell" : "");
   const span = columns.length + 1 + (leading ? 1 : 0) + (trailing ? 1 : 0);
+  const loaderOf = (row: T, i: number, value: RawValue | null | undefined): LoadFull | undefined =>
+    value?.truncated && loadFull ? loadFull(row, i, value) : undefined;
 
   if (rows.length === 0 && empty) return <>{empty}</>;
 
@@ -104,7 +117,7 @@ export function ItemTable<T>({
                   {isOpen ? "Hide" : "Show"}
                 </button>
               </div>
-              {isOpen && <RawValueView value={value} label={payloadLabel} className="mt-2" />}
+              {isOpen && <RawValueView value={value} label={payloadLabel} loadFull={loaderOf(row, i, value)} fileName={fileName?.(row)} className="mt-2" />}
             </li>
           );
         })}
@@ -166,7 +179,7 @@ export function ItemTable<T>({
                     {trailing && <td className="px-3 py-2 text-right align-top whitespace-nowrap">{trailing.cell(row, i)}</td>}
                   </>
                 }
-                detail={<RawValueView value={value} label={payloadLabel} />}
+                detail={<RawValueView value={value} label={payloadLabel} loadFull={loaderOf(row, i, value)} fileName={fileName?.(row)} />}
               />
             );
           })}

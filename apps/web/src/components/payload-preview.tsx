@@ -37,6 +37,14 @@ export function PayloadPreview({
     <span className={`flex min-w-0 items-center gap-2 ${className ?? ""}`}>
       {corrupt && <CorruptBadge label={corrupt} className="shrink-0" />}
       <PreviewLine value={value} sub={sub} odd={odd} />
+      {value?.truncated && (
+        <span
+          className="shrink-0 rounded bg-amber-100 px-1.5 py-0.5 text-[11px] font-medium text-amber-900 tabular-nums dark:bg-amber-950 dark:text-amber-200"
+          title={`A large value: the list shows a preview of its ${formatBytes(value.bytes)}`}
+        >
+          {formatBytes(value.bytes)}
+        </span>
+      )}
     </span>
   );
 }

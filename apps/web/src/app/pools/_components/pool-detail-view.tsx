@@ -12,6 +12,7 @@ import { intParam, useDebouncedParam, useQueryState } from "@/lib/use-query-stat
 import { ConfirmDialog, Countdown, CorruptBadge, ErrorState, LoadingState, PageHeader, RelativeTime, useNow } from "@/components";
 import { ApiError, apiDelete, apiGet, apiPost, errorMessage, qs, seg } from "@/lib/api";
 import { formatNumber } from "@/lib/format";
+import { poolPayloadLoader } from "@/lib/full-value";
 import { queries, queryKeys } from "@/lib/query";
 import { useSession } from "@/lib/session";
 
@@ -248,6 +249,8 @@ export function PoolDetailView({ name }: { name: string }) {
           rowKey={(i) => i.id}
           rowName={(i) => `item ${i.id}`}
           payload={(i) => i.payload}
+          loadFull={(i, _index, v) => poolPayloadLoader(name, i.id, v)}
+          fileName={(i) => `${name}-${i.id}`}
           rowClassName={(i) => (now !== null && isExpired(i, now) ? "opacity-70" : "")}
           columns={[
             {

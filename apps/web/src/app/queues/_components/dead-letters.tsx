@@ -7,6 +7,7 @@ import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { ConfirmDialog, ErrorState, LoadingState } from "@/components";
 import { apiPost, errorMessage, seg } from "@/lib/api";
 import { formatNumber } from "@/lib/format";
+import { deadLetterLoader } from "@/lib/full-value";
 import { queries, queryKeys } from "@/lib/query";
 import { useSession } from "@/lib/session";
 
@@ -222,6 +223,8 @@ export function DeadLetters({ name, total }: { name: string; total: number }) {
             rowName={(r) => (r.task_id ? `dead letter ${r.task_id}` : `dead letter ${r.index + 1}`)}
             payload={(r) => r.body}
             payloadLabel="body"
+            loadFull={(r, _i, v) => deadLetterLoader(name, r.index, r.ref, v)}
+            fileName={(r) => `${name}-dead-${r.task_id ?? r.index + 1}`}
             previewField="payload"
             rowClassName={(r) => (selected.has(r.ref) ? "bg-sky-50 dark:bg-sky-950/30" : "")}
             leading={selectColumn}

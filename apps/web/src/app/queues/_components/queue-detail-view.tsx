@@ -8,6 +8,7 @@ import { useState } from "react";
 import { Countdown, ErrorState, LoadingState, PageHeader, RelativeTime, useNow } from "@/components";
 import { ApiError, apiPost, errorMessage, seg } from "@/lib/api";
 import { formatNumber } from "@/lib/format";
+import { queueItemLoader } from "@/lib/full-value";
 import { queries, queryKeys } from "@/lib/query";
 import { Can } from "@/lib/session";
 
@@ -169,6 +170,8 @@ export function QueueDetailView({ name }: { name: string }) {
           rowName={(r) => `task ${r.id}`}
           payload={(r) => r.body}
           payloadLabel="body"
+          loadFull={(r, i, v) => queueItemLoader(name, i, { section: "processing", id: r.id }, v)}
+          fileName={(r) => `${name}-task-${r.id}`}
           previewField="payload"
           rowClassName={(r) => (r.overdue ? "bg-amber-50/60 dark:bg-amber-950/20" : "")}
           columns={[
@@ -197,6 +200,8 @@ export function QueueDetailView({ name }: { name: string }) {
           rowName={(r) => (r.task_id ? `task ${r.task_id}` : "task without id")}
           payload={(r) => r.body}
           payloadLabel="body"
+          loadFull={(r, i, v) => queueItemLoader(name, i, { section: "pending", priority: r.priority }, v)}
+          fileName={(r) => `${name}-task-${r.task_id ?? "pending"}`}
           previewField="payload"
           columns={[
             { id: "priority", header: "Priority", cell: (r) => <PriorityBadge p={r.priority} /> },
@@ -214,6 +219,8 @@ export function QueueDetailView({ name }: { name: string }) {
           rowName={(r) => (r.task_id ? `task ${r.task_id}` : "task without id")}
           payload={(r) => r.body}
           payloadLabel="body"
+          loadFull={(r, i, v) => queueItemLoader(name, i, { section: "scheduled", readyAt: r.ready_at }, v)}
+          fileName={(r) => `${name}-task-${r.task_id ?? "scheduled"}`}
           previewField="payload"
           columns={[
             { id: "ready", header: "Ready", className: "whitespace-nowrap", cell: (r) => <ReadyAt at={r.ready_at} /> },

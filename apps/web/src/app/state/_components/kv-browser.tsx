@@ -1,5 +1,6 @@
 "use client";
 
+import type { RawValue } from "@fleet/schema";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useMemo, useState } from "react";
@@ -9,6 +10,7 @@ import { useDebouncedParam, useQueryState } from "@/lib/use-query-state";
 import { ConfirmDialog, ErrorState, LoadingState, RawValueView } from "@/components";
 import { ApiError, apiDelete, errorMessage, qs, seg } from "@/lib/api";
 import { formatBytes, formatNumber } from "@/lib/format";
+import { kvValueLoader, sameValue } from "@/lib/full-value";
 import { queries, queryKeys } from "@/lib/query";
 import { useSession } from "@/lib/session";
 
@@ -16,6 +18,8 @@ import { KvEditor } from "./kv-editor";
 import { Ttl } from "./ttl";
 
 const KEYS_SHOWN = 500;
+/** The API reads request bodies up to 1 MiB: a larger value cannot be saved from here. */
+const EDIT_MAX_BYTES = 1024 * 1024 - 64;
 
 function stateHref(ns: string | null, key: string | null): string {
   return `/state${qs({ ns, key })}#kv`;
@@ -44,8 +48,13 @@ export function KvBrowser() {
   const value = useQuery({ ...queries.kvValue(ns ?? "", key ?? ""), enabled: ns !== null && key !== null });
   const [editing, setEditing] = useState(false);
   const [askDelete, setAskDelete] = useState(false);
+  // The whole value, once "Show all" fetched it: a truncated value is edited only from it.
+  const [fullValue, setFullValue] = useState<RawValue | null>(null);
   // Another key was chosen (link, back button): leave the editor of the previous one.
-  useEffect(() => setEditing(false), [ns, key]);
+  useEffect(() => {
+    setEditing(false);
+    setFullValue(null);
+  }, [ns, key]);
 
   const del = useMutation({
     mutationFn: () => apiDelete(`/kv/${seg(ns ?? "")}/${seg(key ?? "")}`),
@@ -68,6 +77,14 @@ export function KvBrowser() {
   const showOn = (l: number) => (l === level ? "" : "hidden lg:block");
 
   const nsList = namespaces.data?.namespaces ?? [];
+  const shownValue = value.data?.value;
+  const editValue = shownValue?.truncated ? (fullValue !== null && sameValue(fullValue, shownValue) ? fullValue : null) : (shownValue ?? null);
+  const editBlocked =
+    editValue === null || editValue.truncated
+      ? "Only a preview of this large value is loaded: choose “Show all” below to load it whole, then edit."
+      : editValue.bytes > EDIT_MAX_BYTES
+        ? `Too large to edit here (${formatBytes(editValue.bytes)}): the API takes values up to 1 MiB.`
+        : null;
 
 
   return (
@@ -203,11 +220,11 @@ export function KvBrowser() {
                 title={value.error instanceof ApiError && value.error.status === 404 ? `“${key}” is not there (deleted or expired)` : undefined}
                 onRetry={() => void value.refetch()}
               />
-            ) : editing ? (
+            ) : editing && editValue !== null ? (
               <KvEditor
                 ns={ns}
                 keyName={key}
-                current={value.data.value}
+                current={editValue}
                 ttlMs={value.data.ttl_ms}
                 asOf={value.dataUpdatedAt}
                 onCancel={() => setEditing(false)}
@@ -233,7 +250,7 @@ export function KvBrowser() {
                     </button>
                     {canAdmin && (
                       <>
-                    <button type="button" className="btn text-xs" onClick={() => setEditing(true)} disabled={value.data.value.truncated === true} title={value.data.value.truncated ? "Too large to edit here: only a preview was loaded" : undefined}>
+                    <button type="button" className="btn text-xs" onClick={() => setEditing(true)} disabled={editBlocked !== null} title={editBlocked ?? undefined}>
                       Edit
                     </button>
                     <button
@@ -250,7 +267,17 @@ export function KvBrowser() {
                     )}
                   </span>
                 </div>
-                <RawValueView value={value.data.value} label="value" />
+                {editBlocked !== null && canAdmin && shownValue?.truncated && (
+                  <p className="mb-2 text-xs text-slate-600 dark:text-slate-400">{editBlocked}</p>
+                )}
+                <RawValueView
+                  key={`${ns}\u0000${key}`}
+                  value={value.data.value}
+                  label="value"
+                  loadFull={value.data.value.truncated ? kvValueLoader(ns, key, value.data.value) : undefined}
+                  fileName={`kv-${ns}-${key}`}
+                  onFullValue={setFullValue}
+                />
               </>
             )}
           </div>

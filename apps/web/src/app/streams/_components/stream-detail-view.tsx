@@ -12,6 +12,7 @@ import { intParam, useQueryState } from "@/lib/use-query-state";
 import { ErrorState, LoadingState, PageHeader, RelativeTime } from "@/components";
 import { ApiError, apiGet, qs, seg } from "@/lib/api";
 import { formatNumber } from "@/lib/format";
+import { streamEntryLoader } from "@/lib/full-value";
 import { useLiveStatus, useLiveSubscription, type LiveFrames } from "@/lib/live";
 import { queries } from "@/lib/query";
 
@@ -246,6 +247,8 @@ export function StreamDetailView({ name }: { name: string }) {
         rowName={(e) => `the entry of ${new Date(e.score * 1000).toLocaleTimeString()}`}
         payload={(e) => e.envelope}
         payloadLabel="envelope"
+        loadFull={(e, i, v) => streamEntryLoader(name, order, i, e.score, v)}
+        fileName={(e) => `${name}-${e.score}`}
         previewField="data"
         rowClassName={(e) => (fresh.has(entryKey(e)) ? "bg-emerald-50 transition-colors dark:bg-emerald-950/30" : "transition-colors")}
         columns={[
