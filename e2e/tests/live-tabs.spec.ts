@@ -6,6 +6,8 @@ import type { Page, Request } from "@playwright/test";
 
 import { enc, expect, screenshotPath, test, waitForLive } from "../fixtures";
 
+import { passwordHash, startConsole } from "./security-console";
+
 const TABS = 8;
 
 function isEventsRequest(r: Request): boolean {
@@ -79,5 +81,52 @@ test("eight tabs share one /events connection; every tab gets the frames; the ne
     for (const { errors } of tabs) expect(errors).toEqual([]);
   } finally {
     await context.close();
+  }
+});
+
+test("the shared stream follows the session: signed out when it is gone, live again right after a sign-in", async ({ browser, seed, backend }) => {
+  test.setTimeout(120_000);
+  const password = "vera-viewer-password";
+  const c = await startConsole({
+    FLEET_BACKEND_URL: process.env.E2E_REDIS_URL!,
+    FLEET_AUTH_USERS: `vera:viewer:${passwordHash(password)}`,
+    FLEET_AUTH_SECRET: "e2e-session-secret-0123456789-0123456789",
+  });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  try {
+    const eventsPath = `/events?topics=${enc(`${seed.prefix}*`)}`;
+    const signIn = async (page: Page) => {
+      await page.goto(`${c.baseURL}/signin?next=${enc(eventsPath)}`);
+      await page.getByLabel("User name").fill("vera");
+      await page.getByLabel("Password").fill(password);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await expect(page.getByTestId("user-menu")).toContainText("Signed in as vera");
+    };
+    const indicator = (page: Page) => page.getByRole("status", { name: /^Live updates:/ });
+
+    const a = await context.newPage();
+    await signIn(a);
+    await waitForLive(a);
+    const b = await context.newPage();
+    await b.goto(`${c.baseURL}${eventsPath}`);
+    await waitForLive(b);
+
+    // A (the leader) signs out: B takes the stream over, and the server refuses it.
+    await a.getByRole("button", { name: "Sign out" }).click();
+    await expect(a).toHaveURL(/\/signin/);
+    await expect(indicator(b)).toHaveAccessibleName("Live updates: signed out", { timeout: 10_000 });
+
+    // Signing in again in A brings the stream back for both, without reloading B.
+    await b.evaluate(() => ((window as unknown as { __e2eNoReload: boolean }).__e2eNoReload = true));
+    await signIn(a);
+    await waitForLive(a);
+    await expect(indicator(b)).toHaveAccessibleName("Live updates: live", { timeout: 5_000 });
+    const topic = seed.name("tabs.after-sign-in");
+    await backend.eventPublish(topic, JSON.stringify({ ok: true }));
+    for (const page of [a, b]) await expect(page.getByTestId("bus-event").filter({ hasText: topic })).toBeVisible();
+    expect(await b.evaluate(() => (window as unknown as { __e2eNoReload?: boolean }).__e2eNoReload)).toBe(true);
+  } finally {
+    await context.close();
+    await c.close();
   }
 });

@@ -259,7 +259,13 @@ export function LiveEventsProvider({ children }: { children: ReactNode }): React
       if (ev.type !== "updated") return;
       if (ev.action.type === "error" && ev.action.error instanceof ApiError && ev.action.error.status === 401) {
         tabs.poke("auth");
-      } else if (ev.action.type === "success" && status === "signed-out" && Date.now() - lastSessionOk > 5_000) {
+      } else if (
+        ev.action.type === "success" &&
+        status === "signed-out" &&
+        // /health answers without a session: its success proves nothing.
+        ev.query.queryKey[0] !== "health" &&
+        Date.now() - lastSessionOk > 5_000
+      ) {
         lastSessionOk = Date.now();
         tabs.poke("session-ok");
       }
