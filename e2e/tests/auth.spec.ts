@@ -73,7 +73,7 @@ test("a viewer sees the dead letters but no control to change them, and the API 
   const { queue } = await deadLetters(seed, backend, 2);
   await signIn(page, "vera", `/queues/${enc(queue)}`);
   await expect(page).toHaveURL(`${c.baseURL}/queues/${enc(queue)}`);
-  const dead = page.getByRole("region", { name: /^Dead letters/ });
+  const dead = page.getByRole("region", { name: "Dead letters", exact: true });
   await expect(dead).toContainText("shop.example");
   await expect(page.getByRole("button", { name: /requeue|delete|sweep/i })).toHaveCount(0);
   await page.screenshot({ path: screenshotPath("auth-viewer-queue") });
@@ -92,7 +92,7 @@ test("a viewer sees the dead letters but no control to change them, and the API 
 test("an operator requeues a dead letter from the page; a cross-site request with the same cookie is refused", async ({ page, seed, backend }) => {
   const { queue, ids } = await deadLetters(seed, backend, 2);
   await signIn(page, "otto", `/queues/${enc(queue)}`);
-  const dead = page.getByRole("region", { name: /^Dead letters/ });
+  const dead = page.getByRole("region", { name: "Dead letters", exact: true });
   await dead.getByRole("checkbox", { name: `Select dead letter ${ids[0]}` }).check();
   await dead.getByRole("button", { name: "Requeue selected (1)" }).click();
   const confirm = page.getByRole("dialog", { name: "Requeue 1 dead letter?" });

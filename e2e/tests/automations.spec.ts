@@ -88,7 +88,7 @@ test("a task submitted from the form raises the queue's depth on another open pa
 
   await expect(stat(queuePage, queueDepths, "High")).toHaveText("1");
   await expect(stat(queuePage, queueDepths, "Normal")).toHaveText("0");
-  const pending = queuePage.getByRole("region", { name: /^Pending/ });
+  const pending = queuePage.getByRole("region", { name: "Pending", exact: true });
   await expect(pending).toContainText(id.slice(0, 8));
   await expect(pending).toContainText("https://shop.example/item/42");
   expect(await queuePage.evaluate(() => (window as unknown as { __e2eNoReload?: boolean }).__e2eNoReload)).toBe(true);

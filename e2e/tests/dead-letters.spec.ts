@@ -10,9 +10,12 @@ test("dead letters: requeue two of five, then delete the rest, with the confirma
   }
 
   await page.goto(`/queues/${enc(queue)}`);
-  const dead = page.getByRole("region", { name: /^Dead letters/ });
+  const dead = page.getByRole("region", { name: "Dead letters", exact: true });
   await expect(dead.getByRole("checkbox", { name: /^Select dead letter / })).toHaveCount(5);
   await expect(dead).toContainText("HTTP 502");
+  // The count shows beside the heading, outside its accessible name ("Dead letters", not "Dead letters5").
+  await expect(dead.getByRole("heading", { name: "Dead letters", exact: true })).toBeVisible();
+  await expect(dead.getByTestId("dead-count")).toHaveText("5");
 
   await dead.getByRole("checkbox", { name: `Select dead letter ${ids[1]}` }).check();
   await dead.getByRole("checkbox", { name: `Select dead letter ${ids[3]}` }).check();

@@ -55,13 +55,13 @@ test("a task payload holding HTML is shown as text, preview and full view, and r
   await backend.queueDead(queue, Seeder.task("d".repeat(32), { note: EVIL }, { last_error: EVIL }));
 
   await page.goto(`/queues/${enc(queue)}`);
-  const pending = page.getByRole("region", { name: /^Pending/ });
+  const pending = page.getByRole("region", { name: "Pending", exact: true });
   await expect(pending).toContainText(IMG);
   await pending.getByRole("button", { name: `Show body of task ${id}` }).click();
   await expect(pending.getByRole("button", { name: `Hide body of task ${id}` })).toBeVisible();
   await expect(pending).toContainText(SCRIPT);
   await expect(pending).toContainText(SVG);
-  const dead = page.getByRole("region", { name: /^Dead letters/ });
+  const dead = page.getByRole("region", { name: "Dead letters", exact: true });
   await expect(dead).toContainText(IMG);
   await expectInert(page, dialogs);
 });

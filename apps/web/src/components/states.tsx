@@ -49,6 +49,7 @@ export function ErrorState({
   return (
     <div
       role="alert"
+      data-testid="error-state"
       className={`rounded-lg border border-red-300 bg-red-50 px-4 py-4 text-sm text-red-900 dark:border-red-900 dark:bg-red-950/50 dark:text-red-200 ${className ?? ""}`}
     >
       <p className="font-semibold">{heading}</p>

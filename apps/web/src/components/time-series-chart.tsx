@@ -6,6 +6,10 @@ import "uplot/dist/uPlot.min.css";
 
 import { useTheme } from "@/lib/theme";
 
+// Time-axis steps in seconds. uPlot's own list jumps from 1 min to 5 min, so a few minutes of
+// history got a single tick; 2 min (and 2 h, 12 h) fill the gaps.
+const TIME_INCRS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400, 2 * 86400, 7 * 86400, 30 * 86400];
+
 const PALETTE = ["#0284c7", "#059669", "#d97706", "#7c3aed", "#dc2626", "#0891b2", "#65a30d", "#db2777"];
 
 function formatValue(v: number | null | undefined): string {
@@ -60,7 +64,8 @@ export function TimeSeriesChart({
           grid: { stroke: grid },
           ticks: { stroke: grid },
           size: 32,
-          space: 56,
+          space: 50,
+          incrs: TIME_INCRS,
           // Time of day only (seconds when ticks are closer than a minute); the legend has the date.
           values: (_u, splits, _axis, _space, incr) =>
             splits.map((v) =>

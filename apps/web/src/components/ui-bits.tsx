@@ -81,10 +81,18 @@ export function Section({
     <section id={id} aria-labelledby={headingId} className="mt-8 scroll-mt-20">
       <div className="mb-3 flex flex-wrap items-end justify-between gap-2">
         <div className="min-w-0">
-          <h2 id={headingId} className="text-lg font-semibold">
-            {title}
-            {count !== undefined && <span className="ml-2 text-sm font-normal text-slate-500 tabular-nums dark:text-slate-400">{count}</span>}
-          </h2>
+          {/* The count sits beside the heading, not in it: the heading (and the section it
+              names) reads "Dead letters", not "Dead letters13". */}
+          <div className="flex flex-wrap items-baseline gap-x-2">
+            <h2 id={headingId} className="text-lg font-semibold">
+              {title}
+            </h2>
+            {count !== undefined && (
+              <span data-testid={`${id}-count`} className="rounded-full bg-slate-100 px-2 py-px text-xs font-medium text-slate-600 tabular-nums dark:bg-slate-800 dark:text-slate-300">
+                {count}
+              </span>
+            )}
+          </div>
           {description && <p className="text-sm text-slate-600 dark:text-slate-400">{description}</p>}
         </div>
         {tools && <div className="flex flex-wrap items-center gap-2">{tools}</div>}
@@ -110,7 +118,7 @@ export function Num({ value, tone }: { value: number | null | undefined; tone?: 
 /** A quiet "nothing here" line inside a section (EmptyState is for whole pages). */
 export function InlineEmpty({ children }: { children: ReactNode }) {
   return (
-    <p className="rounded-lg border border-dashed border-slate-300 px-4 py-6 text-center text-sm text-slate-500 dark:border-slate-700 dark:text-slate-400">
+    <p className="rounded-lg border border-dashed border-slate-300 px-4 py-4 text-center text-sm text-slate-500 dark:border-slate-700 dark:text-slate-400">
       {children}
     </p>
   );
@@ -120,7 +128,7 @@ export function InlineEmpty({ children }: { children: ReactNode }) {
 export function TaskId({ id }: { id: string | null | undefined }) {
   if (!id) return <span className="text-slate-400 italic">no id</span>;
   return (
-    <code className="block max-w-[9rem] truncate font-mono text-xs sm:max-w-[15rem]" title={id}>
+    <code className="block max-w-[15rem] truncate font-mono text-xs" title={id}>
       {id}
     </code>
   );

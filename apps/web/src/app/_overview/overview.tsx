@@ -128,7 +128,7 @@ function Queues({ queues }: { queues: readonly Queue[] }) {
           <span className="tabular-nums text-slate-600 dark:text-slate-300">{formatNumber(q.scheduled)} scheduled</span>
           {q.dead > 0 ? (
             <Link
-              href={`/queues/${encodeURIComponent(q.name)}#dead-letters`}
+              href={`/queues/${encodeURIComponent(q.name)}#dead`}
               className="ml-auto rounded-full bg-red-100 px-2 py-0.5 text-xs font-semibold text-red-800 tabular-nums ring-1 ring-red-600/30 ring-inset hover:bg-red-200 dark:bg-red-950 dark:text-red-200"
             >
               {formatNumber(q.dead)} dead letter{q.dead === 1 ? "" : "s"}

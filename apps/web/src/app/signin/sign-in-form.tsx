@@ -54,8 +54,13 @@ function Form() {
   if (done) return <p role="status">Signed in as {session.user?.name}; opening the console…</p>;
 
   return (
-    <form onSubmit={submit} className="card mx-auto mt-10 grid w-full max-w-sm gap-4 p-6" aria-describedby={error ? errorId : undefined}>
-      <h1 className="text-xl font-semibold">Sign in to Fleet Console</h1>
+    <form onSubmit={submit} className="card mx-auto mt-[8vh] grid w-full max-w-sm gap-4 p-6" aria-describedby={error ? errorId : undefined}>
+      <div className="flex items-center gap-3">
+        <span aria-hidden className="grid size-9 shrink-0 place-items-center rounded-md bg-slate-900 text-sm font-semibold text-white dark:bg-slate-100 dark:text-slate-900">
+          FC
+        </span>
+        <h1 className="text-xl font-semibold">Sign in to Fleet Console</h1>
+      </div>
       {!session.password_sign_in && (
         <p className="text-sm text-slate-600 dark:text-slate-400">
           This console has no password users; it is reached through its sign-in proxy or with API tokens.

@@ -147,9 +147,9 @@ function NewCounter({ onSaved }: { onSaved: (text: string) => void }) {
         if (!problem) create.mutate();
       }}
     >
-      <label className="flex flex-col gap-1">
+      <label className="flex w-full flex-col gap-1 sm:w-auto">
         <span className="text-xs font-medium text-slate-600 dark:text-slate-400">New counter</span>
-        <input className="field w-56" value={name} onChange={(e) => setName(e.target.value)} placeholder="name, e.g. scraper:pages" aria-describedby={touched && problem ? errId : undefined} />
+        <input className="field w-full sm:w-56" value={name} onChange={(e) => setName(e.target.value)} placeholder="name, e.g. scraper:pages" aria-describedby={touched && problem ? errId : undefined} />
       </label>
       <label className="flex flex-col gap-1">
         <span className="text-xs font-medium text-slate-600 dark:text-slate-400">Value</span>

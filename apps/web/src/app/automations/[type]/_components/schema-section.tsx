@@ -69,7 +69,7 @@ export function SchemaSection({ name, title, schema, hint }: { name: string; tit
             </thead>
             <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
               {fields.map((f) => (
-                <tr key={f.path.join("\u0000")} className="align-top">
+                <tr key={f.path.join("\u0000")} className="align-baseline">
                   <th scope="row" className="px-3 py-2 font-normal" style={{ paddingLeft: `${0.75 + (f.path.length - 1) * 1}rem` }}>
                     <span className="font-medium">{f.title ?? f.path[f.path.length - 1]}</span>
                     {f.required && (

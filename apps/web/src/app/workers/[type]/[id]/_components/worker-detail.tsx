@@ -59,10 +59,16 @@ function FieldValue({ name, value }: { name: string; value: unknown }) {
   return <JsonView value={value} expandDepth={1} />;
 }
 
-function FieldList({ obj, empty }: { obj: Record<string, unknown> | null; empty: string }) {
-  if (!obj || Object.keys(obj).length === 0) return <p className="text-sm text-slate-500">{empty}</p>;
+function FieldList({ obj, empty, wide = false }: { obj: Record<string, unknown> | null; empty: string; wide?: boolean }) {
+  if (!obj || Object.keys(obj).length === 0) return <p className="text-sm text-slate-500 dark:text-slate-400">{empty}</p>;
+  // `wide`: two label/value pairs a row where there is room, so a long list (stats) does not
+  // tower over its neighbour (hardware).
   return (
-    <dl className="grid grid-cols-[minmax(6.5rem,auto)_1fr] gap-x-4 gap-y-1.5 text-sm">
+    <dl
+      className={`grid grid-cols-[minmax(6.5rem,auto)_1fr] gap-x-4 gap-y-1.5 text-sm ${
+        wide ? "sm:grid-cols-[minmax(6.5rem,auto)_1fr_minmax(6.5rem,auto)_1fr]" : ""
+      }`}
+    >
       {Object.entries(obj).map(([k, v]) => (
         <div key={k} className="contents">
           <dt className="truncate pt-0.5 font-mono text-xs text-slate-500 dark:text-slate-400" title={k}>
@@ -275,7 +281,7 @@ export function WorkerDetailView({ automationType, workerId }: { automationType:
             <FieldList obj={w.hardware} empty="The worker reported no hardware." />
           </Card>
           <Card id="wk-stats" title="Latest stats">
-            <FieldList obj={w.stats} empty="No stats reported yet." />
+            <FieldList obj={w.stats} empty="No stats reported yet." wide />
           </Card>
         </div>
 
