@@ -48,6 +48,8 @@ interface Shot {
   ready?: string;
   /** Wait for `ready` at most this long, then take the picture anyway (live-only content). */
   readyOptionalMs?: number;
+  /** The page forwards elsewhere at once (/signin when nobody has to sign in): wait for that. */
+  forwards?: boolean;
 }
 
 const enc = encodeURIComponent;
@@ -179,6 +181,7 @@ async function capture(page: Page, shot: Shot, file: string): Promise<void> {
     const res = await page.goto(`${base}${shot.path}`, { waitUntil: "domcontentloaded" });
     const status = res?.status() ?? 0;
     if (status !== 200) throw new PageFailure(`answered HTTP ${status}`);
+    if (shot.forwards) await page.waitForURL((u) => u.pathname !== shot.path, { timeout: 15_000, waitUntil: "domcontentloaded" });
     const deadline = Date.now() + 30_000;
     // Loaded: the h1 is there, no spinner or "Loading…" line, and the live stream is connected.
     await page.locator("h1").first().waitFor({ state: "visible", timeout: 30_000 });
@@ -254,7 +257,7 @@ async function main(): Promise<void> {
     const shots: Shot[] = [...found.shots];
     // Signed out, /signin shows its form; without sign-in on this console it only redirects home.
     if (user) shots.push({ name: "signin", path: "/signin", signedOut: true });
-    else shots.push({ name: "signin", path: "/signin" });
+    else shots.push({ name: "signin", path: "/signin", forwards: true });
     const wanted = only ? shots.filter((s) => only.some((o) => s.name.includes(o))) : shots;
     for (const s of found.skipped) console.log(`skipped ${s}`);
 
