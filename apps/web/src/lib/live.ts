@@ -55,6 +55,8 @@ const busListeners = new Set<() => void>();
 
 function pushBus(ev: BusEvent) {
   pendingBus.push({ ...ev, seq: ++busSeq });
+  // A hidden tab gets no animation frames: keep its backlog to what the ring would keep.
+  if (pendingBus.length > 2 * BUS_BUFFER) pendingBus = pendingBus.slice(pendingBus.length - BUS_BUFFER);
   // Bursts of bus messages re-render once per frame, not once per message.
   if (busFlush !== null) return;
   busFlush = requestAnimationFrame(() => {
