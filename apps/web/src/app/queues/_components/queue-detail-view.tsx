@@ -3,7 +3,7 @@
 import type { Priority, QueueDetail } from "@fleet/schema";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState } from "react";
+import { useMemo, useState } from "react";
 
 import { Countdown, ErrorState, LoadingState, PageHeader, RelativeTime, useNow } from "@/components";
 import { ApiError, apiPost, errorMessage, seg } from "@/lib/api";
@@ -45,6 +45,19 @@ function ReadyAt({ at }: { at: number }) {
   );
 }
 
+/** A key per row from its content, numbered when several rows hold the same. */
+function contentKeys<T extends object>(rows: readonly T[], of: (r: T) => string): Map<T, string> {
+  const seen = new Map<string, number>();
+  const out = new Map<T, string>();
+  for (const r of rows) {
+    const base = of(r);
+    const n = seen.get(base) ?? 0;
+    seen.set(base, n + 1);
+    out.set(r, `${base}#${n}`);
+  }
+  return out;
+}
+
 function shown(n: number, total: number): string {
   return n < total ? `${formatNumber(n)} of ${formatNumber(total)} shown` : formatNumber(total);
 }
@@ -72,6 +85,11 @@ export function QueueDetailView({ name }: { name: string }) {
     onError: (err) => setSweepNote({ kind: "error", text: `Sweep failed: ${errorMessage(err)}` }),
     onSettled: () => void client.invalidateQueries({ queryKey: queryKeys.queues.all }),
   });
+
+  // Rows keyed by what they hold, not where they sit: an open row stays open (and its
+  // "Show all" stays put) when tasks ahead of it are taken and the list moves up.
+  const pendingKeys = useMemo(() => contentKeys(data?.pending_items ?? [], (r) => `${r.priority}:${r.task_id ?? ""}:${r.body.bytes}`), [data]);
+  const scheduledKeys = useMemo(() => contentKeys(data?.scheduled_items ?? [], (r) => `${r.ready_at}:${r.task_id ?? ""}:${r.body.bytes}`), [data]);
 
   const crumbs = [{ href: "/queues", label: "Queues" }];
   const header = (
@@ -196,7 +214,7 @@ export function QueueDetailView({ name }: { name: string }) {
         <ItemTable<Pending>
           rows={q.pending_items}
           caption="Pending tasks"
-          rowKey={(r, i) => `${r.priority}:${i}`}
+          rowKey={(r, i) => pendingKeys.get(r) ?? `${r.priority}:${i}`}
           rowName={(r) => (r.task_id ? `task ${r.task_id}` : "task without id")}
           payload={(r) => r.body}
           payloadLabel="body"
@@ -215,7 +233,7 @@ export function QueueDetailView({ name }: { name: string }) {
         <ItemTable<Scheduled>
           rows={q.scheduled_items}
           caption="Scheduled retries"
-          rowKey={(r, i) => `${r.ready_at}:${i}`}
+          rowKey={(r, i) => scheduledKeys.get(r) ?? `${r.ready_at}:${i}`}
           rowName={(r) => (r.task_id ? `task ${r.task_id}` : "task without id")}
           payload={(r) => r.body}
           payloadLabel="body"

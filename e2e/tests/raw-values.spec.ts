@@ -1,0 +1,120 @@
+// Large values: the pages show a 4 KiB preview, "Show all" fetches the whole value (its
+// end, which the preview lacks, appears), and "Download" saves every byte as a file.
+import { readFile, stat } from "node:fs/promises";
+
+import { RedisBackend } from "@fleet/backend/redis";
+
+import { enc, expect, screenshotPath, test } from "../fixtures";
+
+/** A JSON document of about `size` bytes whose last member is `end`. */
+function bigDoc(size: number, end: string, extra: Record<string, unknown> = {}): string {
+  const rows = [];
+  let n = 0;
+  for (let i = 0; JSON.stringify(rows).length < size - 200; i++) {
+    rows.push({ i, sku: `SKU-${String(i).padStart(6, "0")}`, title: `Product number ${i} of a long catalogue page`, price: (i * 37) % 1000 });
+    n = i;
+  }
+  return JSON.stringify({ ...extra, count: n + 1, rows, end });
+}
+
+test("a 100 KB kv value: preview, Show all shows its end, then it can be edited", async ({ page, seed, backend }) => {
+  const ns = seed.name("cfg");
+  const value = bigDoc(100_000, "END-OF-KV-VALUE");
+  await backend.kvSet(ns, "catalogue", value, null);
+
+  await page.goto(`/state?ns=${enc(ns)}&key=catalogue#kv`);
+  const panel = page.getByRole("region", { name: "Value of catalogue" });
+  await expect(panel).toContainText(/preview: first 4\.0 KiB of \d+ KiB/);
+  await expect(panel).toContainText("SKU-000000");
+  await expect(panel).not.toContainText("END-OF-KV-VALUE");
+  await expect(panel.getByRole("button", { name: "Edit" })).toBeDisabled();
+
+  await panel.getByRole("button", { name: "Show all" }).click();
+  await expect(panel).toContainText("END-OF-KV-VALUE");
+  await expect(panel).toContainText("whole value");
+  await expect(panel).not.toContainText("preview: first");
+  // whole now: the editor opens with every byte of it
+  await expect(panel.getByRole("button", { name: "Edit" })).toBeEnabled();
+  await page.screenshot({ path: screenshotPath("flow-raw-values-kv-full") });
+  await panel.getByRole("button", { name: "Edit" }).click();
+  await expect(panel.getByLabel("Value (JSON)")).toHaveValue(/END-OF-KV-VALUE/);
+});
+
+test("a 100 KB dead letter: Show all fetches it by index and shows its end", async ({ page, seed, backend }) => {
+  const queue = seed.name("scraper");
+  await backend.queueDead(queue, JSON.stringify({ id: "small0000000000000000000000000000", payload: { url: "https://shop.example/1" } }));
+  const body = JSON.stringify({ id: "big00000000000000000000000000000", attempts: 3, last_error: "HTTP 500", payload: JSON.parse(bigDoc(100_000, "END-OF-DEAD-LETTER")) });
+  await backend.queueDead(queue, body);
+
+  await page.goto(`/queues/${enc(queue)}`);
+  const dead = page.getByRole("region", { name: "Dead letters", exact: true });
+  await dead.getByRole("button", { name: "Show body of dead letter big00000000000000000000000000000" }).click();
+  await expect(dead).toContainText(/preview: first 4\.0 KiB of 9\d KiB/);
+  await expect(dead).not.toContainText("END-OF-DEAD-LETTER");
+  await dead.getByRole("button", { name: "Show all" }).click();
+  await expect(dead).toContainText("END-OF-DEAD-LETTER");
+  await expect(dead).toContainText("whole value");
+});
+
+test("a dead letter that moved is not shown in place of another", async ({ page, seed, backend }) => {
+  const queue = seed.name("mailer");
+  const first = JSON.stringify({ id: "first000000000000000000000000000", payload: JSON.parse(bigDoc(20_000, "END-OF-FIRST")) });
+  const second = JSON.stringify({ id: "second00000000000000000000000000", payload: JSON.parse(bigDoc(20_000, "END-OF-SECOND")) });
+  await backend.queueDead(queue, first);
+  await backend.queueDead(queue, second);
+
+  await page.goto(`/queues/${enc(queue)}`);
+  const dead = page.getByRole("region", { name: "Dead letters", exact: true });
+  await dead.getByRole("button", { name: "Show body of dead letter second00000000000000000000000000" }).click();
+  await expect(dead).toContainText(/preview: first 4\.0 KiB of \d+ KiB/);
+  // another letter takes its place (same count: the page has no reason to reload its list)
+  const other = JSON.stringify({ id: "other000000000000000000000000000", payload: JSON.parse(bigDoc(20_000, "END-OF-OTHER")) });
+  await (backend as RedisBackend).client.lset(`fleet:queue:${queue}:dead`, 1, other);
+  await dead.getByRole("button", { name: "Show all" }).click();
+  await expect(dead.getByRole("alert")).toContainText("This dead letter has moved");
+  await expect(dead).not.toContainText("END-OF-OTHER");
+});
+
+test("a 50 KB pool payload: Show all reads the one item and shows its end", async ({ page, seed, backend }) => {
+  const pool = seed.name("proxies");
+  await backend.poolPut(pool, "small", "tiny", { region: "us" });
+  await backend.poolPut(pool, "big-item", bigDoc(50_000, "END-OF-POOL-PAYLOAD"), { region: "eu" });
+
+  await page.goto(`/pools/${enc(pool)}`);
+  await page.getByRole("button", { name: "Show payload of item big-item" }).click();
+  const view = page.getByRole("group", { name: "payload content" });
+  await expect(view).toContainText("SKU-000000");
+  await expect(view).not.toContainText("END-OF-POOL-PAYLOAD");
+  await page.getByRole("button", { name: "Show all" }).click();
+  await expect(view).toContainText("END-OF-POOL-PAYLOAD");
+});
+
+test("a pending task's 100 KB body: found again in the list and shown whole", async ({ page, seed, backend }) => {
+  const queue = seed.name("enricher");
+  await backend.queuePush(queue, JSON.stringify({ id: "t1", payload: { n: 1 } }));
+  await backend.queuePush(queue, JSON.stringify({ id: "bigtask", payload: JSON.parse(bigDoc(100_000, "END-OF-TASK")) }));
+
+  await page.goto(`/queues/${enc(queue)}`);
+  const pending = page.getByRole("region", { name: "Pending", exact: true });
+  await pending.getByRole("button", { name: "Show body of task bigtask" }).click();
+  await expect(pending).not.toContainText("END-OF-TASK");
+  // the first task is taken meanwhile: the big one moves up a place
+  await backend.queueReserve(queue, 0, 300);
+  await pending.getByRole("button", { name: "Show all" }).click();
+  await expect(pending).toContainText("END-OF-TASK");
+});
+
+test("Download saves every byte of a truncated value", async ({ page, seed, backend }) => {
+  const ns = seed.name("blobs");
+  const value = bigDoc(100_000, "END-OF-DOWNLOAD");
+  await backend.kvSet(ns, "export", value, null);
+
+  await page.goto(`/state?ns=${enc(ns)}&key=export#kv`);
+  const panel = page.getByRole("region", { name: "Value of export" });
+  await expect(panel).toContainText(/preview: first 4\.0 KiB of \d+ KiB/);
+  const [download] = await Promise.all([page.waitForEvent("download"), panel.getByRole("button", { name: "Download value" }).click()]);
+  expect(download.suggestedFilename()).toBe(`kv-${ns}-export.json`);
+  const file = await download.path();
+  expect((await stat(file)).size).toBe(Buffer.byteLength(value));
+  expect(await readFile(file, "utf8")).toBe(value);
+});
