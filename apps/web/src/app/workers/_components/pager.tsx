@@ -44,23 +44,26 @@ export function Pager({
         <span className="text-slate-500 dark:text-slate-400">, by {sortLabel}</span>
         {loading && <span className="ml-2 text-slate-500 dark:text-slate-400">· loading…</span>}
       </p>
-      <div className="flex items-center gap-1.5">
-        <button type="button" className={btn} disabled={atStart} onClick={() => onPage(1)} aria-label="First page">
-          «
-        </button>
-        <button type="button" className={`${btn} flex-1 sm:flex-none`} disabled={atStart} onClick={() => onPage(page - 1)} aria-label="Previous page">
-          ← Previous
-        </button>
-        <span className="px-1 whitespace-nowrap text-slate-600 tabular-nums dark:text-slate-400">
-          Page {formatNumber(page)} of {formatNumber(pages)}
-        </span>
-        <button type="button" className={`${btn} flex-1 sm:flex-none`} disabled={atEnd} onClick={() => onPage(page + 1)} aria-label="Next page">
-          Next →
-        </button>
-        <button type="button" className={btn} disabled={atEnd} onClick={() => onPage(pages)} aria-label="Last page">
-          »
-        </button>
-      </div>
+      {/* One page needs no paging buttons, only the count. */}
+      {pages > 1 && (
+        <div className="flex items-center gap-1.5">
+          <button type="button" className={btn} disabled={atStart} onClick={() => onPage(1)} aria-label="First page">
+            «
+          </button>
+          <button type="button" className={btn} disabled={atStart} onClick={() => onPage(page - 1)} aria-label="Previous page">
+            ←<span className="hidden sm:inline"> Previous</span>
+          </button>
+          <span className="flex-1 px-1 text-center whitespace-nowrap text-slate-600 tabular-nums sm:flex-none dark:text-slate-400">
+            Page {formatNumber(page)} of {formatNumber(pages)}
+          </span>
+          <button type="button" className={btn} disabled={atEnd} onClick={() => onPage(page + 1)} aria-label="Next page">
+            <span className="hidden sm:inline">Next </span>→
+          </button>
+          <button type="button" className={btn} disabled={atEnd} onClick={() => onPage(pages)} aria-label="Last page">
+            »
+          </button>
+        </div>
+      )}
     </nav>
   );
 }

@@ -24,9 +24,9 @@ export const PAGE_SIZE = 100;
 const STATUSES: WorkerStatus[] = ["running", "idle", "error", "offline"];
 
 const SORTS: Array<{ value: WorkersSort; label: string }> = [
-  { value: "name", label: "Automation, then id" },
-  { value: "-last_seen", label: "Last seen, newest first" },
-  { value: "last_seen", label: "Last seen, oldest first" },
+  { value: "name", label: "Name" },
+  { value: "-last_seen", label: "Last seen: newest" },
+  { value: "last_seen", label: "Last seen: oldest" },
 ];
 
 function isStatus(s: string | null): s is WorkerStatus {
@@ -98,20 +98,25 @@ export function WorkersTable() {
     {
       id: "worker",
       header: <SortHeader label="Worker" active={sort === "name"} direction="asc" onClick={() => setFilter({ sort: null })} />,
-      className: "w-[34%] sm:w-[26%]",
+      className: "w-[44%] sm:w-[26%]",
       cell: (w) => (
-        <Link href={workerHref(w)} className="link font-mono" title={w.worker_id}>
-          {w.worker_id}
-        </Link>
+        <>
+          <Link href={workerHref(w)} className="link block truncate font-mono leading-tight" title={w.worker_id}>
+            {w.worker_id}
+          </Link>
+          {/* Phones have no room for the automation column: it rides under the id. */}
+          <span className="block truncate text-xs leading-tight text-slate-500 sm:hidden dark:text-slate-400">{w.automation_type}</span>
+        </>
       ),
     },
-    { id: "type", header: "Automation", className: "w-[22%] sm:w-[14%]", cell: (w) => <span title={w.automation_type}>{w.automation_type}</span> },
+    { id: "type", header: "Automation", className: "w-[14%]", hideOnMobile: true, cell: (w) => <span title={w.automation_type}>{w.automation_type}</span> },
     {
       id: "status",
       header: "Status",
-      className: "w-24 sm:w-28",
+      className: "w-[26%] sm:w-44",
       cell: (w) => (
-        <span className="flex items-center gap-1">
+        // Wraps under the status on phones: both markers stay whole.
+        <span className="flex flex-wrap items-center gap-0.5 sm:gap-1">
           <StatusBadge status={w.status} />
           {w.corrupt && w.corrupt.length > 0 && <CorruptBadge label="corrupt" fields={w.corrupt} />}
         </span>
@@ -134,7 +139,7 @@ export function WorkersTable() {
           onClick={() => setFilter({ sort: sort === "-last_seen" ? "last_seen" : "-last_seen" })}
         />
       ),
-      className: "w-28 sm:w-40",
+      className: "w-[30%] sm:w-40",
       cell: (w) =>
         w.last_seen === null ? <span className="text-amber-700 dark:text-amber-400">unknown</span> : <RelativeTime at={w.last_seen} className="tabular-nums" />,
     },
@@ -271,7 +276,7 @@ export function WorkersTable() {
               total={total}
               pageSize={PAGE_SIZE}
               loading={list.isPlaceholderData}
-              sortLabel={SORTS.find((s) => s.value === sort)!.label.toLowerCase()}
+              sortLabel={sort === "name" ? "automation, then id" : sort === "-last_seen" ? "last seen, newest first" : "last seen, oldest first"}
               onPage={(p) => setParams({ page: p > 1 ? p : null })}
             />
           )}
