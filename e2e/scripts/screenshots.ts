@@ -80,7 +80,8 @@ async function discover(api: APIRequestContext): Promise<{ shots: Shot[]; skippe
   ]);
   const skipped: string[] = [];
   const shots: Shot[] = [
-    { name: "overview", path: "/" },
+    // Its "latest bus events" fill from the live stream only: give them a moment.
+    { name: "overview", path: "/", ready: '[data-testid="bus-event"]', readyOptionalMs: 8000 },
     { name: "workers", path: "/workers" },
   ];
 

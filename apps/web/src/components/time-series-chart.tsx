@@ -52,9 +52,11 @@ export function TimeSeriesChart({
     const axis = dark ? "#94a3b8" : "#475569";
     const grid = dark ? "rgba(148,163,184,0.15)" : "rgba(100,116,139,0.15)";
     const color = PALETTE[colorIndex % PALETTE.length];
+    // A chart as narrow as a phone gets less height: a dozen of them stack one under another.
+    const heightFor = (width: number) => (width < 420 ? Math.min(height, 120) : height);
     const opts: uPlot.Options = {
       width: Math.max(200, el.clientWidth),
-      height,
+      height: heightFor(el.clientWidth),
       cursor: { sync: syncKey ? { key: syncKey } : undefined, drag: { x: true, y: false } },
       legend: { show: true, live: true },
       scales: { x: { time: true } },
@@ -90,7 +92,7 @@ export function TimeSeriesChart({
     const u = new uPlot(opts, [[...times], [...values]] as uPlot.AlignedData, el);
     plot.current = u;
     const ro = new ResizeObserver(() => {
-      u.setSize({ width: Math.max(200, el.clientWidth), height });
+      u.setSize({ width: Math.max(200, el.clientWidth), height: heightFor(el.clientWidth) });
     });
     ro.observe(el);
     return () => {

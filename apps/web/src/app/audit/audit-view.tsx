@@ -40,14 +40,14 @@ type Filter = (typeof FILTERS)[number];
 function Entry({ item }: { item: AuditItem }) {
   const hasMore = item.details !== undefined || item.before !== undefined || item.after !== undefined || item.changes !== undefined || item.raw !== undefined;
   return (
-    <li className="card p-3" data-testid="audit-entry">
+    <li className="px-3 py-2.5" data-testid="audit-entry">
       <div className="flex flex-wrap items-baseline gap-x-3 gap-y-1 text-sm">
         <span className="w-28 shrink-0 text-slate-500 dark:text-slate-400">{item.ts !== null ? <RelativeTime at={item.ts} /> : "time unknown"}</span>
         <span className="font-medium">{item.actor ?? "unknown"}</span>
         {item.role && <span className="rounded bg-slate-200 px-1.5 py-0.5 text-xs dark:bg-slate-800">{item.role}</span>}
         <code className="rounded bg-sky-50 px-1.5 py-0.5 text-xs text-sky-900 dark:bg-sky-950 dark:text-sky-100">{item.action ?? "?"}</code>
         <span className="min-w-0 break-all font-mono text-xs">{item.target ?? ""}</span>
-        {item.via && item.via !== "session" && <span className="text-xs text-slate-500">via {item.via}</span>}
+        {item.via && item.via !== "session" && <span className="text-xs text-slate-500 dark:text-slate-400">via {item.via}</span>}
         {item.corrupt && <CorruptBadge fields={item.corrupt} />}
       </div>
       {hasMore && (
@@ -66,18 +66,18 @@ function Entry({ item }: { item: AuditItem }) {
             {(item.before !== undefined || item.after !== undefined) && (
               <div className="grid gap-3 md:grid-cols-2">
                 <div>
-                  <h3 className="mb-1 text-xs font-semibold uppercase text-slate-500">Before</h3>
+                  <h3 className="mb-1 text-xs font-semibold uppercase text-slate-500 dark:text-slate-400">Before</h3>
                   <JsonView value={item.before ?? null} />
                 </div>
                 <div>
-                  <h3 className="mb-1 text-xs font-semibold uppercase text-slate-500">After</h3>
+                  <h3 className="mb-1 text-xs font-semibold uppercase text-slate-500 dark:text-slate-400">After</h3>
                   <JsonView value={item.after ?? null} />
                 </div>
               </div>
             )}
             {item.changes !== undefined && (
               <div>
-                <h3 className="mb-1 text-xs font-semibold uppercase text-slate-500">
+                <h3 className="mb-1 text-xs font-semibold uppercase text-slate-500 dark:text-slate-400">
                   Config changes ({formatNumber(item.changes_total ?? item.changes.length)} worker{(item.changes_total ?? item.changes.length) === 1 ? "" : "s"}
                   {item.changes_total !== undefined && item.changes_total > item.changes.length ? `, first ${item.changes.length} kept` : ""})
                 </h3>
@@ -171,22 +171,28 @@ export function AuditView() {
           ) : (
             <>
               <p className="mb-2 text-sm text-slate-600 dark:text-slate-400" aria-live="polite">
-                {formatNumber(offset + 1)}–{formatNumber(offset + data.items.length)} of {formatNumber(data.total)} entr{data.total === 1 ? "y" : "ies"}
+                {offset === 0 && data.items.length === data.total
+                  ? `${formatNumber(data.total)} entr${data.total === 1 ? "y" : "ies"}`
+                  : `${formatNumber(offset + 1)}–${formatNumber(offset + data.items.length)} of ${formatNumber(data.total)} entries`}
                 {isFetching ? " · refreshing…" : ""}
               </p>
-              <ol className="grid gap-2" aria-label="Audit entries, newest first">
+              {/* One list, rows divided: a trail reads down a column, not as a stack of cards. */}
+              <ol className="card divide-y divide-slate-200 p-0 dark:divide-slate-800" aria-label="Audit entries, newest first">
                 {data.items.map((item, i) => (
                   <Entry key={`${offset + i}-${item.ts ?? ""}`} item={item} />
                 ))}
               </ol>
-              <nav aria-label="Pages" className="mt-4 flex gap-2">
-                <button type="button" className="btn" disabled={offset === 0} onClick={() => go({ offset: String(Math.max(0, offset - PAGE)) })}>
-                  Newer
-                </button>
-                <button type="button" className="btn" disabled={offset + PAGE >= data.total} onClick={() => go({ offset: String(offset + PAGE) })}>
-                  Older
-                </button>
-              </nav>
+              {/* Paging only when there is more than one page. */}
+              {data.total > PAGE && (
+                <nav aria-label="Pages" className="mt-4 flex gap-2">
+                  <button type="button" className="btn" disabled={offset === 0} onClick={() => go({ offset: String(Math.max(0, offset - PAGE)) })}>
+                    ← Newer
+                  </button>
+                  <button type="button" className="btn" disabled={offset + PAGE >= data.total} onClick={() => go({ offset: String(offset + PAGE) })}>
+                    Older →
+                  </button>
+                </nav>
+              )}
             </>
           )}
         </>

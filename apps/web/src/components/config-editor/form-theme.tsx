@@ -91,7 +91,7 @@ function FieldTemplate(props: FieldTemplateProps) {
   }
   return (
     <div
-      className={`flex flex-col gap-1.5 rounded-lg p-1 ${invalid ? "bg-red-50/60 dark:bg-red-950/30" : ""}`}
+      className={`-mx-1 flex flex-col gap-1.5 rounded-lg p-1 ${invalid ? "bg-red-50/60 dark:bg-red-950/30" : ""}`}
       data-field={fieldPathId.path.join(".")}
     >
       {showLabel && (
@@ -300,7 +300,7 @@ function SelectWidget({ schema, id, options, value, required, disabled, readonly
       id={id}
       name={htmlName || id}
       multiple={multiple}
-      className={`${inputClass} max-w-sm`}
+      className={`${inputClass} max-w-xs`}
       value={selectValue as string | string[]}
       required={required}
       disabled={disabled || readonly}
