@@ -8,7 +8,6 @@ import type { Automation, Queue, WorkerStatus } from "@fleet/schema";
 import { BusEventItem } from "@/components/bus-event-item";
 import { PageHeader } from "@/components/page-header";
 import { EmptyState, ErrorState, LoadingState } from "@/components/states";
-import { StatusBadge } from "@/components/status-badge";
 import { formatBytes, formatMs, formatNumber } from "@/lib/format";
 import { useBusEvents } from "@/lib/live";
 import { queries } from "@/lib/query";
@@ -200,7 +199,8 @@ function RedisHealth() {
 
 function LatestEvents() {
   const events = useBusEvents();
-  const latest = events.slice(-10).reverse();
+  // Eight rows keep this column about as tall as the one beside it.
+  const latest = events.slice(-8).reverse();
   if (latest.length === 0)
     return <EmptyState title="No bus messages yet">Messages published on <code className="font-mono">event:*</code> appear here as they arrive.</EmptyState>;
   return (
@@ -240,17 +240,7 @@ export function Overview() {
 
       <div className="grid gap-4 lg:grid-cols-3">
         <div className="grid min-w-0 content-start gap-4 lg:col-span-2">
-          <Section
-            id="ov-workers"
-            title="Workers by automation"
-            action={
-              <span aria-hidden className="hidden flex-wrap gap-1 sm:flex">
-                {STATUSES.map((s) => (
-                  <StatusBadge key={s} status={s} />
-                ))}
-              </span>
-            }
-          >
+          <Section id="ov-workers" title="Workers by automation" action={<Link className="link text-sm" href="/workers">All workers</Link>}>
             {automations.isPending ? (
               <LoadingState />
             ) : automations.isError ? (

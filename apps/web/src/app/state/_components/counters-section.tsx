@@ -105,7 +105,8 @@ function CounterRow({ c, onDelete, onSaved }: { c: Counter; onDelete: () => void
             )}
           </span>
           <Can role="admin">
-            <span className="flex gap-1">
+            {/* ml-auto: wrapped under the number on a phone, the buttons stay on the right. */}
+            <span className="ml-auto flex gap-1">
               <button type="button" className="btn text-xs" aria-label={`Edit ${c.name}`} onClick={start}>
                 Edit
               </button>
