@@ -294,6 +294,33 @@ describe("EventHub bus and lifecycle", () => {
     await waitFor(() => events.some((e) => e.event === "bus"));
   });
 
+  it("whenSubscribed resolves once the bus subscription is in place, and false when it never comes", async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => (release = r));
+    const slow = new Proxy(backend, {
+      get(target, prop, receiver) {
+        if (prop === "subscribeEvents") {
+          return async (onMessage: Parameters<MemoryBackend["subscribeEvents"]>[0]) => {
+            await gate;
+            return target.subscribeEvents(onMessage);
+          };
+        }
+        const v = Reflect.get(target, prop, receiver) as unknown;
+        return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+    const h = makeHub(slow);
+    const { events } = collect(h);
+    expect(await h.whenSubscribed(60)).toBe(false);
+    const waiting = h.whenSubscribed(5_000);
+    release();
+    expect(await waiting).toBe(true);
+    // Subscribed means subscribed: a message published right away arrives.
+    await backend.eventPublish("right.away", "1");
+    await waitFor(() => events.some((e) => e.event === "bus" && e.data.topic === "right.away"));
+    expect(await h.whenSubscribed(0)).toBe(true);
+  });
+
   it("keeps serving the others when one listener throws", async () => {
     const h = makeHub();
     h.attach(() => {

@@ -87,6 +87,9 @@ export class EventHub {
   private closing: Promise<void> = Promise.resolve();
   private sourceClosing: Promise<void> = Promise.resolve();
 
+  /** Called once the bus subscription is in place (see whenSubscribed). */
+  private readonly subscribedWaiters = new Set<() => void>();
+
   // "Log once, keep trying": a Redis outage is one line in the log, and one on recovery.
   private loopFailing = false;
   private subscribeFailing = false;
@@ -117,6 +120,25 @@ export class EventHub {
       attached = false;
       this.detach(listener);
     };
+  }
+
+  /**
+   * Resolves true once the bus subscription is in place (at once when it is), false after
+   * `timeoutMs` (Redis down, or a subscribe that is slow). The SSE route waits on it so a
+   * stream the browser sees open also receives a message published right after.
+   */
+  whenSubscribed(timeoutMs: number): Promise<boolean> {
+    if (this.subscription) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const done = (ok: boolean) => {
+        clearTimeout(timer);
+        this.subscribedWaiters.delete(onSubscribed);
+        resolve(ok);
+      };
+      const onSubscribed = () => done(true);
+      const timer = setTimeout(() => done(false), timeoutMs);
+      this.subscribedWaiters.add(onSubscribed);
+    });
   }
 
   status(): HubStatus {
@@ -248,6 +270,7 @@ export class EventHub {
         return;
       }
       this.subscription = { backend, sub };
+      for (const fn of [...this.subscribedWaiters]) fn();
       if (this.subscribeFailing) {
         this.subscribeFailing = false;
         this.opts.log("bus subscription restored");

@@ -12,10 +12,21 @@ export const DEFAULT_HEARTBEAT_MS = 15_000;
  */
 export const DEFAULT_MAX_QUEUED_FRAMES = 10_000;
 
+/**
+ * How long a new stream waits for the hub's bus subscription before it answers. The
+ * browser calls the stream live as soon as the answer arrives; on a cold hub (the first
+ * client, or the first after the grace period) the subscription is still being made, and
+ * a message published in between would be lost although the page already says "live".
+ * Redis down: the stream opens after this wait anyway (the page learns of the outage from
+ * the API's 503s).
+ */
+export const DEFAULT_SUBSCRIBE_WAIT_MS = 3_000;
+
 export interface EventsHandlerOptions {
   hub: () => EventHub;
   heartbeatMs?: number;
   maxQueuedFrames?: number;
+  subscribeWaitMs?: number;
 }
 
 const SSE_HEADERS = {
@@ -29,6 +40,7 @@ const SSE_HEADERS = {
 export function createEventsHandler(options: EventsHandlerOptions): (request: Request) => Promise<Response> {
   const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
   const maxQueued = options.maxQueuedFrames ?? DEFAULT_MAX_QUEUED_FRAMES;
+  const subscribeWaitMs = options.subscribeWaitMs ?? DEFAULT_SUBSCRIBE_WAIT_MS;
 
   return async (request: Request): Promise<Response> => {
     let filter: TopicFilter;
@@ -45,6 +57,18 @@ export function createEventsHandler(options: EventsHandlerOptions): (request: Re
       }
     } catch (err) {
       return toErrorResponse(err, "GET /events");
+    }
+
+    if (subscribeWaitMs > 0) {
+      // A listener for the wait starts a cold hub; the stream's own listener (attached
+      // synchronously below, within the hub's grace period) takes over from it.
+      const warm = hub.attach(() => {});
+      try {
+        await hub.whenSubscribed(subscribeWaitMs);
+      } finally {
+        warm();
+      }
+      if (request.signal.aborted) return new Response(null, { status: 499 });
     }
 
     let cleanup: () => void = () => {};

@@ -104,6 +104,14 @@ describe("GET /api/v1/events (Redis)", () => {
     expect(ids[1]).toBeGreaterThan(ids[0]!);
   });
 
+  it("answers only once the hub is subscribed: a PUBLISH right after the answer is delivered, even on a cold hub", async () => {
+    await resetEventHub();
+    const { reader } = await connect();
+    await admin.publish("event:cold.start", '"first"');
+    await waitFor(() => reader.events("bus").length >= 1, { what: "the bus frame" });
+    expect(reader.data("bus")[0]).toMatchObject({ topic: "cold.start", payload: "first" });
+  });
+
   it("filters bus frames by the topics globs and still sends the other kinds", async () => {
     const filtered = await connect("?topics=fleet.*,scraper.emit");
     const all = await connect();
