@@ -5,6 +5,7 @@ import type { RawValue } from "@fleet/schema";
 import { CorruptBadge } from "./corrupt-badge";
 import { classifyRaw } from "./raw-value-view";
 import { formatBytes } from "@/lib/format";
+import { cutJsonField } from "@/lib/full-value";
 
 const PREVIEW_CHARS = 240;
 
@@ -29,7 +30,8 @@ export function PayloadPreview({
   className?: string;
 }) {
   const kind = value ? classifyRaw(value) : "binary";
-  const odd = !value || kind !== "json";
+  // a cut preview of JSON is incomplete, not odd
+  const odd = !value || (kind !== "json" && !(value.truncated && kind === "text" && /^\s*[[{]/.test(value.text ?? "")));
   const sub = field ? bodyField(value, field) : null;
   // A truncated preview of JSON is cut mid-document: incomplete, not corrupt.
   const corrupt = value && !value.truncated && kind !== "json" ? (kind === "binary" ? "not UTF-8" : "not JSON") : null;
@@ -62,6 +64,11 @@ function PreviewLine({ value, sub, odd }: { value: RawValue | null | undefined; 
 
 /** A field of a JSON object body (e.g. `last_error` of a dead letter), as text, when present. */
 export function bodyField(v: RawValue | null | undefined, field: string): string | null {
+  // a cut preview of a large JSON body still holds its first members
+  if (v?.truncated && (v.json === null || v.json === undefined) && v.text) {
+    const f = cutJsonField(v.text, field);
+    return f === undefined || f === null ? null : typeof f === "string" ? f : JSON.stringify(f);
+  }
   const j = v?.json;
   if (j === null || typeof j !== "object" || Array.isArray(j)) return null;
   const f = (j as Record<string, unknown>)[field];

@@ -144,7 +144,13 @@ export function RawValueView({
   };
 
   const shown = shownBytes(v);
-  const toggleLabel = canLoad ? (v.bytes > SHOW_ALL_CAP ? `Show the first ${formatBytes(SHOW_ALL_CAP)}` : "Show all") : expanded ? "Show less" : "Show all";
+  const toggleLabel = canLoad
+    ? v.bytes > SHOW_ALL_CAP
+      ? `Show the first ${formatBytes(SHOW_ALL_CAP)}`
+      : `Show all ${formatBytes(v.bytes)}`
+    : expanded
+      ? "Show less"
+      : "Show all";
   const downloadTitle = !truncated
     ? `Save the ${formatBytes(v.bytes)} as a file`
     : loadFull
@@ -167,7 +173,7 @@ export function RawValueView({
         ) : (
           fullFits && <span className="rounded bg-emerald-100 px-1.5 py-0.5 font-medium text-emerald-900 dark:bg-emerald-950 dark:text-emerald-200">whole value</span>
         )}
-        <div className="ml-auto flex flex-wrap items-center gap-1">
+        <div className="ml-auto flex flex-wrap items-center justify-end gap-x-2 gap-y-1">
           <div role="group" aria-label={`Show ${label} as`} className="flex gap-0.5">
             {modes.map((m) => (
               <button
@@ -185,17 +191,22 @@ export function RawValueView({
               </button>
             ))}
           </div>
-          <CopyButton getText={() => (effectiveMode === "tree" ? (pretty ?? "") : textForMode)} label={`Copy ${label}`} className="text-xs" />
-          <button
-            type="button"
-            className="btn-ghost text-xs"
-            onClick={() => void download()}
-            disabled={busy !== null}
-            aria-label={`Download ${label}`}
-            title={downloadTitle}
-          >
-            {busy === "download" ? "Downloading…" : "Download"}
-          </button>
+          <div className="flex items-center gap-1 whitespace-nowrap">
+            <CopyButton getText={() => (effectiveMode === "tree" ? (pretty ?? "") : textForMode)} label={`Copy ${label}`} className="text-xs" />
+            <button
+              type="button"
+              className="btn-ghost text-xs"
+              onClick={() => void download()}
+              disabled={busy !== null}
+              aria-label={`Download ${label}`}
+              title={downloadTitle}
+            >
+              <svg aria-hidden viewBox="0 0 16 16" className="size-3.5 fill-none stroke-current" strokeWidth="1.5">
+                <path d="M8 2.5v8M4.5 7 8 10.5 11.5 7M3 13.5h10" strokeLinecap="round" strokeLinejoin="round" />
+              </svg>
+              {busy === "download" ? "Downloading…" : "Download"}
+            </button>
+          </div>
         </div>
       </div>
       <div

@@ -17,6 +17,7 @@ import {
   base64ByteLength,
   base64IsPrefix,
   base64ToBlob,
+  cutJsonField,
   deadLetterLoader,
   downloadName,
   findSameValue,
@@ -231,5 +232,29 @@ describe("loaders", () => {
     await expect(streamEntryLoader("s", "newest", 1, now - 11, preview)(8 << 20)).rejects.toThrow(/gone from the stream/);
     await backend.streamPop("s", 2);
     await expect(streamEntryLoader("s", "newest", 1, now - 10, preview)(8 << 20)).rejects.toBeInstanceOf(ValueGoneError);
+  });
+});
+
+describe("cutJsonField", () => {
+  const body = '{"id": "t1", "attempts": 3, "meta": {"last_error": "nested"}, "last_error": "HTTP \\"502\\"", "ok": true, "n": null, "payload": {"blob": "xxxx';
+  it("reads top-level scalars of a cut document, never nested ones", () => {
+    expect(cutJsonField(body, "id")).toBe("t1");
+    expect(cutJsonField(body, "attempts")).toBe(3);
+    expect(cutJsonField(body, "last_error")).toBe('HTTP "502"');
+    expect(cutJsonField(body, "ok")).toBe(true);
+    expect(cutJsonField(body, "n")).toBeNull();
+    expect(cutJsonField(body, "payload")).toBeUndefined();
+    expect(cutJsonField(body, "blob")).toBeUndefined();
+    expect(cutJsonField(body, "missing")).toBeUndefined();
+    expect(cutJsonField('{"meta": {"last_error": "nested"}}', "last_error")).toBeUndefined();
+  });
+
+  it("gives up on what the cut took away or on text that is not an object", () => {
+    expect(cutJsonField('{"id": "t1", "last_error": "HTTP 5', "last_error")).toBeUndefined();
+    expect(cutJsonField('{"id": "t1", "attempts": 1', "attempts")).toBeUndefined();
+    expect(cutJsonField('["last_error", "x"]', "last_error")).toBeUndefined();
+    expect(cutJsonField("plain text", "id")).toBeUndefined();
+    expect(cutJsonField('  {"id":"x","v":[1,{"id":"inner"}],"w":2', "w")).toBeUndefined();
+    expect(cutJsonField('  {"id":"x","v":[1,{"id":"inner"}],"w":2,', "w")).toBe(2);
   });
 });

@@ -241,3 +241,60 @@ export function saveBlob(blob: Blob, name: string): void {
   // the download has started by the next tick; Chrome needs the URL until then
   setTimeout(() => URL.revokeObjectURL(url), 30_000);
 }
+
+// ---------- reading a cut preview
+
+/**
+ * A scalar member of the top-level object in the text of a cut JSON preview (`last_error`
+ * of a 100 KB dead letter), as its JSON value; undefined when the member is absent, not a
+ * scalar, or lies past the cut. Members of nested objects never match.
+ */
+export function cutJsonField(text: string, field: string): string | number | boolean | null | undefined {
+  let i = text.search(/\S/);
+  if (i < 0 || text[i] !== "{") return undefined;
+  let depth = 0;
+  let expectKey = false;
+  for (; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      const end = stringEnd(text, i);
+      if (end < 0) return undefined;
+      if (depth === 1 && expectKey) {
+        const key = JSON.parse(text.slice(i, end + 1)) as string;
+        const m = /^\s*:\s*/.exec(text.slice(end + 1, end + 64));
+        if (!m) return undefined;
+        const at = end + 1 + m[0].length;
+        if (key === field) return scalarAt(text, at);
+        expectKey = false;
+        i = at - 1;
+        continue;
+      }
+      i = end;
+    } else if (c === "{" || c === "[") {
+      depth++;
+      expectKey = depth === 1 && c === "{";
+    } else if (c === "}" || c === "]") {
+      depth--;
+    } else if (c === "," && depth === 1) {
+      expectKey = true;
+    }
+  }
+  return undefined;
+}
+
+function stringEnd(text: string, start: number): number {
+  for (let j = start + 1; j < text.length; j++) {
+    if (text[j] === "\\") j++;
+    else if (text[j] === '"') return j;
+  }
+  return -1;
+}
+
+function scalarAt(text: string, at: number): string | number | boolean | null | undefined {
+  if (text[at] === '"') {
+    const end = stringEnd(text, at);
+    return end < 0 ? undefined : (JSON.parse(text.slice(at, end + 1)) as string);
+  }
+  const m = /^(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)(?=\s*[,}])/.exec(text.slice(at, at + 64));
+  return m ? (JSON.parse(m[1]!) as number | boolean | null) : undefined;
+}
