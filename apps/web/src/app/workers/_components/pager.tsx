@@ -41,8 +41,8 @@ export function Pager({
         <span data-testid="workers-range" className="font-medium text-slate-900 tabular-nums dark:text-slate-100">
           {formatNumber(first)}–{formatNumber(last)} of {formatNumber(total)}
         </span>
-        <span className="text-slate-500 dark:text-slate-400">, by {sortLabel}</span>
-        {loading && <span className="ml-2 text-slate-500 dark:text-slate-400">· loading…</span>}
+        <span className="text-slate-600 dark:text-slate-400">, by {sortLabel}</span>
+        {loading && <span className="ml-2 text-slate-600 dark:text-slate-400">· loading…</span>}
       </p>
       {/* One page needs no paging buttons, only the count. */}
       {pages > 1 && (

@@ -105,7 +105,7 @@ export function WorkersTable() {
             {w.worker_id}
           </Link>
           {/* Phones have no room for the automation column: it rides under the id. */}
-          <span className="block truncate text-xs leading-tight text-slate-500 sm:hidden dark:text-slate-400">{w.automation_type}</span>
+          <span className="block truncate text-xs leading-tight text-slate-600 sm:hidden dark:text-slate-400">{w.automation_type}</span>
         </>
       ),
     },
