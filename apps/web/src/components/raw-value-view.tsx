@@ -242,6 +242,9 @@ export function RawValueView({
               Showing the first {formatBytes(shown)}; Download saves {v.bytes > DOWNLOAD_CAP ? `the first ${formatBytes(DOWNLOAD_CAP)}` : "all of it"}.
             </span>
           )}
+          {big && kind === "json" && (
+            <span className="text-slate-600 dark:text-slate-400">Over {formatBytes(TREE_MAX_BYTES)}: shown as stored, without the tree.</span>
+          )}
           {truncated && !loadFull && <span className="text-slate-600 dark:text-slate-400">The API returns a preview of large values.</span>}
           {loadError && (
             <span role="alert" className="text-red-700 dark:text-red-400">

@@ -80,10 +80,10 @@ export function KvBrowser() {
   const shownValue = value.data?.value;
   const editValue = shownValue?.truncated ? (fullValue !== null && sameValue(fullValue, shownValue) ? fullValue : null) : (shownValue ?? null);
   const editBlocked =
-    editValue === null || editValue.truncated
-      ? "Only a preview of this large value is loaded: choose “Show all” below to load it whole, then edit."
-      : editValue.bytes > EDIT_MAX_BYTES
-        ? `Too large to edit here (${formatBytes(editValue.bytes)}): the API takes values up to 1 MiB.`
+    shownValue && shownValue.bytes > EDIT_MAX_BYTES
+      ? `Too large to edit here (${formatBytes(shownValue.bytes)}): the API takes values up to 1 MiB. Download it to work on it elsewhere.`
+      : editValue === null || editValue.truncated
+        ? "Only a preview of this large value is loaded: choose “Show all” below to load it whole, then edit."
         : null;
 
 
