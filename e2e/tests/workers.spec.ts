@@ -85,6 +85,30 @@ test("a worker's page draws its stats history charts from the seeded frames", as
   await page.screenshot({ path: screenshotPath("flow-worker-stats-chart"), fullPage: true });
 });
 
+test("under a status filter, live frames move workers in and out of the page without a reload", async ({ page, seed, backend }) => {
+  const type = seed.name("scraper");
+  await seed.workers(type, [
+    { id: "w-a", state: "RUNNING" },
+    { id: "w-b", state: "RUNNING" },
+    { id: "w-c", state: "IDLE" },
+  ]);
+  await page.goto(`/workers?type=${enc(type)}&status=running`);
+  const table = page.getByRole("region", { name: "Workers" });
+  await expect(table.getByRole("link")).toHaveText(["w-a", "w-b"]);
+  await page.evaluate(() => ((window as unknown as { __e2eNoReload: boolean }).__e2eNoReload = true));
+  await waitForLive(page);
+
+  // w-b fails: it leaves the running page, and the error chip counts it.
+  await backend.workerSetState(type, "w-b", "ERROR", "out of memory", Date.now() / 1000);
+  await expect(table.getByRole("link")).toHaveText(["w-a"]);
+  await expect(page.getByRole("group", { name: "Status" }).getByRole("button", { name: /^error\s*1$/i })).toBeVisible();
+  // A new running worker, not in view until now, joins the page.
+  await seed.workers(type, [{ id: "w-0-new", state: "RUNNING" }]);
+  await expect(table.getByRole("link")).toHaveText(["w-0-new", "w-a"]);
+  await expect(page.getByTestId("workers-range")).toHaveText("1–2 of 2");
+  expect(await page.evaluate(() => (window as unknown as { __e2eNoReload?: boolean }).__e2eNoReload)).toBe(true);
+});
+
 test("10,000 workers: the total, a search, a status filter's count, the next page and the newest-first sort, all read from the server", async ({ page, seed, backend }) => {
   // Seeding and the first frames about 10,000 new workers are heavy on a loaded machine.
   test.setTimeout(120_000);
