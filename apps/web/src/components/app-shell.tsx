@@ -93,7 +93,8 @@ export function AppShell({ children }: { children: ReactNode }) {
             <span aria-hidden className="grid size-7 place-items-center rounded-md bg-slate-900 text-xs text-white dark:bg-slate-100 dark:text-slate-900">
               FC
             </span>
-            <span>Fleet Console</span>
+            {/* On a phone the live indicator needs the room more than the name does. */}
+            <span className="sr-only sm:not-sr-only">Fleet Console</span>
           </Link>
           <nav aria-label="Main" className="hidden min-w-0 flex-1 lg:block">
             <ul className="flex items-center gap-0.5">
