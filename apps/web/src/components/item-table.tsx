@@ -1,7 +1,7 @@
 "use client";
 
 import type { RawValue } from "@fleet/schema";
-import { useState, useSyncExternalStore, type Key, type ReactNode } from "react";
+import { useRef, useState, useSyncExternalStore, type Key, type ReactNode } from "react";
 
 import { RawValueView } from "@/components/raw-value-view";
 import type { LoadFull } from "@/lib/full-value";
@@ -76,6 +76,15 @@ export function ItemTable<T>({
   const span = columns.length + 1 + (leading ? 1 : 0) + (trailing ? 1 : 0);
   const loaderOf = (row: T, i: number, value: RawValue | null | undefined): LoadFull | undefined =>
     value?.truncated && loadFull ? loadFull(row, i, value) : undefined;
+  // Whole values fetched per row survive the switch between the table and the phone cards.
+  const fulls = useRef(new Map<Key, RawValue>());
+  const fullProps = (k: Key) => ({
+    initialFull: fulls.current.get(k) ?? null,
+    onFullValue: (f: RawValue | null) => {
+      if (f) fulls.current.set(k, f);
+      else fulls.current.delete(k);
+    },
+  });
 
   if (rows.length === 0 && empty) return <>{empty}</>;
 
@@ -117,7 +126,9 @@ export function ItemTable<T>({
                   {isOpen ? "Hide" : "Show"}
                 </button>
               </div>
-              {isOpen && <RawValueView value={value} label={payloadLabel} loadFull={loaderOf(row, i, value)} fileName={fileName?.(row)} className="mt-2" />}
+              {isOpen && (
+                <RawValueView value={value} label={payloadLabel} loadFull={loaderOf(row, i, value)} fileName={fileName?.(row)} {...fullProps(k)} className="mt-2" />
+              )}
             </li>
           );
         })}
@@ -179,7 +190,7 @@ export function ItemTable<T>({
                     {trailing && <td className="px-3 py-2 text-right align-top whitespace-nowrap">{trailing.cell(row, i)}</td>}
                   </>
                 }
-                detail={<RawValueView value={value} label={payloadLabel} loadFull={loaderOf(row, i, value)} fileName={fileName?.(row)} />}
+                detail={<RawValueView value={value} label={payloadLabel} loadFull={loaderOf(row, i, value)} fileName={fileName?.(row)} {...fullProps(k)} />}
               />
             );
           })}

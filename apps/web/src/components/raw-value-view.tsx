@@ -50,6 +50,7 @@ export function RawValueView({
   label = "value",
   fileName,
   onFullValue,
+  initialFull = null,
   className,
 }: {
   value: RawValue | null | undefined;
@@ -63,12 +64,14 @@ export function RawValueView({
   fileName?: string;
   /** Told the whole value once "Show all" fetched it, and null when it no longer applies; pass a stable function. */
   onFullValue?: (full: RawValue | null) => void;
+  /** A whole value fetched before (by a view of the same row that was unmounted): shown if it still fits. */
+  initialFull?: RawValue | null;
   className?: string;
 }) {
-  const [full, setFull] = useState<RawValue | null>(null);
+  const [full, setFull] = useState<RawValue | null>(initialFull);
   const [busy, setBusy] = useState<"show" | "download" | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
-  const [expanded, setExpanded] = useState(false);
+  const [expanded, setExpanded] = useState(initialFull !== null);
   const [mode, setMode] = useState<Mode | null>(null);
 
   // The full value belongs to the preview it was fetched for: once the row shows another
@@ -77,7 +80,7 @@ export function RawValueView({
   const v: RawValue | null = (fullFits ? full : null) ?? value ?? null;
   const current = fullFits ? full : null;
   // Only changes are told: a view mounted again (after an editor closed) keeps quiet until it has news.
-  const told = useRef<RawValue | null>(null);
+  const told = useRef<RawValue | null>(initialFull);
   useEffect(() => {
     if (told.current === current) return;
     told.current = current;
