@@ -46,7 +46,7 @@ export function ConfigEditor({ automationType, workerId }: ConfigEditorProps) {
   const workerQ = useQuery(queries.worker(automationType, workerId));
   const autoQ = useQuery(queries.automation(automationType));
   return (
-    <section aria-labelledby="config-editor-heading" className="rounded-xl border border-slate-200 bg-white p-4 shadow-sm sm:p-5 dark:border-slate-800 dark:bg-slate-900/40">
+    <section aria-labelledby="config-editor-heading" className="card sm:p-5">
       {workerQ.isPending || autoQ.isPending ? (
         <>
           <h2 id="config-editor-heading" className="text-lg font-semibold">

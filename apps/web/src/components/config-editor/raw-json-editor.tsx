@@ -44,7 +44,8 @@ export function RawJsonEditor({
   const errId = `${id}-errors`;
   const hintId = `${id}-hint`;
   const invalid = parseError !== null || issues.length > 0;
-  const lines = Math.min(28, Math.max(8, text.split("\n").length + 1));
+  // Grows with the text; five lines to start keep an empty payload ("{}") from looking like an essay box.
+  const lines = Math.min(28, Math.max(5, text.split("\n").length + 1));
   return (
     <div className="flex flex-col gap-1.5">
       <label htmlFor={id} className="text-sm font-medium text-slate-800 dark:text-slate-200">

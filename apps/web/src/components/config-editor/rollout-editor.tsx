@@ -27,7 +27,7 @@ export function ConfigRolloutEditor({ automationType }: { automationType: string
   const autoQ = useQuery(queries.automation(automationType));
   const workersQ = useQuery(queries.workersEverything(automationType));
   return (
-    <section aria-labelledby="rollout-heading" className="rounded-xl border border-slate-200 bg-white p-4 shadow-sm sm:p-5 dark:border-slate-800 dark:bg-slate-900/40">
+    <section aria-labelledby="rollout-heading" className="card sm:p-5">
       <h2 id="rollout-heading" className="text-lg font-semibold">
         Apply to every worker of this automation
       </h2>

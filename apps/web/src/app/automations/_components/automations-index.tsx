@@ -68,7 +68,7 @@ function AutomationCard({ automation: a }: { automation: Automation }) {
     <article
       aria-labelledby={`auto-${a.automation_type}`}
       data-testid="automation-card"
-      className="relative flex h-full flex-col gap-4 rounded-xl border border-slate-200 bg-white p-4 shadow-sm transition-shadow focus-within:ring-2 focus-within:ring-sky-500 hover:shadow-md dark:border-slate-800 dark:bg-slate-900"
+      className="relative flex h-full flex-col gap-4 rounded-lg border border-slate-200 bg-white p-4 transition-shadow focus-within:ring-2 focus-within:ring-sky-500 hover:shadow-md dark:border-slate-800 dark:bg-slate-900"
     >
       <header className="flex items-start justify-between gap-3">
         <div className="min-w-0">

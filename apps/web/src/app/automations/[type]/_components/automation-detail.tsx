@@ -18,7 +18,7 @@ const STATUSES = ["running", "idle", "error", "offline"] as const;
 
 function Card({ title, children, action }: { title: string; children: React.ReactNode; action?: React.ReactNode }) {
   return (
-    <section aria-label={title} className="flex flex-col gap-3 rounded-xl border border-slate-200 bg-white p-4 shadow-sm dark:border-slate-800 dark:bg-slate-900">
+    <section aria-label={title} className="card flex flex-col gap-3">
       <div className="flex items-baseline justify-between gap-2">
         <h2 className="text-sm font-semibold uppercase tracking-wide text-slate-500 dark:text-slate-400">{title}</h2>
         {action}
@@ -73,7 +73,7 @@ export function AutomationDetail({ automationType }: { automationType: string })
         <Overview automation={a} />
         <WorkersOfType automationType={a.automation_type} />
 
-        <section aria-labelledby="submit-heading" className="rounded-xl border border-slate-200 bg-white p-4 shadow-sm sm:p-5 dark:border-slate-800 dark:bg-slate-900/40">
+        <section aria-labelledby="submit-heading" className="card sm:p-5">
           <h2 id="submit-heading" className="mb-3 text-lg font-semibold">
             Submit a task
           </h2>
@@ -114,7 +114,8 @@ function Overview({ automation: a }: { automation: Automation }) {
         <div className="flex flex-wrap gap-2">
           {STATUSES.map((s) => (
             <span key={s} className="inline-flex items-center gap-1 text-sm">
-              <StatusBadge status={s} /> <span className="tabular-nums">{a.workers[s]}</span>
+              <StatusBadge status={s} />{" "}
+              <span className={`tabular-nums ${a.workers[s] === 0 ? "text-slate-500 dark:text-slate-400" : "font-medium"}`}>{a.workers[s]}</span>
             </span>
           ))}
         </div>
