@@ -66,6 +66,7 @@ interface WorkerRow {
   automation_type: string;
   worker_id: string;
   status: string;
+  last_error: string | null;
 }
 
 /** The pages, with detail pages named from what the API lists. */
@@ -96,8 +97,10 @@ async function discover(api: APIRequestContext): Promise<{ shots: Shot[]; skippe
       readyOptionalMs: 8000,
     });
   } else skipped.push("worker (no workers)");
-  const failing = byStatus("error");
+  // A failing worker shows its last error; demo workers flap, so one that has an error on record will do.
+  const failing = byStatus("error") ?? workers.workers.find((w) => w.last_error !== null && w !== worker);
   if (failing) shots.push({ name: "worker-error", path: `/workers/${enc(failing.automation_type)}/${enc(failing.worker_id)}` });
+  else skipped.push("worker-error (no worker has an error right now)");
 
   shots.push({ name: "automations", path: "/automations" });
   const automation = automations.automations[0];
