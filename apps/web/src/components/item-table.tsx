@@ -114,18 +114,14 @@ export function ItemTable<T>({
                   ))}
                 </dl>
               )}
-              <div className="mt-2 flex items-center gap-2">
-                <PayloadPreview value={value} field={previewField} className="min-w-0 flex-1" />
-                <button
-                  type="button"
-                  className="btn-ghost shrink-0 text-xs"
-                  aria-expanded={isOpen}
-                  aria-label={`${isOpen ? "Hide" : "Show"} ${payloadLabel} of ${rowName(row)}`}
-                  onClick={() => toggle(k)}
-                >
-                  {isOpen ? "Hide" : "Show"}
-                </button>
-              </div>
+              <PreviewToggle
+                className="mt-2"
+                value={value}
+                field={previewField}
+                isOpen={isOpen}
+                name={`${payloadLabel} of ${rowName(row)}`}
+                onToggle={() => toggle(k)}
+              />
               {isOpen && (
                 <RawValueView value={value} label={payloadLabel} loadFull={loaderOf(row, i, value)} fileName={fileName?.(row)} {...fullProps(k)} className="mt-2" />
               )}
@@ -174,18 +170,7 @@ export function ItemTable<T>({
                       </td>
                     ))}
                     <td className="max-w-0 px-3 py-2 align-top">
-                      <div className="flex items-center gap-2">
-                        <PayloadPreview value={value} field={previewField} className="min-w-0 flex-1" />
-                        <button
-                          type="button"
-                          className="btn-ghost shrink-0 text-xs"
-                          aria-expanded={isOpen}
-                          aria-label={`${isOpen ? "Hide" : "Show"} ${payloadLabel} of ${rowName(row)}`}
-                          onClick={() => toggle(k)}
-                        >
-                          {isOpen ? "Hide" : "Show"}
-                        </button>
-                      </div>
+                      <PreviewToggle value={value} field={previewField} isOpen={isOpen} name={`${payloadLabel} of ${rowName(row)}`} onToggle={() => toggle(k)} />
                     </td>
                     {trailing && <td className="px-3 py-2 text-right align-top whitespace-nowrap">{trailing.cell(row, i)}</td>}
                   </>
@@ -227,5 +212,32 @@ export function useNarrow(): boolean {
     },
     () => window.matchMedia(NARROW).matches,
     () => false,
+  );
+}
+
+/** A row's one-line payload preview and the button that opens or closes its whole view. */
+function PreviewToggle({
+  value,
+  field,
+  isOpen,
+  name,
+  onToggle,
+  className = "",
+}: {
+  value: RawValue | null | undefined;
+  field: string | undefined;
+  isOpen: boolean;
+  /** What the button shows or hides, for its accessible name ("payload of task 1f3a"). */
+  name: string;
+  onToggle: () => void;
+  className?: string;
+}) {
+  return (
+    <div className={`flex items-center gap-2 ${className}`}>
+      <PayloadPreview value={value} field={field} className="min-w-0 flex-1" />
+      <button type="button" className="btn-ghost shrink-0 text-xs" aria-expanded={isOpen} aria-label={`${isOpen ? "Hide" : "Show"} ${name}`} onClick={onToggle}>
+        {isOpen ? "Hide" : "Show"}
+      </button>
+    </div>
   );
 }
