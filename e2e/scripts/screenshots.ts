@@ -17,6 +17,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
+import AxeBuilder from "@axe-core/playwright";
 import { chromium, type APIRequestContext, type Browser, type BrowserContext, type Page } from "@playwright/test";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -177,7 +178,33 @@ async function errorShown(page: Page): Promise<string | null> {
   });
 }
 
-async function capture(page: Page, shot: Shot, file: string): Promise<void> {
+/** What scrolls sideways: the page itself, or a box whose content is wider than it (a table, a pre). */
+async function sidewaysScroll(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const notes: string[] = [];
+    const doc = document.documentElement;
+    if (doc.scrollWidth > window.innerWidth + 1) notes.push(`the page is ${doc.scrollWidth}px wide, wider than the window`);
+    for (const el of document.querySelectorAll("main *")) {
+      const h = el as HTMLElement;
+      const ox = getComputedStyle(h).overflowX;
+      if ((ox === "auto" || ox === "scroll") && h.scrollWidth > h.clientWidth + 1 && h.offsetParent !== null) {
+        const name = h.getAttribute("aria-label") ?? h.querySelector("caption")?.textContent ?? h.tagName.toLowerCase();
+        notes.push(`"${name.trim().slice(0, 60)}" scrolls sideways (${h.scrollWidth}px of content in ${h.clientWidth}px)`);
+      }
+    }
+    return notes;
+  });
+}
+
+/** axe's colour-contrast rule alone (pages.spec runs all of axe, in the light scheme only). */
+async function lowContrast(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).withRules(["color-contrast"]).analyze();
+  return results.violations.flatMap((v) =>
+    v.nodes.slice(0, 5).map((n) => `${n.target.join(" ")} ${(n.any[0]?.message ?? "").replace(/\s+/g, " ").slice(0, 160)}`),
+  );
+}
+
+async function capture(page: Page, shot: Shot, file: string, scheme: Scheme): Promise<void> {
   const errors: string[] = [];
   const onError = (e: Error) => errors.push(e.message);
   page.on("pageerror", onError);
@@ -223,6 +250,9 @@ async function capture(page: Page, shot: Shot, file: string): Promise<void> {
     const err = await errorShown(page);
     if (err) throw new PageFailure(err);
     await page.screenshot({ path: file, fullPage: true, animations: "disabled", caret: "hide" });
+    const where = `${shot.name} at ${page.viewportSize()?.width}px ${scheme}`;
+    for (const n of await sidewaysScroll(page)) console.warn(`  note: ${where}: ${n}`);
+    for (const n of await lowContrast(page)) console.warn(`  note: ${where}: low contrast: ${n}`);
     if (errors.length > 0) throw new PageFailure(`uncaught errors in the page: ${errors.join(" | ").slice(0, 400)}`);
   } finally {
     page.off("pageerror", onError);
@@ -276,7 +306,7 @@ async function main(): Promise<void> {
             for (const shot of wanted) {
               const file = join(outDir, `${shot.name}-${vp.label}-${scheme}.png`);
               try {
-                await capture(shot.signedOut ? pages.out : pages.in, shot, file);
+                await capture(shot.signedOut ? pages.out : pages.in, shot, file, scheme);
                 written.push(file);
                 console.log(`wrote ${file}`);
               } catch (err) {

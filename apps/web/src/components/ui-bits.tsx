@@ -105,7 +105,7 @@ export function Section({
 /** A count that is zero reads muted, so the non-zero ones stand out in a table. */
 export function Num({ value, tone }: { value: number | null | undefined; tone?: "warn" | "bad" }) {
   const n = value ?? 0;
-  if (n === 0) return <span className="text-slate-400 tabular-nums dark:text-slate-600">0</span>;
+  if (n === 0) return <span className="text-slate-500 tabular-nums dark:text-slate-400">0</span>;
   const cls =
     tone === "bad"
       ? "rounded bg-red-100 px-1.5 py-0.5 font-semibold text-red-800 dark:bg-red-950 dark:text-red-300"

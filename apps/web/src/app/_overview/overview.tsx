@@ -133,7 +133,7 @@ function Queues({ queues }: { queues: readonly Queue[] }) {
               {formatNumber(q.dead)} dead letter{q.dead === 1 ? "" : "s"}
             </Link>
           ) : (
-            <span className="ml-auto text-xs text-slate-500">no dead letters</span>
+            <span className="ml-auto text-xs text-slate-500 dark:text-slate-400">no dead letters</span>
           )}
         </li>
       ))}
@@ -156,7 +156,7 @@ function Pools() {
           <span className="tabular-nums">{formatNumber(p.live)} live</span>
           <span className="tabular-nums">{formatNumber(p.claimed)} claimed</span>
           {p.expired > 0 && <span className="text-amber-700 tabular-nums dark:text-amber-400">{formatNumber(p.expired)} expired</span>}
-          <span className="ml-auto text-xs text-slate-500 tabular-nums">{formatNumber(p.size)} items</span>
+          <span className="ml-auto text-xs text-slate-500 tabular-nums dark:text-slate-400">{formatNumber(p.size)} items</span>
         </li>
       ))}
     </ul>

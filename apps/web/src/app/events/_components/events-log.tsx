@@ -56,6 +56,8 @@ export function EventsLog() {
             onClick={() => setPaused(paused ? null : live)}
             aria-pressed={paused !== null}
           >
+            {/* The same glyphs as the stream tail's pause, hidden from the button's name. */}
+            <span aria-hidden>{paused ? "▶" : "❚❚"}</span>
             {paused ? `Resume${newSincePause ? ` (${formatNumber(newSincePause)} new)` : ""}` : "Pause"}
           </button>
         }
@@ -85,7 +87,7 @@ export function EventsLog() {
         <div className="mb-3 flex flex-wrap gap-1" aria-label="Recent topics">
           {topicCounts.map(([t, n]) => (
             <button key={t} type="button" className="btn-ghost rounded-full border border-slate-200 py-0.5 font-mono text-xs dark:border-slate-700" onClick={() => setDraft(t)}>
-              {t} <span className="opacity-60">{n}</span>
+              {t} <span className="text-slate-600 tabular-nums dark:text-slate-400">{n}</span>
             </button>
           ))}
         </div>

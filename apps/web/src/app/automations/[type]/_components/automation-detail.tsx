@@ -172,19 +172,19 @@ function WorkerTable({ workers }: { workers: Worker[] }) {
         <caption className="sr-only">Workers of this automation</caption>
         <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-500 dark:bg-slate-900 dark:text-slate-400">
           <tr>
-            <th scope="col" className="px-3 py-2 font-medium">
+            <th scope="col" className="px-2 py-2 sm:px-3 font-medium">
               Worker
             </th>
-            <th scope="col" className="px-3 py-2 font-medium">
+            <th scope="col" className="px-2 py-2 sm:px-3 font-medium">
               Status
             </th>
-            <th scope="col" className="hidden px-3 py-2 font-medium sm:table-cell">
+            <th scope="col" className="hidden px-2 py-2 sm:px-3 font-medium sm:table-cell">
               Host
             </th>
-            <th scope="col" className="px-3 py-2 font-medium">
+            <th scope="col" className="px-2 py-2 sm:px-3 font-medium">
               Last seen
             </th>
-            <th scope="col" className="hidden px-3 py-2 text-right font-medium sm:table-cell">
+            <th scope="col" className="hidden px-2 py-2 sm:px-3 text-right font-medium sm:table-cell">
               Config gen
             </th>
           </tr>
@@ -192,26 +192,27 @@ function WorkerTable({ workers }: { workers: Worker[] }) {
         <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
           {shown.map((w) => (
             <tr key={w.worker_id} className={w.status === "offline" ? "text-slate-500 dark:text-slate-400" : ""}>
-              <td className="max-w-[14rem] px-3 py-2">
+              <td className="max-w-[14rem] px-2 py-2 sm:px-3">
                 <Link href={`/workers/${enc(w.automation_type)}/${enc(w.worker_id)}`} className="link break-all font-mono">
                   {w.worker_id}
                 </Link>
-                {w.last_error && w.status === "error" && <span className="block truncate text-xs text-red-700 dark:text-red-400" title={w.last_error}>{w.last_error}</span>}
+                {/* A max width of its own: a table cell's does not hold back nowrap text, which pushed the table sideways on a phone. */}
+                {w.last_error && w.status === "error" && <span className="block max-w-[9rem] truncate text-xs text-red-700 sm:max-w-[14rem] dark:text-red-400" title={w.last_error}>{w.last_error}</span>}
               </td>
-              <td className="px-3 py-2">
+              <td className="px-2 py-2 sm:px-3">
                 <StatusBadge status={w.status} />
               </td>
-              <td className="hidden break-all px-3 py-2 sm:table-cell">{workerHostname(w) ?? "—"}</td>
-              <td className="whitespace-nowrap px-3 py-2">
+              <td className="hidden break-all px-2 py-2 sm:px-3 sm:table-cell">{workerHostname(w) ?? "—"}</td>
+              <td className="whitespace-nowrap px-2 py-2 sm:px-3">
                 <RelativeTime at={w.last_seen} />
               </td>
-              <td className="hidden px-3 py-2 text-right font-mono tabular-nums sm:table-cell">{w.config_gen ?? "—"}</td>
+              <td className="hidden px-2 py-2 sm:px-3 text-right font-mono tabular-nums sm:table-cell">{w.config_gen ?? "—"}</td>
             </tr>
           ))}
         </tbody>
       </table>
       {workers.length > SHOWN && (
-        <p className="border-t border-slate-200 px-3 py-2 text-sm dark:border-slate-800">
+        <p className="border-t border-slate-200 px-2 py-2 sm:px-3 text-sm dark:border-slate-800">
           Showing {SHOWN} of {formatNumber(workers.length)}.{" "}
           <Link href={`/workers?type=${enc(workers[0]!.automation_type)}`} className="link">
             See them all on the workers page
