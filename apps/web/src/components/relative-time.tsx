@@ -1,6 +1,6 @@
 "use client";
 
-import { absoluteTime, formatAge, formatDuration } from "@/lib/format";
+import { absoluteTime, clockTime, formatAge, formatDuration } from "@/lib/format";
 
 import { useNow } from "./use-now";
 
@@ -12,7 +12,7 @@ export function RelativeTime({ at, className }: { at: number | null | undefined;
   if (now === null) {
     return (
       <time dateTime={iso} title={absoluteTime(at)} className={className}>
-        {new Date(at * 1000).toLocaleTimeString()}
+        {clockTime(at)}
       </time>
     );
   }
@@ -54,7 +54,7 @@ export function Countdown({
   }
   return (
     <time dateTime={iso} title={absoluteTime(to)} className={`tabular-nums ${className ?? ""}`}>
-      {left === null ? new Date(to * 1000).toLocaleTimeString() : `${formatDuration(left)} left`}
+      {left === null ? clockTime(to) : `${formatDuration(left)} left`}
     </time>
   );
 }

@@ -4,6 +4,7 @@ import { useEffect, useRef } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 
+import { clockTime, localDateTime } from "@/lib/format";
 import { useTheme } from "@/lib/theme";
 
 // Time-axis steps in seconds. uPlot's own list jumps from 1 min to 5 min, so a few minutes of
@@ -70,14 +71,12 @@ export function TimeSeriesChart({
           incrs: TIME_INCRS,
           // Time of day only (seconds when ticks are closer than a minute); the legend has the date.
           values: (_u, splits, _axis, _space, incr) =>
-            splits.map((v) =>
-              new Date(v * 1000).toLocaleTimeString([], incr < 60 ? { hour: "2-digit", minute: "2-digit", second: "2-digit", hour12: false } : { hour: "2-digit", minute: "2-digit", hour12: false }),
-            ),
+            splits.map((v) => clockTime(v, { seconds: incr < 60 })),
         },
         { stroke: axis, grid: { stroke: grid }, ticks: { stroke: grid }, size: 52, values: (_u, splits) => splits.map((v) => formatValue(v)) },
       ],
       series: [
-        { label: "time", value: (_u, v) => (v === null ? "—" : new Date(v * 1000).toLocaleString()) },
+        { label: "time", value: (_u, v) => (v === null ? "—" : localDateTime(v)) },
         {
           label: title,
           stroke: color,

@@ -32,11 +32,33 @@ export function formatDuration(seconds: number): string {
   return h % 24 ? `${d} d ${h % 24} h` : `${d} d`;
 }
 
-/** Locale time plus ISO (UTC) for a unix-seconds timestamp: the tooltip of relative times. */
+const pad2 = (n: number) => String(n).padStart(2, "0");
+
+/**
+ * "13:05:09" (24-hour, local time) for a unix-seconds timestamp, as the charts label their
+ * axes; `seconds: false` gives "13:05". Built from the parts, not toLocaleTimeString: that
+ * follows the browser's locale (12-hour "1:05:09 PM" in en-US) and renders midnight as
+ * "24:00" in some engines with `hour12: false`.
+ */
+export function clockTime(unixSeconds: number, { seconds = true }: { seconds?: boolean } = {}): string {
+  const d = new Date(unixSeconds * 1000);
+  if (Number.isNaN(d.getTime())) return String(unixSeconds);
+  const hm = `${pad2(d.getHours())}:${pad2(d.getMinutes())}`;
+  return seconds ? `${hm}:${pad2(d.getSeconds())}` : hm;
+}
+
+/** "2026-11-30 13:05:09" in local time, 24-hour. */
+export function localDateTime(unixSeconds: number): string {
+  const d = new Date(unixSeconds * 1000);
+  if (Number.isNaN(d.getTime())) return String(unixSeconds);
+  return `${d.getFullYear()}-${pad2(d.getMonth() + 1)}-${pad2(d.getDate())} ${clockTime(unixSeconds)}`;
+}
+
+/** Local date and 24-hour time plus ISO (UTC) for a unix-seconds timestamp: the tooltip of relative times. */
 export function absoluteTime(unixSeconds: number): string {
   const d = new Date(unixSeconds * 1000);
   if (Number.isNaN(d.getTime())) return String(unixSeconds);
-  return `${d.toLocaleString()} (${d.toISOString()})`;
+  return `${localDateTime(unixSeconds)} (${d.toISOString()})`;
 }
 
 export function formatMs(ms: number | null | undefined): string {
