@@ -164,19 +164,23 @@ export function RawValueView({
 
   return (
     <div className={`min-w-0 rounded-md border border-slate-200 bg-slate-50 dark:border-slate-800 dark:bg-slate-900/60 ${className ?? ""}`}>
+      {/* Phones: what the value is on one line, how to show it and what to do with it on the
+          next (no button left alone on a third); wide screens: one line. */}
       <div className="flex flex-wrap items-center gap-x-2 gap-y-1 border-b border-slate-200 px-2 py-1 text-xs dark:border-slate-800">
-        <span className="text-slate-600 dark:text-slate-400">
-          {kind === "json" ? "JSON" : kind === "text" ? (cutJson ? "JSON (cut)" : "text") : "binary"} · {formatBytes(v.bytes)}
-        </span>
-        {corrupt && <CorruptBadge label={kind === "binary" ? "not UTF-8" : "not JSON"} />}
-        {truncated ? (
-          <span className="rounded bg-amber-100 px-1.5 py-0.5 font-medium text-amber-900 dark:bg-amber-950 dark:text-amber-200">
-            {fullFits ? "first" : "preview: first"} {formatBytes(shown)} of {formatBytes(v.bytes)}
+        <div className="flex w-full min-w-0 flex-wrap items-center gap-x-2 gap-y-1 sm:w-auto">
+          <span className="text-slate-600 dark:text-slate-400">
+            {kind === "json" ? "JSON" : kind === "text" ? (cutJson ? "JSON (cut)" : "text") : "binary"} · {formatBytes(v.bytes)}
           </span>
-        ) : (
-          fullFits && <span className="rounded bg-emerald-100 px-1.5 py-0.5 font-medium text-emerald-900 dark:bg-emerald-950 dark:text-emerald-200">whole value</span>
-        )}
-        <div className="ml-auto flex flex-wrap items-center justify-end gap-x-2 gap-y-1">
+          {corrupt && <CorruptBadge label={kind === "binary" ? "not UTF-8" : "not JSON"} />}
+          {truncated ? (
+            <span className="rounded bg-amber-100 px-1.5 py-0.5 font-medium text-amber-900 dark:bg-amber-950 dark:text-amber-200">
+              {fullFits ? "first" : "preview: first"} {formatBytes(shown)} of {formatBytes(v.bytes)}
+            </span>
+          ) : (
+            fullFits && <span className="rounded bg-emerald-100 px-1.5 py-0.5 font-medium text-emerald-900 dark:bg-emerald-950 dark:text-emerald-200">whole value</span>
+          )}
+        </div>
+        <div className="flex w-full flex-wrap items-center justify-between gap-x-2 gap-y-1 sm:ml-auto sm:w-auto sm:justify-end">
           <div role="group" aria-label={`Show ${label} as`} className="flex gap-0.5">
             {modes.map((m) => (
               <button
@@ -207,7 +211,8 @@ export function RawValueView({
               <svg aria-hidden viewBox="0 0 16 16" className="size-3.5 fill-none stroke-current" strokeWidth="1.5">
                 <path d="M8 2.5v8M4.5 7 8 10.5 11.5 7M3 13.5h10" strokeLinecap="round" strokeLinejoin="round" />
               </svg>
-              {busy === "download" ? "Downloading…" : "Download"}
+              {/* an arrow alone on phones (the name stays "Download …"); the busy state is always spelled out */}
+              <span className={busy === "download" ? "" : "max-sm:sr-only"}>{busy === "download" ? "Downloading…" : "Download"}</span>
             </button>
           </div>
         </div>

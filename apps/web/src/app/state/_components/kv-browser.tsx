@@ -3,7 +3,7 @@
 import type { RawValue } from "@fleet/schema";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useEffect, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 
 import { InlineEmpty, ResultNote, Section } from "@/components/ui-bits";
 import { useDebouncedParam, useQueryState } from "@/lib/use-query-state";
@@ -18,6 +18,8 @@ import { KvEditor } from "./kv-editor";
 import { Ttl } from "./ttl";
 
 const KEYS_SHOWN = 500;
+/** Keys expiring together cause one refetch; a server still listing a key at zero, at most one this often. */
+const EXPIRY_REFETCH_MS = 2_000;
 /** The API reads request bodies up to 1 MiB: a larger value cannot be saved from here. */
 const EDIT_MAX_BYTES = 1024 * 1024 - 64;
 
@@ -47,6 +49,34 @@ export function KvBrowser() {
   const keys = useQuery({ ...queries.kvKeys(ns ?? ""), enabled: ns !== null });
   const value = useQuery({ ...queries.kvValue(ns ?? "", key ?? ""), enabled: ns !== null && key !== null });
   const [editing, setEditing] = useState(false);
+
+  // A countdown reached zero: fetch the list (and the open value) again so the key leaves it.
+  const { refetch: refetchKeys } = keys;
+  const { refetch: refetchValue } = value;
+  const expiryTimer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const lastExpiryRefetch = useRef(0);
+  const valueExpired = useRef(false);
+  const onKeyExpired = useCallback(
+    (alsoValue = false) => {
+      if (alsoValue) valueExpired.current = true;
+      if (expiryTimer.current !== null) return;
+      const wait = Math.max(250, lastExpiryRefetch.current + EXPIRY_REFETCH_MS - Date.now());
+      expiryTimer.current = setTimeout(() => {
+        expiryTimer.current = null;
+        lastExpiryRefetch.current = Date.now();
+        void refetchKeys({ cancelRefetch: false });
+        if (valueExpired.current) {
+          valueExpired.current = false;
+          void refetchValue({ cancelRefetch: false });
+        }
+      }, wait);
+    },
+    [refetchKeys, refetchValue],
+  );
+  const onValueExpired = useCallback(() => onKeyExpired(true), [onKeyExpired]);
+  useEffect(() => () => {
+    if (expiryTimer.current !== null) clearTimeout(expiryTimer.current);
+  }, []);
   const [askDelete, setAskDelete] = useState(false);
   // The whole value, once "Show all" fetched it: a truncated value is edited only from it.
   const [fullValue, setFullValue] = useState<RawValue | null>(null);
@@ -169,7 +199,7 @@ export function KvBrowser() {
                           <span>{formatBytes(k.bytes)}</span>
                           {k.ttl_ms !== null && (
                             <span title="Time to live">
-                              <Ttl ttlMs={k.ttl_ms} asOf={keys.dataUpdatedAt} />
+                              <Ttl ttlMs={k.ttl_ms} asOf={keys.dataUpdatedAt} onExpire={onKeyExpired} />
                             </span>
                           )}
                         </span>
@@ -238,7 +268,7 @@ export function KvBrowser() {
                 <div className="mb-3 flex flex-wrap items-center gap-x-4 gap-y-2 text-sm">
                   <span>
                     <span className="text-slate-500">Expires: </span>
-                    <Ttl ttlMs={value.data.ttl_ms} asOf={value.dataUpdatedAt} noneLabel="never" />
+                    <Ttl ttlMs={value.data.ttl_ms} asOf={value.dataUpdatedAt} noneLabel="never" onExpire={onValueExpired} />
                   </span>
                   <span>
                     <span className="text-slate-500">Size: </span>

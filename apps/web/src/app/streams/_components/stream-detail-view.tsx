@@ -1,19 +1,20 @@
 "use client";
 
-import type { StreamDetail } from "@fleet/schema";
+import type { RawValue, StreamDetail } from "@fleet/schema";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 
-import { ItemTable } from "@/components/item-table";
-import { bodyField } from "@/components/payload-preview";
+import { ItemTable, useNarrow } from "@/components/item-table";
+import { bodyField, PayloadPreview } from "@/components/payload-preview";
+import { RawValueView } from "@/components/raw-value-view";
 import { InlineEmpty, Stat } from "@/components/ui-bits";
 import { intParam, useQueryState } from "@/lib/use-query-state";
 import { ErrorState, LoadingState, PageHeader, RelativeTime } from "@/components";
 import { ApiError, apiGet, qs, seg } from "@/lib/api";
-import { formatNumber } from "@/lib/format";
+import { clockTime, formatNumber } from "@/lib/format";
 import { streamEntryLoader } from "@/lib/full-value";
-import { useLiveStatus, useLiveSubscription, type LiveFrames } from "@/lib/live";
+import { useLiveSubscription, type LiveFrames } from "@/lib/live";
 import { queries } from "@/lib/query";
 
 type Entry = StreamDetail["entries"][number];
@@ -27,11 +28,94 @@ function entryKey(e: Entry): string {
   return `${e.score}:${e.envelope.bytes}:${e.envelope.base64.slice(-24)}`;
 }
 
+function entryName(e: Entry): string {
+  return `the entry of ${clockTime(e.score)}`;
+}
+
+/**
+ * Phones: two lines an entry (when and who, then the data preview) with the envelope one
+ * tap away. ItemTable's phone cards (a card with a label per column) made 100 entries
+ * about 13,000 px tall.
+ */
+function CompactEntries({
+  name,
+  order,
+  entries,
+  caption,
+  fresh,
+}: {
+  name: string;
+  order: "newest" | "oldest";
+  entries: readonly Entry[];
+  caption: string;
+  fresh: ReadonlySet<string>;
+}) {
+  const [open, setOpen] = useState<ReadonlySet<string>>(new Set());
+  const fulls = useRef(new Map<string, RawValue>());
+  const toggle = (k: string) =>
+    setOpen((prev) => {
+      const next = new Set(prev);
+      if (next.has(k)) next.delete(k);
+      else next.add(k);
+      return next;
+    });
+  return (
+    <ul aria-label={caption} className="divide-y divide-slate-200 rounded-lg border border-slate-200 bg-white dark:divide-slate-800 dark:border-slate-800 dark:bg-slate-900/40">
+      {entries.map((e, i) => {
+        const k = entryKey(e);
+        const isOpen = open.has(k);
+        const worker = bodyField(e.envelope, "worker_id");
+        return (
+          <li key={k} className={`px-3 py-1.5 ${fresh.has(k) ? "bg-emerald-50 transition-colors dark:bg-emerald-950/30" : "transition-colors"}`}>
+            <div className="flex items-center gap-2">
+              <div className="min-w-0 flex-1">
+                <div className="flex min-w-0 items-baseline gap-1.5 text-xs text-slate-600 dark:text-slate-400">
+                  <RelativeTime at={e.score} className="shrink-0 font-medium text-slate-800 tabular-nums dark:text-slate-200" />
+                  <span className="shrink-0 tabular-nums">{clockTime(e.score)}</span>
+                  {worker && (
+                    <span className="min-w-0 truncate font-mono" title={worker}>
+                      · {worker}
+                    </span>
+                  )}
+                </div>
+                <PayloadPreview value={e.envelope} field="data" className="mt-0.5" />
+              </div>
+              <button
+                type="button"
+                className="btn-ghost shrink-0 text-xs"
+                aria-expanded={isOpen}
+                aria-label={`${isOpen ? "Hide" : "Show"} envelope of ${entryName(e)}`}
+                onClick={() => toggle(k)}
+              >
+                {isOpen ? "Hide" : "Show"}
+              </button>
+            </div>
+            {isOpen && (
+              <RawValueView
+                value={e.envelope}
+                label="envelope"
+                loadFull={e.envelope.truncated ? streamEntryLoader(name, order, i, e.score, e.envelope) : undefined}
+                fileName={`${name}-${e.score}`}
+                initialFull={fulls.current.get(k) ?? null}
+                onFullValue={(f) => {
+                  if (f) fulls.current.set(k, f);
+                  else fulls.current.delete(k);
+                }}
+                className="mt-1.5 mb-1"
+              />
+            )}
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
+
 function EntryTime({ score }: { score: number }) {
   return (
     <span className="flex flex-col whitespace-nowrap">
       <RelativeTime at={score} className="tabular-nums" />
-      <span className="text-xs text-slate-500 tabular-nums dark:text-slate-400">{new Date(score * 1000).toLocaleTimeString()}</span>
+      <span className="text-xs text-slate-500 tabular-nums dark:text-slate-400">{clockTime(score)}</span>
     </span>
   );
 }
@@ -42,7 +126,6 @@ export function StreamDetailView({ name }: { name: string }) {
   const order = sp.get("order") === "oldest" ? "oldest" : "newest";
   const limit = intParam(sp, "limit", 100, 1000);
   const [paused, setPaused] = useState(false);
-  const live = useLiveStatus();
 
   // The tail owns its refetches (key outside `queryKeys.streams.detailAll`, which every
   // `streams` frame invalidates with cancelRefetch): under a steady emit rate a fetch slower
@@ -136,7 +219,9 @@ export function StreamDetailView({ name }: { name: string }) {
   const entries = useMemo(() => data?.entries ?? [], [data]);
   const length = data?.length ?? summary?.length ?? 0;
 
-  const tailState = paused ? "paused" : live === "live" ? "live" : live === "down" ? "polling" : "connecting";
+  const narrow = useNarrow();
+  const caption = `Entries of stream ${name}, ${order} first`;
+  const emptyNote = <InlineEmpty>The stream is empty. Entries appear here as automations emit them.</InlineEmpty>;
 
   const header = (
     <PageHeader
@@ -172,11 +257,13 @@ export function StreamDetailView({ name }: { name: string }) {
           </label>
           {paused ? (
             <button type="button" className="btn-primary" onClick={resume}>
-              ▶ Resume{newWhilePaused > 0 ? ` (${formatNumber(newWhilePaused)} new)` : ""}
+              <span aria-hidden>▶ </span>
+              Resume{newWhilePaused > 0 ? ` (${formatNumber(newWhilePaused)} new)` : ""}
             </button>
           ) : (
             <button type="button" className="btn" onClick={pause} disabled={!data}>
-              ❚❚ Pause
+              <span aria-hidden>❚❚ </span>
+              Pause
             </button>
           )}
         </>
@@ -203,74 +290,77 @@ export function StreamDetailView({ name }: { name: string }) {
   return (
     <>
       {header}
-      <dl className="grid grid-cols-2 gap-2 sm:grid-cols-4" aria-label="Stream summary">
+      <dl className="grid grid-cols-3 gap-2 sm:max-w-2xl" aria-label="Stream summary">
         <Stat label="Entries" value={length} />
         <div className="rounded-lg border border-slate-200 bg-white px-3 py-2 dark:border-slate-800 dark:bg-slate-900">
           <dt className="text-xs font-medium tracking-wide uppercase opacity-75">Oldest</dt>
-          <dd className="mt-0.5 text-xl font-semibold">
+          <dd className="mt-0.5 text-lg font-semibold sm:text-xl">
             <RelativeTime at={summary?.oldest} />
           </dd>
         </div>
         <div className="rounded-lg border border-slate-200 bg-white px-3 py-2 dark:border-slate-800 dark:bg-slate-900">
           <dt className="text-xs font-medium tracking-wide uppercase opacity-75">Newest</dt>
-          <dd className="mt-0.5 text-xl font-semibold">
+          <dd className="mt-0.5 text-lg font-semibold sm:text-xl">
             <RelativeTime at={summary?.newest} />
-          </dd>
-        </div>
-        <div className="rounded-lg border border-slate-200 bg-white px-3 py-2 dark:border-slate-800 dark:bg-slate-900">
-          <dt className="text-xs font-medium tracking-wide uppercase opacity-75">Tail</dt>
-          <dd className="mt-1 flex items-center gap-2 text-sm font-medium" aria-live="polite">
-            <span
-              aria-hidden
-              className={`inline-block size-2.5 rounded-full ${
-                tailState === "live" ? "animate-pulse bg-emerald-500" : tailState === "paused" ? "bg-amber-500" : "bg-slate-400"
-              }`}
-            />
-            {tailState === "paused"
-              ? `paused${newWhilePaused > 0 ? ` · ${formatNumber(newWhilePaused)} new` : ""}`
-              : tailState === "polling"
-                ? "polling (live stream down)"
-                : tailState}
           </dd>
         </div>
       </dl>
       {order === "oldest" && (
         <p className="mt-3 text-sm text-slate-600 dark:text-slate-400">Oldest first: new entries arrive at the end, beyond this page. Switch to newest first to watch them come in.</p>
       )}
-      <div className="mt-6 mb-2 text-sm text-slate-600 dark:text-slate-400">
-        {entries.length < length ? `The ${order} ${formatNumber(entries.length)} of ${formatNumber(length)} entries` : `${formatNumber(length)} entries`}
+      <div className="mt-6 mb-2 flex flex-wrap items-center gap-x-3 gap-y-1 text-sm text-slate-600 dark:text-slate-400">
+        <span>{entries.length < length ? `The ${order} ${formatNumber(entries.length)} of ${formatNumber(length)} entries` : `${formatNumber(length)} entries`}</span>
+        {/* The header's indicator says whether the console is live; this says what only this page knows. */}
+        <span aria-live="polite" className="flex items-center gap-1.5">
+          {paused && (
+            <>
+              <span aria-hidden className="inline-block size-2 rounded-full bg-amber-500" />
+              <span className="font-medium text-amber-800 dark:text-amber-300">
+                Paused{newWhilePaused > 0 ? `: ${formatNumber(newWhilePaused)} new since` : ": the list holds still until you resume"}
+              </span>
+            </>
+          )}
+        </span>
       </div>
-      <ItemTable<Entry>
-        rows={entries}
-        caption={`Entries of stream ${name}, ${order} first`}
-        rowKey={entryKey}
-        rowName={(e) => `the entry of ${new Date(e.score * 1000).toLocaleTimeString()}`}
-        payload={(e) => e.envelope}
-        payloadLabel="envelope"
-        loadFull={(e, i, v) => streamEntryLoader(name, order, i, e.score, v)}
-        fileName={(e) => `${name}-${e.score}`}
-        previewField="data"
-        rowClassName={(e) => (fresh.has(entryKey(e)) ? "bg-emerald-50 transition-colors dark:bg-emerald-950/30" : "transition-colors")}
-        columns={[
-          { id: "time", header: "Time", cell: (e) => <EntryTime score={e.score} /> },
-          {
-            id: "worker",
-            header: "Worker",
-            hideOnMobile: true,
-            cell: (e) => {
-              const w = bodyField(e.envelope, "worker_id");
-              return w ? (
-                <span className="block max-w-[12rem] truncate font-mono text-xs" title={w}>
-                  {w}
-                </span>
-              ) : (
-                <span className="text-slate-400">—</span>
-              );
+      {narrow ? (
+        entries.length === 0 ? (
+          emptyNote
+        ) : (
+          <CompactEntries name={name} order={order} entries={entries} caption={caption} fresh={fresh} />
+        )
+      ) : (
+        <ItemTable<Entry>
+          rows={entries}
+          caption={caption}
+          rowKey={entryKey}
+          rowName={entryName}
+          payload={(e) => e.envelope}
+          payloadLabel="envelope"
+          loadFull={(e, i, v) => streamEntryLoader(name, order, i, e.score, v)}
+          fileName={(e) => `${name}-${e.score}`}
+          previewField="data"
+          rowClassName={(e) => (fresh.has(entryKey(e)) ? "bg-emerald-50 transition-colors dark:bg-emerald-950/30" : "transition-colors")}
+          columns={[
+            { id: "time", header: "Time", cell: (e) => <EntryTime score={e.score} /> },
+            {
+              id: "worker",
+              header: "Worker",
+              hideOnMobile: true,
+              cell: (e) => {
+                const w = bodyField(e.envelope, "worker_id");
+                return w ? (
+                  <span className="block max-w-[12rem] truncate font-mono text-xs" title={w}>
+                    {w}
+                  </span>
+                ) : (
+                  <span className="text-slate-400">—</span>
+                );
+              },
             },
-          },
-        ]}
-        empty={<InlineEmpty>The stream is empty. Entries appear here as automations emit them.</InlineEmpty>}
-      />
+          ]}
+          empty={emptyNote}
+        />
+      )}
     </>
   );
 }
