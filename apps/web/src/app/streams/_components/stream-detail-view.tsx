@@ -294,13 +294,13 @@ export function StreamDetailView({ name }: { name: string }) {
         <Stat label="Entries" value={length} />
         <div className="rounded-lg border border-slate-200 bg-white px-3 py-2 dark:border-slate-800 dark:bg-slate-900">
           <dt className="text-xs font-medium tracking-wide uppercase opacity-75">Oldest</dt>
-          <dd className="mt-0.5 text-lg font-semibold sm:text-xl">
+          <dd className="mt-0.5 text-base font-semibold sm:text-xl">
             <RelativeTime at={summary?.oldest} />
           </dd>
         </div>
         <div className="rounded-lg border border-slate-200 bg-white px-3 py-2 dark:border-slate-800 dark:bg-slate-900">
           <dt className="text-xs font-medium tracking-wide uppercase opacity-75">Newest</dt>
-          <dd className="mt-0.5 text-lg font-semibold sm:text-xl">
+          <dd className="mt-0.5 text-base font-semibold sm:text-xl">
             <RelativeTime at={summary?.newest} />
           </dd>
         </div>
