@@ -68,7 +68,12 @@ export interface Column<T> {
   className?: string;
   /** Hidden below the `sm` breakpoint to keep phone tables readable. */
   hideOnMobile?: boolean;
+  /** Hidden below this breakpoint (wins over `hideOnMobile`): for columns a tablet has no room for. */
+  hideBelow?: "sm" | "md" | "lg" | "xl";
 }
+
+// Whole class names, so Tailwind sees them.
+const HIDE_BELOW = { sm: "hidden sm:table-cell", md: "hidden md:table-cell", lg: "hidden lg:table-cell", xl: "hidden xl:table-cell" } as const;
 
 /**
  * A windowed <table> with a sticky header. Rows have a fixed height (cells truncate);
@@ -98,7 +103,10 @@ export function DataTable<T>({
   empty?: ReactNode;
 }) {
   const { containerRef, start, end, padTop, padBottom } = useWindowedRows({ count: rows.length, rowHeight });
-  const mobileHidden = (c: Column<T>) => (c.hideOnMobile ? "hidden sm:table-cell" : "");
+  const cellClass = (c: Column<T>) => {
+    const below = c.hideBelow ?? (c.hideOnMobile ? "sm" : undefined);
+    return `${c.className ?? ""} ${below ? HIDE_BELOW[below] : ""}`;
+  };
 
   return (
     <div
@@ -114,25 +122,14 @@ export function DataTable<T>({
         <thead className="sticky top-0 z-10 bg-slate-100 text-left text-xs font-semibold tracking-wide text-slate-600 uppercase dark:bg-slate-900 dark:text-slate-400">
           <tr aria-rowindex={1}>
             {columns.map((c) => (
-              <th key={c.id} scope="col" className={`truncate px-2 py-2 sm:px-3 ${c.className ?? ""} ${mobileHidden(c)}`}>
+              <th key={c.id} scope="col" className={`truncate px-2 py-2 sm:px-3 ${cellClass(c)}`}>
                 {c.header}
               </th>
             ))}
           </tr>
         </thead>
         <tbody>
-          {rows.length === 0 && empty !== undefined && (
-            <tr>
-              <td colSpan={columns.length} className="p-4">
-                {empty}
-              </td>
-            </tr>
-          )}
-          {padTop > 0 && (
-            <tr aria-hidden style={{ height: padTop }}>
-              <td colSpan={columns.length} />
-            </tr>
-          )}
+          {padTop > 0 && <Spacer columns={columns} height={padTop} cellClass={cellClass} />}
           {rows.slice(start, end).map((row, i) => (
             <tr
               key={rowKey(row)}
@@ -141,20 +138,34 @@ export function DataTable<T>({
               className={`border-t border-slate-200 hover:bg-slate-50 dark:border-slate-800 dark:hover:bg-slate-900/60 ${rowClassName?.(row) ?? ""}`}
             >
               {columns.map((c) => (
-                <td key={c.id} className={`truncate px-2 sm:px-3 ${c.className ?? ""} ${mobileHidden(c)}`}>
+                <td key={c.id} className={`truncate px-2 sm:px-3 ${cellClass(c)}`}>
                   {c.cell(row, start + i)}
                 </td>
               ))}
             </tr>
           ))}
-          {padBottom > 0 && (
-            <tr aria-hidden style={{ height: padBottom }}>
-              <td colSpan={columns.length} />
-            </tr>
-          )}
+          {padBottom > 0 && <Spacer columns={columns} height={padBottom} cellClass={cellClass} />}
         </tbody>
       </table>
+      {/* Below the table, not in a cell spanning every column: on a phone that span would
+          count the hidden columns too and squeeze the visible ones. */}
+      {rows.length === 0 && empty !== undefined && <div className="p-4">{empty}</div>}
     </div>
+  );
+}
+
+/**
+ * The height of the rows not rendered, as one row with a cell per column (each hidden where
+ * its column is): a single cell spanning every column would, on a phone, span the hidden
+ * ones too, add them back to the fixed layout and squeeze the visible columns.
+ */
+function Spacer<T>({ columns, height, cellClass }: { columns: readonly Column<T>[]; height: number; cellClass: (c: Column<T>) => string }) {
+  return (
+    <tr aria-hidden style={{ height }}>
+      {columns.map((c) => (
+        <td key={c.id} className={`p-0 ${cellClass(c)}`} />
+      ))}
+    </tr>
   );
 }
 

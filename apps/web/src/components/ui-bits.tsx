@@ -10,11 +10,14 @@ export function Stat({
   value,
   tone = "plain",
   hint,
+  compact = false,
 }: {
   label: string;
   value: number | null | undefined;
   tone?: "plain" | "warn" | "bad";
   hint?: ReactNode;
+  /** Smaller on phones (a row of four fits 390 px); the usual size from `sm` up. */
+  compact?: boolean;
 }) {
   const hot = (value ?? 0) > 0;
   const toneCls =
@@ -24,9 +27,9 @@ export function Stat({
         ? "border-amber-300 bg-amber-50 text-amber-900 dark:border-amber-800 dark:bg-amber-950/40 dark:text-amber-200"
         : "border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900";
   return (
-    <div className={`rounded-lg border px-3 py-2 ${toneCls}`}>
-      <dt className="text-xs font-medium tracking-wide uppercase opacity-75">{label}</dt>
-      <dd className="mt-0.5 text-xl font-semibold tabular-nums">{formatNumber(value)}</dd>
+    <div className={`min-w-0 rounded-lg border ${compact ? "px-2 py-1 sm:px-3 sm:py-2" : "px-3 py-2"} ${toneCls}`}>
+      <dt className={`truncate font-medium opacity-75 ${compact ? "text-[0.6875rem] sm:text-xs sm:tracking-wide sm:uppercase" : "text-xs tracking-wide uppercase"}`}>{label}</dt>
+      <dd className={`font-semibold tabular-nums ${compact ? "text-base sm:mt-0.5 sm:text-xl" : "mt-0.5 text-xl"}`}>{formatNumber(value)}</dd>
       {hint && <dd className="text-xs opacity-75">{hint}</dd>}
     </div>
   );
@@ -68,15 +71,36 @@ export function Section({
   tools,
   children,
   description,
+  empty,
 }: {
   id: string;
   title: string;
   count?: ReactNode;
   tools?: ReactNode;
   description?: ReactNode;
-  children: ReactNode;
+  children?: ReactNode;
+  /** Set when there is nothing to list: the section shrinks to one line, heading, count and this. */
+  empty?: ReactNode;
 }) {
   const headingId = `${id}-heading`;
+  if (empty !== undefined) {
+    return (
+      <section id={id} aria-labelledby={headingId} className="mt-6 scroll-mt-20">
+        <div className="flex flex-wrap items-baseline gap-x-2 gap-y-1">
+          <h2 id={headingId} className="text-lg font-semibold">
+            {title}
+          </h2>
+          {count !== undefined && (
+            <span data-testid={`${id}-count`} className="rounded-full bg-slate-100 px-2 py-px text-xs font-medium text-slate-600 tabular-nums dark:bg-slate-800 dark:text-slate-300">
+              {count}
+            </span>
+          )}
+          <p className="text-sm text-slate-600 dark:text-slate-400">{empty}</p>
+          {tools && <div className="ml-auto flex flex-wrap items-center gap-2">{tools}</div>}
+        </div>
+      </section>
+    );
+  }
   return (
     <section id={id} aria-labelledby={headingId} className="mt-8 scroll-mt-20">
       <div className="mb-3 flex flex-wrap items-end justify-between gap-2">
@@ -124,11 +148,15 @@ export function InlineEmpty({ children }: { children: ReactNode }) {
   );
 }
 
-/** A task id (32 hex) in mono, cut to fit; the whole id stays in the DOM and the tooltip. */
-export function TaskId({ id }: { id: string | null | undefined }) {
+/**
+ * A task id (32 hex) in mono, cut to fit; the whole id stays in the DOM and the tooltip.
+ * `leading="sm"` gives it the line height of text-sm, so it shares the baseline of
+ * text-sm cells beside it (top-aligned table cells).
+ */
+export function TaskId({ id, leading = "xs" }: { id: string | null | undefined; leading?: "xs" | "sm" }) {
   if (!id) return <span className="text-slate-400 italic">no id</span>;
   return (
-    <code className="block max-w-[15rem] truncate font-mono text-xs" title={id}>
+    <code className={`block max-w-[15rem] truncate font-mono text-xs ${leading === "sm" ? "leading-5" : ""}`} title={id}>
       {id}
     </code>
   );

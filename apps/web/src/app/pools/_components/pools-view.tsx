@@ -14,21 +14,27 @@ export function poolHref(name: string): string {
   return `/pools/${encodeURIComponent(name)}`;
 }
 
+// Phones keep live, expired and claimed; the size (live + expired) rides under the name.
 const columns: Column<PoolSummary>[] = [
   {
     id: "name",
     header: "Pool",
-    className: "w-36 sm:w-64",
+    className: "sm:w-64",
     cell: (p) => (
-      <Link href={poolHref(p.name)} className="link block truncate font-medium" title={p.name}>
-        {p.name}
-      </Link>
+      <>
+        <Link href={poolHref(p.name)} className="link block truncate leading-tight font-medium" title={p.name}>
+          {p.name}
+        </Link>
+        <span className="block truncate text-xs leading-tight text-slate-600 tabular-nums sm:hidden dark:text-slate-400">
+          {formatNumber(p.size)} item{p.size === 1 ? "" : "s"}
+        </span>
+      </>
     ),
   },
-  { id: "size", header: "Size", className: "w-20 text-right", cell: (p) => <Num value={p.size} /> },
-  { id: "live", header: "Live", className: "w-20 text-right", cell: (p) => <Num value={p.live} /> },
-  { id: "expired", header: "Expired", className: "w-24 text-right", cell: (p) => <Num value={p.expired} tone="warn" /> },
-  { id: "claimed", header: "Claimed", className: "w-24 text-right", cell: (p) => <Num value={p.claimed} /> },
+  { id: "size", header: "Size", className: "w-20 text-right", hideOnMobile: true, cell: (p) => <Num value={p.size} /> },
+  { id: "live", header: "Live", className: "w-16 text-right sm:w-20", cell: (p) => <Num value={p.live} /> },
+  { id: "expired", header: "Expired", className: "w-20 text-right sm:w-24", cell: (p) => <Num value={p.expired} tone="warn" /> },
+  { id: "claimed", header: "Claimed", className: "w-20 text-right sm:w-24", cell: (p) => <Num value={p.claimed} /> },
 ];
 
 /** /pools: every pool's size, live, expired and claimed counts, kept live by `pools` frames. */

@@ -14,7 +14,7 @@ import { Can } from "@/lib/session";
 
 import { DeadLetters } from "./dead-letters";
 import { ItemTable } from "@/components/item-table";
-import { InlineEmpty, ResultNote, Section, Stat, TaskId } from "@/components/ui-bits";
+import { ResultNote, Section, Stat, TaskId } from "@/components/ui-bits";
 import { intParam, useQueryState } from "@/lib/use-query-state";
 
 type Processing = QueueDetail["processing_items"][number];
@@ -157,15 +157,16 @@ export function QueueDetailView({ name }: { name: string }) {
           </ResultNote>
         </div>
       )}
-      <dl className="grid grid-cols-2 gap-2 sm:grid-cols-4 lg:grid-cols-8" aria-label="Depths">
-        <Stat label="High" value={q.pending.high} />
-        <Stat label="Normal" value={q.pending.normal} />
-        <Stat label="Low" value={q.pending.low} />
-        <Stat label="In flight" value={q.processing} />
-        <Stat label="Overdue" value={q.overdue} tone="warn" />
-        <Stat label="Scheduled" value={q.scheduled} />
-        <Stat label="Due" value={q.due} />
-        <Stat label="Dead" value={q.dead} tone="bad" />
+      {/* Four to a row on phones too, compact: two short rows, not four tall ones. */}
+      <dl className="grid grid-cols-4 gap-1.5 sm:gap-2 lg:grid-cols-8" aria-label="Depths">
+        <Stat compact label="High" value={q.pending.high} />
+        <Stat compact label="Normal" value={q.pending.normal} />
+        <Stat compact label="Low" value={q.pending.low} />
+        <Stat compact label="In flight" value={q.processing} />
+        <Stat compact label="Overdue" value={q.overdue} tone="warn" />
+        <Stat compact label="Scheduled" value={q.scheduled} />
+        <Stat compact label="Due" value={q.due} />
+        <Stat compact label="Dead" value={q.dead} tone="bad" />
       </dl>
 
       <nav aria-label="Sections" className="mt-4 flex flex-wrap gap-x-4 gap-y-1 text-sm">
@@ -180,6 +181,7 @@ export function QueueDetailView({ name }: { name: string }) {
         title="In flight"
         count={shown(q.processing_items.length, q.processing)}
         description="Reserved by a worker; past its deadline a task is overdue and the sweep puts it back."
+        empty={q.processing_items.length === 0 ? "No task is in flight." : undefined}
       >
         <ItemTable<Processing>
           rows={q.processing_items}
@@ -193,7 +195,7 @@ export function QueueDetailView({ name }: { name: string }) {
           previewField="payload"
           rowClassName={(r) => (r.overdue ? "bg-amber-50/60 dark:bg-amber-950/20" : "")}
           columns={[
-            { id: "id", header: "Task", cell: (r) => <TaskId id={r.id} /> },
+            { id: "id", header: "Task", cell: (r) => <TaskId id={r.id} leading="sm" /> },
             {
               id: "deadline",
               header: "Deadline",
@@ -206,11 +208,16 @@ export function QueueDetailView({ name }: { name: string }) {
               ),
             },
           ]}
-          empty={<InlineEmpty>No task is in flight.</InlineEmpty>}
         />
       </Section>
 
-      <Section id="pending" title="Pending" count={shown(q.pending_items.length, q.pending.total)} description="Waiting for a worker: high first, then normal, then low.">
+      <Section
+        id="pending"
+        title="Pending"
+        count={shown(q.pending_items.length, q.pending.total)}
+        description="Waiting for a worker: high first, then normal, then low."
+        empty={q.pending_items.length === 0 ? "Nothing is waiting." : undefined}
+      >
         <ItemTable<Pending>
           rows={q.pending_items}
           caption="Pending tasks"
@@ -223,13 +230,18 @@ export function QueueDetailView({ name }: { name: string }) {
           previewField="payload"
           columns={[
             { id: "priority", header: "Priority", cell: (r) => <PriorityBadge p={r.priority} /> },
-            { id: "id", header: "Task", cell: (r) => <TaskId id={r.task_id} /> },
+            { id: "id", header: "Task", cell: (r) => <TaskId id={r.task_id} leading="sm" /> },
           ]}
-          empty={<InlineEmpty>Nothing is waiting.</InlineEmpty>}
         />
       </Section>
 
-      <Section id="scheduled" title="Scheduled retries" count={shown(q.scheduled_items.length, q.scheduled)} description="Failed tasks waiting for their retry time.">
+      <Section
+        id="scheduled"
+        title="Scheduled retries"
+        count={shown(q.scheduled_items.length, q.scheduled)}
+        description="Failed tasks waiting for their retry time."
+        empty={q.scheduled_items.length === 0 ? "None scheduled." : undefined}
+      >
         <ItemTable<Scheduled>
           rows={q.scheduled_items}
           caption="Scheduled retries"
@@ -242,9 +254,8 @@ export function QueueDetailView({ name }: { name: string }) {
           previewField="payload"
           columns={[
             { id: "ready", header: "Ready", className: "whitespace-nowrap", cell: (r) => <ReadyAt at={r.ready_at} /> },
-            { id: "id", header: "Task", cell: (r) => <TaskId id={r.task_id} /> },
+            { id: "id", header: "Task", cell: (r) => <TaskId id={r.task_id} leading="sm" /> },
           ]}
-          empty={<InlineEmpty>No retry is scheduled.</InlineEmpty>}
         />
       </Section>
 

@@ -16,29 +16,53 @@ export function queueHref(name: string): string {
   return `/queues/${encodeURIComponent(name)}`;
 }
 
+/** What a phone has no column for, said under the queue's name: only the counts that are not zero. */
+function PhoneExtras({ q }: { q: Queue }) {
+  const parts: Array<{ text: string; warn?: boolean }> = [];
+  if (q.overdue > 0) parts.push({ text: `${formatNumber(q.overdue)} overdue`, warn: true });
+  if (q.scheduled > 0) parts.push({ text: `${formatNumber(q.scheduled)} scheduled` });
+  if (q.due > 0) parts.push({ text: `${formatNumber(q.due)} due` });
+  if (parts.length === 0) return null;
+  return (
+    <span className="block truncate text-xs leading-tight text-slate-600 sm:hidden dark:text-slate-400">
+      {parts.map((p, i) => (
+        <span key={p.text} className={p.warn ? "font-semibold text-amber-800 dark:text-amber-300" : ""}>
+          {i > 0 && " · "}
+          {p.text}
+        </span>
+      ))}
+    </span>
+  );
+}
+
+// Phones (390 px) keep the name, pending, in flight and dead: the name takes what the three
+// numbers leave; overdue, scheduled and due ride under the name when they are not zero.
 const columns: Column<Queue>[] = [
   {
     id: "name",
     header: "Queue",
-    className: "w-36 sm:w-56",
+    className: "sm:w-56",
     cell: (q) => (
-      <Link href={queueHref(q.name)} className="link block truncate font-medium" title={q.name}>
-        {q.name}
-      </Link>
+      <>
+        <Link href={queueHref(q.name)} className="link block truncate leading-tight font-medium" title={q.name}>
+          {q.name}
+        </Link>
+        <PhoneExtras q={q} />
+      </>
     ),
   },
   { id: "high", header: "High", className: "w-20 text-right", hideOnMobile: true, cell: (q) => <Num value={q.pending.high} /> },
   { id: "normal", header: "Normal", className: "w-20 text-right", hideOnMobile: true, cell: (q) => <Num value={q.pending.normal} /> },
   { id: "low", header: "Low", className: "w-20 text-right", hideOnMobile: true, cell: (q) => <Num value={q.pending.low} /> },
-  { id: "pending", header: "Pending", className: "w-24 text-right", cell: (q) => <Num value={q.pending.total} /> },
-  { id: "processing", header: "In flight", className: "w-24 text-right", cell: (q) => <Num value={q.processing} /> },
-  { id: "overdue", header: "Overdue", className: "w-24 text-right", cell: (q) => <Num value={q.overdue} tone="warn" /> },
+  { id: "pending", header: "Pending", className: "w-[5.25rem] text-right sm:w-24", cell: (q) => <Num value={q.pending.total} /> },
+  { id: "processing", header: "In flight", className: "w-[5.75rem] text-right sm:w-24", cell: (q) => <Num value={q.processing} /> },
+  { id: "overdue", header: "Overdue", className: "w-24 text-right", hideOnMobile: true, cell: (q) => <Num value={q.overdue} tone="warn" /> },
   { id: "scheduled", header: "Scheduled", className: "w-24 text-right", hideOnMobile: true, cell: (q) => <Num value={q.scheduled} /> },
   { id: "due", header: "Due", className: "w-20 text-right", hideOnMobile: true, cell: (q) => <Num value={q.due} /> },
   {
     id: "dead",
     header: "Dead",
-    className: "w-24 text-right",
+    className: "w-16 text-right sm:w-24",
     cell: (q) =>
       q.dead > 0 ? (
         <Link href={`${queueHref(q.name)}#dead`} className="focus-visible:outline-2 focus-visible:outline-sky-500" aria-label={`${q.dead} dead letters in ${q.name}`}>
@@ -94,11 +118,11 @@ export function QueuesView() {
               {totals.deadQueues === 1 ? "" : "s"}: tasks that failed every attempt and wait for someone to requeue or delete them.
             </div>
           )}
-          <dl className="mb-4 grid grid-cols-2 gap-2 sm:grid-cols-4">
-            <Stat label="Pending" value={totals.pending} />
-            <Stat label="In flight" value={totals.processing} />
-            <Stat label="Overdue" value={totals.overdue} tone="warn" />
-            <Stat label="Dead" value={totals.dead} tone="bad" />
+          <dl className="mb-4 grid grid-cols-4 gap-1.5 sm:gap-2">
+            <Stat compact label="Pending" value={totals.pending} />
+            <Stat compact label="In flight" value={totals.processing} />
+            <Stat compact label="Overdue" value={totals.overdue} tone="warn" />
+            <Stat compact label="Dead" value={totals.dead} tone="bad" />
           </dl>
           <div className="mb-3 flex flex-wrap items-center gap-3">
             <label className="flex w-full items-center gap-2 text-sm sm:w-auto">

@@ -12,20 +12,21 @@ export function streamHref(name: string): string {
   return `/streams/${encodeURIComponent(name)}`;
 }
 
+// Phones: the name takes what the entry count and the newest entry's age leave.
 const columns: Column<StreamSummary>[] = [
   {
     id: "name",
     header: "Stream",
-    className: "w-36 sm:w-64",
+    className: "sm:w-64",
     cell: (s) => (
       <Link href={streamHref(s.name)} className="link block truncate font-medium" title={s.name}>
         {s.name}
       </Link>
     ),
   },
-  { id: "length", header: "Entries", className: "w-24 text-right", cell: (s) => <Num value={s.length} /> },
+  { id: "length", header: "Entries", className: "w-20 text-right sm:w-24", cell: (s) => <Num value={s.length} /> },
   { id: "oldest", header: "Oldest", className: "w-36", hideOnMobile: true, cell: (s) => <RelativeTime at={s.oldest} /> },
-  { id: "newest", header: "Newest", className: "w-36", cell: (s) => <RelativeTime at={s.newest} /> },
+  { id: "newest", header: "Newest", className: "w-28 sm:w-36", cell: (s) => <RelativeTime at={s.newest} /> },
 ];
 
 /** /streams: every output stream's length and age, kept live by `streams` frames. */

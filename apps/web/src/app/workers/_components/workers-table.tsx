@@ -98,22 +98,23 @@ export function WorkersTable() {
     {
       id: "worker",
       header: <SortHeader label="Worker" active={sort === "name"} direction="asc" onClick={() => setFilter({ sort: null })} />,
-      className: "w-[44%] sm:w-[26%]",
+      // No width: whatever the other columns leave (shared with the last error where that
+      // shows), so ids get the room, not a fixed column that is mostly empty.
       cell: (w) => (
         <>
           <Link href={workerHref(w)} className="link block truncate font-mono leading-tight" title={w.worker_id}>
             {w.worker_id}
           </Link>
-          {/* Phones have no room for the automation column: it rides under the id. */}
-          <span className="block truncate text-xs leading-tight text-slate-600 sm:hidden dark:text-slate-400">{w.automation_type}</span>
+          {/* Phones and small tablets have no room for the automation column: it rides under the id. */}
+          <span className="block truncate text-xs leading-tight text-slate-600 md:hidden dark:text-slate-400">{w.automation_type}</span>
         </>
       ),
     },
-    { id: "type", header: "Automation", className: "w-[14%]", hideOnMobile: true, cell: (w) => <span title={w.automation_type}>{w.automation_type}</span> },
+    { id: "type", header: "Automation", className: "w-32", hideBelow: "md", cell: (w) => <span title={w.automation_type}>{w.automation_type}</span> },
     {
       id: "status",
       header: "Status",
-      className: "w-[26%] sm:w-44",
+      className: "w-[5.75rem] sm:w-44",
       cell: (w) => (
         // Wraps under the status on phones: both markers stay whole.
         <span className="flex flex-wrap items-center gap-0.5 sm:gap-1">
@@ -125,7 +126,7 @@ export function WorkersTable() {
     {
       id: "host",
       header: "Host",
-      className: "w-[18%]",
+      className: "w-[22%]",
       hideOnMobile: true,
       cell: (w) => <span className="text-slate-600 dark:text-slate-300" title={workerHostname(w) ?? ""}>{workerHostname(w) ?? "—"}</span>,
     },
@@ -139,7 +140,7 @@ export function WorkersTable() {
           onClick={() => setFilter({ sort: sort === "-last_seen" ? "last_seen" : "-last_seen" })}
         />
       ),
-      className: "w-[30%] sm:w-40",
+      className: "w-24 sm:w-32",
       cell: (w) =>
         w.last_seen === null ? <span className="text-amber-700 dark:text-amber-400">unknown</span> : <RelativeTime at={w.last_seen} className="tabular-nums" />,
     },
@@ -147,14 +148,14 @@ export function WorkersTable() {
       id: "gen",
       header: "Config gen",
       className: "w-28 text-right",
-      hideOnMobile: true,
+      hideBelow: "xl",
       cell: (w) => <span className="tabular-nums">{w.config_gen ?? "—"}</span>,
     },
     {
       id: "error",
       header: "Last error",
-      className: "w-[22%]",
-      hideOnMobile: true,
+      // No width: the rest of the row.
+      hideBelow: "lg",
       cell: (w) =>
         w.last_error ? (
           <span className="text-red-700 dark:text-red-400" title={w.last_error}>
@@ -183,7 +184,7 @@ export function WorkersTable() {
             <label htmlFor="wk-type" className="text-xs font-medium text-slate-600 dark:text-slate-400">
               Automation
             </label>
-            <select id="wk-type" className="field min-w-0 sm:min-w-44" value={type} onChange={(e) => setFilter({ type: e.target.value || null })}>
+            <select id="wk-type" className="field h-9 min-w-0 sm:min-w-44" value={type} onChange={(e) => setFilter({ type: e.target.value || null })}>
               <option value="">All automations</option>
               {types.map((t) => (
                 <option key={t} value={t}>
@@ -196,7 +197,7 @@ export function WorkersTable() {
             <label htmlFor="wk-sort" className="text-xs font-medium text-slate-600 dark:text-slate-400">
               Sort
             </label>
-            <select id="wk-sort" className="field min-w-0 sm:min-w-52" value={sort} onChange={(e) => setFilter({ sort: e.target.value === "name" ? null : e.target.value })}>
+            <select id="wk-sort" className="field h-9 min-w-0 sm:min-w-52" value={sort} onChange={(e) => setFilter({ sort: e.target.value === "name" ? null : e.target.value })}>
               {SORTS.map((s) => (
                 <option key={s.value} value={s.value}>
                   {s.label}
@@ -212,7 +213,7 @@ export function WorkersTable() {
           <input
             id="wk-q"
             type="search"
-            className="field"
+            className="field h-9"
             placeholder="e.g. scraper-03 or .eu-west"
             value={search}
             onChange={(e) => setSearch(e.target.value)}
@@ -224,7 +225,8 @@ export function WorkersTable() {
           <span id="wk-status-label" className="text-xs font-medium text-slate-600 dark:text-slate-400">
             Status
           </span>
-          <div className="flex flex-wrap gap-1">
+          {/* As tall as the fields beside it, so the labels above line up. */}
+          <div className="flex min-h-9 flex-wrap items-center gap-1">
             <FilterChip label="All" count={counts ? allCount : null} pressed={status === null} onClick={() => setFilter({ status: null })} />
             {STATUSES.map((s) => (
               <FilterChip key={s} label={s} count={counts ? counts[s] : null} pressed={status === s} onClick={() => setFilter({ status: status === s ? null : s })} />
