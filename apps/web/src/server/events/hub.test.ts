@@ -3,6 +3,7 @@ import { createMemoryBackend, type MemoryBackend } from "@fleet/backend/memory";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 import { EventHub, type HubEvent } from "./hub";
+import { InlineSnapshotSource } from "./snapshot-source";
 import { countingSubscriptions, sleep, waitFor } from "./test-helpers";
 
 const decode = (e: HubEvent) => {
@@ -294,7 +295,7 @@ describe("EventHub bus and lifecycle", () => {
     await waitFor(() => events.some((e) => e.event === "bus"));
   });
 
-  it("whenSubscribed resolves once the bus subscription is in place, and false when it never comes", async () => {
+  it("whenReady resolves once the bus subscription is in place and the first snapshot taken, and false when it never comes", async () => {
     let release: () => void = () => {};
     const gate = new Promise<void>((r) => (release = r));
     const slow = new Proxy(backend, {
@@ -311,14 +312,38 @@ describe("EventHub bus and lifecycle", () => {
     });
     const h = makeHub(slow);
     const { events } = collect(h);
-    expect(await h.whenSubscribed(60)).toBe(false);
-    const waiting = h.whenSubscribed(5_000);
+    expect(await h.whenReady(60)).toBe(false);
+    const waiting = h.whenReady(5_000);
     release();
     expect(await waiting).toBe(true);
     // Subscribed means subscribed: a message published right away arrives.
     await backend.eventPublish("right.away", "1");
     await waitFor(() => events.some((e) => e.event === "bus" && e.data.topic === "right.away"));
-    expect(await h.whenSubscribed(0)).toBe(true);
+    expect(await h.whenReady(0)).toBe(true);
+  });
+
+  it("a worker changed right after whenReady is a frame: the baseline was taken before", async () => {
+    await backend.workerRegister("scraper", "wr-1", { hostname: "h" });
+    await backend.workerSetState("scraper", "wr-1", "RUNNING", null, clock);
+    // Many hubs started cold, each changed at once after ready: none may fold the change into its baseline.
+    for (let round = 0; round < 3; round++) {
+      // A first snapshot that is slow to start reading (a worker thread starting on a busy
+      // machine): the subscription is in place long before the baseline is.
+      const h = makeHub(backend, {
+        snapshotSource: () => {
+          const inner = new InlineSnapshotSource(async () => backend, 60);
+          return { kind: "inline", poll: async (now: number) => (await sleep(150), inner.poll(now)), close: () => inner.close() };
+        },
+      });
+      const { events } = collect(h);
+      expect(await h.whenReady(5_000)).toBe(true);
+      const state = round % 2 === 0 ? "ERROR" : "IDLE";
+      await backend.workerSetState("scraper", "wr-1", state, state === "ERROR" ? `boom ${round}` : null, clock);
+      await waitFor(() =>
+        events.some((e) => e.event === "workers" && e.data.changed.some((w: { worker_id: string; state: string }) => w.worker_id === "wr-1" && w.state === state)),
+      );
+      await h.close();
+    }
   });
 
   it("keeps serving the others when one listener throws", async () => {

@@ -87,8 +87,8 @@ export class EventHub {
   private closing: Promise<void> = Promise.resolve();
   private sourceClosing: Promise<void> = Promise.resolve();
 
-  /** Called once the bus subscription is in place (see whenSubscribed). */
-  private readonly subscribedWaiters = new Set<() => void>();
+  /** Called once the hub is ready: subscribed, and its first snapshot taken (see whenReady). */
+  private readonly readyWaiters = new Set<() => void>();
 
   // "Log once, keep trying": a Redis outage is one line in the log, and one on recovery.
   private loopFailing = false;
@@ -123,22 +123,33 @@ export class EventHub {
   }
 
   /**
-   * Resolves true once the bus subscription is in place (at once when it is), false after
-   * `timeoutMs` (Redis down, or a subscribe that is slow). The SSE route waits on it so a
-   * stream the browser sees open also receives a message published right after.
+   * Resolves true once the hub is ready (at once when it is): the bus subscription is in
+   * place and the change-detection loop has taken its first snapshot, the baseline later
+   * changes are found against. False after `timeoutMs` (Redis down, or a slow start). The
+   * SSE route waits on it, so a stream the browser sees open receives a message published,
+   * or a frame about a worker changed, right after it opened (the page then catches up once
+   * on what it fetched before).
    */
-  whenSubscribed(timeoutMs: number): Promise<boolean> {
-    if (this.subscription) return Promise.resolve(true);
+  whenReady(timeoutMs: number): Promise<boolean> {
+    if (this.isReady()) return Promise.resolve(true);
     return new Promise((resolve) => {
       const done = (ok: boolean) => {
         clearTimeout(timer);
-        this.subscribedWaiters.delete(onSubscribed);
+        this.readyWaiters.delete(onReady);
         resolve(ok);
       };
-      const onSubscribed = () => done(true);
+      const onReady = () => done(true);
       const timer = setTimeout(() => done(false), timeoutMs);
-      this.subscribedWaiters.add(onSubscribed);
+      this.readyWaiters.add(onReady);
     });
+  }
+
+  private isReady(): boolean {
+    return this.running && this.subscription !== null && this.ticks > 0;
+  }
+
+  private notifyIfReady(): void {
+    if (this.isReady()) for (const fn of [...this.readyWaiters]) fn();
   }
 
   status(): HubStatus {
@@ -228,6 +239,7 @@ export class EventHub {
       );
       if (gen !== this.generation) return;
       this.ticks++;
+      if (this.ticks === 1) this.notifyIfReady();
       if (this.loopFailing) {
         this.loopFailing = false;
         this.opts.log("change detection recovered");
@@ -270,7 +282,7 @@ export class EventHub {
         return;
       }
       this.subscription = { backend, sub };
-      for (const fn of [...this.subscribedWaiters]) fn();
+      this.notifyIfReady();
       if (this.subscribeFailing) {
         this.subscribeFailing = false;
         this.opts.log("bus subscription restored");

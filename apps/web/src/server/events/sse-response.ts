@@ -13,14 +13,14 @@ export const DEFAULT_HEARTBEAT_MS = 15_000;
 export const DEFAULT_MAX_QUEUED_FRAMES = 10_000;
 
 /**
- * How long a new stream waits for the hub's bus subscription before it answers. The
- * browser calls the stream live as soon as the answer arrives; on a cold hub (the first
- * client, or the first after the grace period) the subscription is still being made, and
- * a message published in between would be lost although the page already says "live".
- * Redis down: the stream opens after this wait anyway (the page learns of the outage from
- * the API's 503s).
+ * How long a new stream waits for the hub to be ready (bus subscription in place, first
+ * snapshot taken) before it answers. The browser calls the stream live as soon as the
+ * answer arrives; on a cold hub (the first client, or the first after the grace period) a
+ * message published, or a worker changed, before the hub is ready would be lost although
+ * the page already says "live". Redis down: the stream opens after this wait anyway (the
+ * page learns of the outage from the API's 503s).
  */
-export const DEFAULT_SUBSCRIBE_WAIT_MS = 3_000;
+export const DEFAULT_SUBSCRIBE_WAIT_MS = 5_000;
 
 export interface EventsHandlerOptions {
   hub: () => EventHub;
@@ -64,7 +64,7 @@ export function createEventsHandler(options: EventsHandlerOptions): (request: Re
       // synchronously below, within the hub's grace period) takes over from it.
       const warm = hub.attach(() => {});
       try {
-        await hub.whenSubscribed(subscribeWaitMs);
+        await hub.whenReady(subscribeWaitMs);
       } finally {
         warm();
       }
