@@ -150,14 +150,14 @@ export function InlineEmpty({ children }: { children: ReactNode }) {
 
 /**
  * A task id (32 hex) in mono, cut to fit; the whole id stays in the DOM and the tooltip.
- * `leading="sm"` gives it the line height of text-sm, and the pixel the smaller font's
- * ascent still leaves, so it shares the baseline of text-sm cells beside it (top-aligned
- * table cells).
+ * `leading="sm"` gives it, from `md` up, the line height of text-sm and the pixel the
+ * smaller font's ascent still leaves, so it shares the baseline of text-sm cells beside it
+ * (ItemTable's top-aligned cells); below `md` ItemTable's cards put it beside a text-xs label.
  */
 export function TaskId({ id, leading = "xs" }: { id: string | null | undefined; leading?: "xs" | "sm" }) {
   if (!id) return <span className="text-slate-400 italic">no id</span>;
   return (
-    <code className={`block max-w-[15rem] truncate font-mono text-xs ${leading === "sm" ? "relative top-px leading-5" : ""}`} title={id}>
+    <code className={`block max-w-[15rem] truncate font-mono text-xs ${leading === "sm" ? "md:relative md:top-px md:leading-5" : ""}`} title={id}>
       {id}
     </code>
   );
