@@ -12,4 +12,4 @@ export { StatusBadge } from "./status-badge";
 export { useNow } from "./use-now";
 export { ItemTable } from "./item-table";
 export { PayloadPreview, bodyField } from "./payload-preview";
-export { InlineEmpty, Num, ResultNote, Section, Stat, TaskId } from "./ui-bits";
+export { ActionNoteSlot, InlineEmpty, LimitSelect, Num, ResultNote, Section, Stat, TaskId, type ActionNote } from "./ui-bits";

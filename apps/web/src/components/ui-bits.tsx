@@ -63,6 +63,24 @@ export function ResultNote({
   );
 }
 
+/** The last action's outcome as a page keeps it in state: `useState<ActionNote | null>`. */
+export interface ActionNote {
+  kind: "ok" | "warn" | "error";
+  text: string;
+}
+
+/** A section's ResultNote for the last action, if any, above its content. */
+export function ActionNoteSlot({ note, onDismiss }: { note: ActionNote | null; onDismiss: () => void }) {
+  if (!note) return null;
+  return (
+    <div className="mb-3">
+      <ResultNote kind={note.kind} onDismiss={onDismiss}>
+        {note.text}
+      </ResultNote>
+    </div>
+  );
+}
+
 /** A section of a detail page: heading with a count, optional tools, then content. */
 export function Section({
   id,
@@ -87,14 +105,7 @@ export function Section({
     return (
       <section id={id} aria-labelledby={headingId} className="mt-6 scroll-mt-20">
         <div className="flex flex-wrap items-baseline gap-x-2 gap-y-1">
-          <h2 id={headingId} className="text-lg font-semibold">
-            {title}
-          </h2>
-          {count !== undefined && (
-            <span data-testid={`${id}-count`} className="rounded-full bg-slate-100 px-2 py-px text-xs font-medium text-slate-600 tabular-nums dark:bg-slate-800 dark:text-slate-300">
-              {count}
-            </span>
-          )}
+          <SectionHeading id={id} headingId={headingId} title={title} count={count} />
           <p className="text-sm text-slate-600 dark:text-slate-400">{empty}</p>
           {tools && <div className="ml-auto flex flex-wrap items-center gap-2">{tools}</div>}
         </div>
@@ -105,17 +116,8 @@ export function Section({
     <section id={id} aria-labelledby={headingId} className="mt-8 scroll-mt-20">
       <div className="mb-3 flex flex-wrap items-end justify-between gap-2">
         <div className="min-w-0">
-          {/* The count sits beside the heading, not in it: the heading (and the section it
-              names) reads "Dead letters", not "Dead letters13". */}
           <div className="flex flex-wrap items-baseline gap-x-2">
-            <h2 id={headingId} className="text-lg font-semibold">
-              {title}
-            </h2>
-            {count !== undefined && (
-              <span data-testid={`${id}-count`} className="rounded-full bg-slate-100 px-2 py-px text-xs font-medium text-slate-600 tabular-nums dark:bg-slate-800 dark:text-slate-300">
-                {count}
-              </span>
-            )}
+            <SectionHeading id={id} headingId={headingId} title={title} count={count} />
           </div>
           {description && <p className="text-sm text-slate-600 dark:text-slate-400">{description}</p>}
         </div>
@@ -123,6 +125,41 @@ export function Section({
       </div>
       {children}
     </section>
+  );
+}
+
+// The count sits beside the heading, not in it: the heading (and the section it names)
+// reads "Dead letters", not "Dead letters13".
+function SectionHeading({ id, headingId, title, count }: { id: string; headingId: string; title: string; count?: ReactNode }) {
+  return (
+    <>
+      <h2 id={headingId} className="text-lg font-semibold">
+        {title}
+      </h2>
+      {count !== undefined && (
+        <span data-testid={`${id}-count`} className="rounded-full bg-slate-100 px-2 py-px text-xs font-medium text-slate-600 tabular-nums dark:bg-slate-800 dark:text-slate-300">
+          {count}
+        </span>
+      )}
+    </>
+  );
+}
+
+/** How many items a detail page lists (the `limit` query parameter; 100, the API's default, stays out of the URL). */
+export const LIST_LIMITS = [50, 100, 500, 1000] as const;
+
+export function LimitSelect({ label, value, onChange }: { label: string; value: number; onChange: (limit: string | null) => void }) {
+  return (
+    <label className="flex items-center gap-2 text-sm">
+      {label}
+      <select className="field" value={value} onChange={(e) => onChange(e.target.value === "100" ? null : e.target.value)}>
+        {LIST_LIMITS.map((l) => (
+          <option key={l} value={l}>
+            {l}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }
 

@@ -3,23 +3,10 @@ import { describe, expect, it } from "vitest";
 import type { QueueList, Worker, WorkerDetail } from "@fleet/schema";
 
 import { applyQueues, applyWorkers, upsertByName } from "./live-cache";
+import { testWorker } from "./test-worker";
 import { queryKeys, type WorkersEverything } from "./query";
 
-function worker(type: string, id: string, over: Partial<Worker> = {}): Worker {
-  return {
-    automation_type: type,
-    worker_id: id,
-    state: "RUNNING",
-    status: "running",
-    last_seen: 1000,
-    last_error: null,
-    config: {},
-    config_gen: 1,
-    hardware: { hostname: `${id}.host` },
-    stats: { done: 1 },
-    ...over,
-  };
-}
+const worker = testWorker;
 
 function everything(workers: Worker[]): WorkersEverything {
   return { workers, total: workers.length, complete: true, loadedAt: 0 };

@@ -14,6 +14,7 @@ import { API_BASE, ApiError } from "./api";
 import { needsPolling, routeFrame, type LiveStatus } from "./live-frames";
 import { eventSourceStream, sessionSignedOut, startLiveTabs, type TabSink } from "./live-tabs";
 import type { WorkersEverything } from "./query";
+import { cancelWorkerPageRefetches } from "./workers-page-live";
 
 export type { LiveStatus } from "./live-frames";
 
@@ -279,6 +280,7 @@ export function LiveEventsProvider({ children }: { children: ReactNode }): React
       if (firstTimer !== null) clearTimeout(firstTimer);
       stopPolling();
       invalidate.cancelAll();
+      cancelWorkerPageRefetches(client);
       setStatus("connecting");
     };
   }, [client]);

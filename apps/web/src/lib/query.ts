@@ -303,12 +303,6 @@ export function emptyCounts(): WorkerCounts {
   return { running: 0, idle: 0, error: 0, offline: 0 };
 }
 
-export function countByStatus(workers: readonly Worker[]): WorkerCounts {
-  const c = emptyCounts();
-  for (const w of workers) c[w.status] += 1;
-  return c;
-}
-
 export function workerHostname(w: Pick<Worker, "hardware">): string | null {
   const h = w.hardware?.hostname;
   return typeof h === "string" ? h : null;

@@ -3,23 +3,10 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Worker, WorkerList } from "@fleet/schema";
 
 import { queryKeys, type WorkersParams } from "./query";
+import { testWorker } from "./test-worker";
 import { applyWorkerPages, cancelWorkerPageRefetches, patchWorkerPages, REFETCH_GAP_MS } from "./workers-page-live";
 
-function worker(type: string, id: string, over: Partial<Worker> = {}): Worker {
-  return {
-    automation_type: type,
-    worker_id: id,
-    state: "RUNNING",
-    status: "running",
-    last_seen: 1000,
-    last_error: null,
-    config: {},
-    config_gen: 1,
-    hardware: { hostname: `${id}.host` },
-    stats: null,
-    ...over,
-  };
-}
+const worker = (type: string, id: string, over: Partial<Worker> = {}): Worker => testWorker(type, id, { stats: null, ...over });
 
 function list(workers: Worker[], total = workers.length): WorkerList {
   const counts = { running: 0, idle: 0, error: 0, offline: 0 };

@@ -14,15 +14,12 @@ import { Can } from "@/lib/session";
 
 import { DeadLetters } from "./dead-letters";
 import { ItemTable } from "@/components/item-table";
-import { ResultNote, Section, Stat, TaskId } from "@/components/ui-bits";
+import { LimitSelect, ResultNote, Section, Stat, TaskId } from "@/components/ui-bits";
 import { intParam, useQueryState } from "@/lib/use-query-state";
 
 type Processing = QueueDetail["processing_items"][number];
 type Pending = QueueDetail["pending_items"][number];
 type Scheduled = QueueDetail["scheduled_items"][number];
-
-const LIMITS = [50, 100, 500, 1000] as const;
-
 
 const PRIORITY_CLS: Record<Priority, string> = {
   high: "bg-violet-100 text-violet-800 ring-violet-600/30 dark:bg-violet-950 dark:text-violet-300",
@@ -100,16 +97,7 @@ export function QueueDetailView({ name }: { name: string }) {
       actions={
         data && (
           <>
-            <label className="flex items-center gap-2 text-sm">
-              Items per list
-              <select className="field" value={limit} onChange={(e) => setParams({ limit: e.target.value === "100" ? null : e.target.value })}>
-                {LIMITS.map((l) => (
-                  <option key={l} value={l}>
-                    {l}
-                  </option>
-                ))}
-              </select>
-            </label>
+            <LimitSelect label="Items per list" value={limit} onChange={(l) => setParams({ limit: l })} />
             <Can role="operator">
               <button
                 type="button"

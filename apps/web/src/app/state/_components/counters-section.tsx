@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useId, useState, type FormEvent } from "react";
 
-import { InlineEmpty, ResultNote, Section } from "@/components/ui-bits";
+import { ActionNoteSlot, InlineEmpty, Section } from "@/components/ui-bits";
 import { ConfirmDialog, CorruptBadge, ErrorState, LoadingState } from "@/components";
 import { apiDelete, apiPut, errorMessage, seg } from "@/lib/api";
 import { formatNumber } from "@/lib/format";
@@ -191,13 +191,7 @@ export function CountersSection() {
 
   return (
     <Section id="counters" title="Counters" count={data ? counters.length : undefined} description="Shared integers (pages scraped, cache hits…). Values are whole numbers.">
-      {note && (
-        <div className="mb-3">
-          <ResultNote kind={note.kind} onDismiss={() => setNote(null)}>
-            {note.text}
-          </ResultNote>
-        </div>
-      )}
+      <ActionNoteSlot note={note} onDismiss={() => setNote(null)} />
       {isPending ? (
         <LoadingState label="Loading counters…" />
       ) : error ? (

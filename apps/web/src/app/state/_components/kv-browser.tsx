@@ -5,7 +5,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 
-import { InlineEmpty, ResultNote, Section } from "@/components/ui-bits";
+import { ActionNoteSlot, InlineEmpty, Section } from "@/components/ui-bits";
 import { useDebouncedParam, useQueryState } from "@/lib/use-query-state";
 import { ConfirmDialog, ErrorState, LoadingState, RawValueView } from "@/components";
 import { ApiError, apiDelete, errorMessage, qs, seg } from "@/lib/api";
@@ -119,13 +119,7 @@ export function KvBrowser() {
 
   return (
     <Section id="kv" title="Key-value store" description="Shared values by namespace. Values are JSON; some carry a time to live.">
-      {note && (
-        <div className="mb-3">
-          <ResultNote kind={note.kind} onDismiss={() => setNote(null)}>
-            {note.text}
-          </ResultNote>
-        </div>
-      )}
+      <ActionNoteSlot note={note} onDismiss={() => setNote(null)} />
       <div className="grid gap-3 lg:grid-cols-[minmax(12rem,16rem)_minmax(16rem,24rem)_1fr]">
         {/* namespaces */}
         <nav aria-label="Namespaces" className={`${panel} ${showOn(0)}`}>

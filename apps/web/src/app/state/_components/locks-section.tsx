@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 
-import { InlineEmpty, ResultNote, Section } from "@/components/ui-bits";
+import { ActionNoteSlot, InlineEmpty, Section } from "@/components/ui-bits";
 import { ConfirmDialog, ErrorState, LoadingState } from "@/components";
 import { ApiError, apiDelete, errorMessage, seg } from "@/lib/api";
 import { queries, queryKeys } from "@/lib/query";
@@ -35,13 +35,7 @@ export function LocksSection() {
   const locks = data?.locks ?? [];
   return (
     <Section id="locks" title="Locks" count={data ? locks.length : undefined} description="Held by a worker until released or until their time runs out.">
-      {note && (
-        <div className="mb-3">
-          <ResultNote kind={note.kind} onDismiss={() => setNote(null)}>
-            {note.text}
-          </ResultNote>
-        </div>
-      )}
+      <ActionNoteSlot note={note} onDismiss={() => setNote(null)} />
       {isPending ? (
         <LoadingState label="Loading locks…" />
       ) : error ? (

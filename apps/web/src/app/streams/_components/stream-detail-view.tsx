@@ -8,7 +8,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { ItemTable, useNarrow } from "@/components/item-table";
 import { bodyField, PayloadPreview } from "@/components/payload-preview";
 import { RawValueView } from "@/components/raw-value-view";
-import { InlineEmpty, Stat } from "@/components/ui-bits";
+import { InlineEmpty, LimitSelect, Stat } from "@/components/ui-bits";
 import { intParam, useQueryState } from "@/lib/use-query-state";
 import { ErrorState, LoadingState, PageHeader, RelativeTime } from "@/components";
 import { ApiError, apiGet, qs, seg } from "@/lib/api";
@@ -18,7 +18,6 @@ import { useLiveSubscription, type LiveFrames } from "@/lib/live";
 import { queries } from "@/lib/query";
 
 type Entry = StreamDetail["entries"][number];
-const LIMITS = [50, 100, 500, 1000] as const;
 /** New entries stay highlighted this long. */
 const FRESH_MS = 4_000;
 /** Frames and bus bursts (one message per emit) refetch at most this often. */
@@ -245,16 +244,7 @@ export function StreamDetailView({ name }: { name: string }) {
               </button>
             ))}
           </div>
-          <label className="flex items-center gap-2 text-sm">
-            Show
-            <select className="field" value={limit} onChange={(e) => setParams({ limit: e.target.value === "100" ? null : e.target.value })}>
-              {LIMITS.map((l) => (
-                <option key={l} value={l}>
-                  {l}
-                </option>
-              ))}
-            </select>
-          </label>
+          <LimitSelect label="Show" value={limit} onChange={(l) => setParams({ limit: l })} />
           {paused ? (
             <button type="button" className="btn-primary" onClick={resume}>
               <span aria-hidden>▶ </span>
