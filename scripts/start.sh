@@ -17,7 +17,7 @@ BUILD_ID="apps/web/.next/BUILD_ID"
 needs_build() {
   [ -f "$BUILD_ID" ] || return 0
   # Any source or config file newer than the last build.
-  [ -n "$(find apps/web packages -path '*/node_modules' -prune -o -path '*/.next' -prune -o \
+  [ -n "$(find apps/web packages -path '*/node_modules' -prune -o -path '*/.next' -prune -o -path '*/.next-*' -prune -o \
     -path '*/test-results' -prune -o -type f -newer "$BUILD_ID" -print -quit)" ]
 }
 
