@@ -1,7 +1,17 @@
 // Python and TypeScript workers on one Redis queue (DB 5). Tasks come from both sides,
 // workers are killed mid-task on both sides (a Python process by SIGKILL, TypeScript slots
 // by abort), and the housekeeping sweep recovers what they held. In the end every task was
-// processed-and-recorded exactly once, or sits in the dead-letter queue; none is lost.
+// processed-and-recorded exactly once, or sits in the dead-letter queue once; none is lost.
+//
+// What may legitimately run a task twice is kept out, so that any duplicate left is a defect:
+// - a kill lands only while a "hang" task sleeps in its first run, never between a task's
+//   done record and its ack (a worker that dies there has done the work without saying so,
+//   and at-least-once delivery runs it again: correct, but indistinguishable from a bug).
+//   Until 2026-12 the TS killer picked any slot holding a hang task's id, also its second,
+//   normal run; issue 20's "recorded done 2x" was that kill landing after the record.
+// - the upstream 0.1.0 reference drains due retries in two round trips, so a Python reserver
+//   and any other reserver can push one retry twice (its own test below shows it). The Python
+//   workers here use the document's atomic drain (worker.py --atomic-drain).
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { createInterface } from "node:readline";
 import path from "node:path";
@@ -76,20 +86,27 @@ describe("interop: Python and TypeScript workers share one queue through real Re
     const visibility = 4;
 
     const hangIds = new Set<string>();
+    // TS slots sleeping in a hang task's first run: the only ones the killer may kill
+    const hanging = new Set<string>();
     const failIds = new Set<string>();
     const allIds = new Set<string>();
     let pyKills = 0;
     let tsSlotKills = 0;
     let tsLateAcks = 0;
     let pyCount = 0;
+    // evidence: who did what to which task, when (printed for any task that goes wrong)
+    const t0 = Date.now();
+    const timeline: { t: number; id: string | null; what: string }[] = [];
+    const note = (id: string | null, what: string) => timeline.push({ t: Date.now() - t0, id, what });
 
     const onPyLine = (p: PyProc, line: string) => {
       const [what, rest] = line.split(" ", 2);
+      if (what !== "SUBMITTED" && what !== "READY") note(rest?.split(" ")[0] ?? null, `${p.name} ${line}`);
       if (what === "HANG") {
         // the process is mid-task, holding a reservation: kill it hard, as a host dies
         pyKills++;
         p.child.kill("SIGKILL");
-        if (pyKills < 8) pys.push(startPython(`py-${++pyCount}`, ["run", "--url", url, "--queue", type, "--ns", ns, "--visibility", String(visibility)], onPyLine));
+        if (pyKills < 8) pys.push(startPython(`py-${++pyCount}`, ["run", "--url", url, "--queue", type, "--ns", ns, "--visibility", String(visibility), "--atomic-drain"], onPyLine));
       } else if (what === "SUBMITTED" && rest) {
         const ids = rest.split(",");
         // mirrors worker.py's submit: the first `hang` are hang tasks, the next `fail` fail
@@ -113,9 +130,9 @@ describe("interop: Python and TypeScript workers share one queue through real Re
     // 1. a hang task at the head of the high list, then Python A: it submits 40 tasks (2 hang, 3 fail),
     //    reserves the hang task first, and is SIGKILLed holding it
     const firstHang = await push({ n: -1, src: "ts", hang: true, fail: false }, "high");
-    const a = startPython("py-a", ["run", "--url", url, "--queue", type, "--ns", ns, "--visibility", String(visibility), "--submit", "40", "--hang", "2", "--fail", "3"], onPyLine);
+    const a = startPython("py-a", ["run", "--url", url, "--queue", type, "--ns", ns, "--visibility", String(visibility), "--atomic-drain", "--submit", "40", "--hang", "2", "--fail", "3"], onPyLine);
     pys.push(a);
-    await waitUntil(() => a.lines.includes(`HANG ${firstHang}`), 15_000, "python A to hang on the first task");
+    await waitUntil(() => a.lines.includes(`HANG ${firstHang}`), 20_000, "python A to hang on the first task");
     await a.exited;
     expect(a.child.signalCode).toBe("SIGKILL");
     expect(allIds.size).toBe(41);
@@ -129,38 +146,53 @@ describe("interop: Python and TypeScript workers share one queue through real Re
       config: z.object(runtimeConfigShape),
       taskPayload: z.object({ n: z.number(), src: z.string(), hang: z.boolean(), fail: z.boolean() }),
       run: async (ctx, task) => {
-        if (task.payload.hang && (await ctx.kv(ns).setNx(`hang:${task.id}`, "ts"))) await ctx.sleep(3_600_000);
+        note(task.id, `${ctx.workerId}/${ctx.slot} start attempts=${task.attempts}`);
+        if (task.payload.hang && (await ctx.kv(ns).setNx(`hang:${task.id}`, "ts"))) {
+          note(task.id, `${ctx.workerId}/${ctx.slot} HANG`);
+          hanging.add(task.id);
+          try {
+            await ctx.sleep(3_600_000);
+          } finally {
+            hanging.delete(task.id);
+          }
+        }
         if (task.payload.fail) throw new Error(`typescript refuses task ${task.payload.n}`);
         await ctx.sleep(5 + Math.random() * 25);
         await ctx.counter(`${ns}:done:${task.id}`).incr();
+        note(task.id, `${ctx.workerId}/${ctx.slot} recorded done`);
         await ctx.counter(`${ns}:by:ts`).incr();
       },
     });
     for (const wid of ["ts-1", "ts-2"]) {
       await backend.workerSetConfig(type, wid, { slots: 2, visibility_seconds: visibility, retry_base_ms: 100, max_attempts: 3 });
       const w = await startWorker({ backend, automation, workerId: wid, heartbeatMs: 500, idlePollMs: { min: 20, max: 200 } });
-      w.events.on("task", (e: { outcome: string; acked?: boolean }) => {
+      w.events.on("task", (e: { id: string | null; outcome: string; acked?: boolean }) => {
+        note(e.id, `${wid} outcome ${e.outcome}${e.acked === undefined ? "" : ` acked=${e.acked}`}`);
         if (e.outcome === "done" && e.acked === false) tsLateAcks++;
       });
       tsWorkers.push(w);
     }
-    hk = await startHousekeeping({ backend, automations: [automation], sweepIntervalMs: 300 });
-    // kill any TS slot caught holding a hang task (only those: a kill elsewhere could land between the done record and the ack)
+    hk = await startHousekeeping({ backend, automations: [automation], sweepIntervalMs: 300, log: (l) => note(null, `sweep: ${l}`) });
+    // kill the TS slots asleep in a hang task's first run (see the top of this file)
     const killer = setInterval(() => {
-      for (const w of tsWorkers) tsSlotKills += w.killBusySlots((id) => hangIds.has(id)).length;
+      for (const w of tsWorkers) {
+        const killed = w.killBusySlots((id) => hanging.has(id));
+        for (const id of killed) note(id, `${w.workerId} slot killed`);
+        tsSlotKills += killed.length;
+      }
     }, 20);
     try {
-      await waitUntil(() => tsSlotKills >= 1, 15_000, "a TS slot to be killed mid-task");
+      await waitUntil(() => tsSlotKills >= 1, 20_000, "a TS slot to be killed mid-task");
 
       // 3. two Python processes join (each replaced by a fresh one when it is killed)
-      for (let i = 0; i < 2; i++) pys.push(startPython(`py-${++pyCount}`, ["run", "--url", url, "--queue", type, "--ns", ns, "--visibility", String(visibility)], onPyLine));
+      for (let i = 0; i < 2; i++) pys.push(startPython(`py-${++pyCount}`, ["run", "--url", url, "--queue", type, "--ns", ns, "--visibility", String(visibility), "--atomic-drain"], onPyLine));
 
       const isSettled = async () => {
         const [d] = await backend.queueDepths([type]);
         if (!d || d.pending.total || d.processing || d.scheduled) return false;
         return (await backend.dlqLength(type)) >= failIds.size;
       };
-      await waitUntil(isSettled, 60_000, "the queue to drain");
+      await waitUntil(isSettled, 120_000, "the queue to drain");
       // settled twice in a row, a sweep apart: nothing still in a process's hands
       await new Promise((r) => setTimeout(r, 600));
       expect(await isSettled()).toBe(true);
@@ -174,18 +206,32 @@ describe("interop: Python and TypeScript workers share one queue through real Re
     const done = await Promise.all(ids.map((id) => backend.counterGet(`${ns}:done:${id}`)));
     const dead = (await backend.dlqPeek(type, 1000)).map(docOf);
     const deadIds = new Map<string, Record<string, unknown>>();
-    for (const d of dead) deadIds.set(String(d.id), d);
+    const deadCount = new Map<string, number>();
+    for (const d of dead) {
+      deadIds.set(String(d.id), d);
+      deadCount.set(String(d.id), (deadCount.get(String(d.id)) ?? 0) + 1);
+    }
     const problems: string[] = [];
     ids.forEach((id, i) => {
       const n = done[i]!;
       if (failIds.has(id)) {
         if (n !== 0) problems.push(`fail task ${id} recorded done ${n}x`);
         if (!deadIds.has(id)) problems.push(`fail task ${id} is not in the DLQ`);
+        else if (deadCount.get(id)! > 1) problems.push(`fail task ${id} is in the DLQ ${deadCount.get(id)}x`);
       } else {
         if (n !== 1) problems.push(`task ${id} recorded done ${n}x`);
         if (deadIds.has(id)) problems.push(`task ${id} is in the DLQ`);
       }
     });
+    if (process.env.INTEROP_TIMELINE) {
+      const { writeFileSync } = await import("node:fs");
+      writeFileSync(process.env.INTEROP_TIMELINE, timeline.map((e) => `${String(e.t).padStart(6)} ms ${e.id ?? "-"} ${e.what}`).join("\n") + `\nDLQ ids: ${dead.map((d) => String(d.id)).join(" ")}\n`);
+    }
+    if (problems.length) {
+      const bad = new Set(problems.map((p) => /task (\w+)/.exec(p)?.[1]));
+      const lines = timeline.filter((e) => e.id === null ? e.what.startsWith("sweep") : bad.has(e.id)).map((e) => `${String(e.t).padStart(6)} ms ${e.id ?? ""} ${e.what}`);
+      console.error(`interop problems:\n${problems.join("\n")}\ntimeline:\n${lines.join("\n")}`);
+    }
     expect(problems).toEqual([]);
     expect([...deadIds.keys()].sort()).toEqual([...failIds].sort());
     for (const d of deadIds.values()) {
@@ -205,7 +251,32 @@ describe("interop: Python and TypeScript workers share one queue through real Re
       `interop: ${ids.length} tasks, ${await backend.counterGet(`${ns}:by:py`)} done by Python, ${await backend.counterGet(`${ns}:by:ts`)} by TS, ` +
         `${deadIds.size} dead-lettered (${dead.length} DLQ entries), ${pyKills} Python SIGKILLs, ${tsSlotKills} TS slot kills`,
     );
-  });
+  }, 180_000);
+
+  it("the upstream 0.1.0 reference can push a due retry that another reserver already took (its drain is two round trips)", async () => {
+    const type = uniqueName("interop-drain");
+    const { id, body } = encodeTaskBody({ n: 1 });
+    await backend.queuePush(type, body);
+    expect(await backend.queueReserve(type, 0, 30)).not.toBeNull();
+    await backend.queueNack(type, id, body, { delaySeconds: 0.001 });
+    await waitUntil(async () => (await backend.queueDepths([type]))[0]?.due === 1, 5000, "the retry to be due");
+
+    // Python reads the due retry and stops before its second round trip...
+    const py = startPython("py-drain", ["drain-race", "--url", url, "--queue", type], () => {});
+    await waitUntil(() => py.lines.includes("READ 1"), 15_000, "the reference to read the due retry");
+    // ...the TypeScript reserve drains and takes it in one script meanwhile...
+    const taken = await backend.queueReserve(type, 0, 30);
+    expect(taken?.equals(body)).toBe(true);
+    // ...then the reference pushes what it read: the task is pending AND reserved
+    py.child.stdin.write("\n");
+    await waitUntil(() => py.lines.includes("PUSHED"), 15_000, "the reference to finish its drain");
+    await py.exited;
+    const [depth] = await backend.queueDepths([type]);
+    expect(depth).toMatchObject({ processing: 1 });
+    expect(depth!.pending.total).toBe(1);
+    const pending = await backend.queuePeek(type, 10);
+    expect(pending.map((b) => b.toString())).toEqual([body.toString()]);
+  }, 60_000);
 
   it("a config generation written by Python is applied by a TS worker; a stale one is ignored", async () => {
     const type = uniqueName("interop-cfg");

@@ -4,11 +4,20 @@ The upstream module is imported from FLEET_PY_BACKEND (a directory holding backe
 or the file itself); by default from ../shared/spec beside the repository root. It is
 never copied into this repository.
 
-    worker.py run    --url URL --queue Q --ns NS [--submit N --hang K --fail F] [--visibility S] [--max-attempts M]
+    worker.py run    --url URL --queue Q --ns NS [--submit N --hang K --fail F] [--visibility S] [--max-attempts M] [--atomic-drain]
     worker.py config --url URL --type T --worker-id W --set JSON [--force-gen G]
+    worker.py drain-race --url URL --queue Q
+
+`--atomic-drain` replaces the reference's `_drain_scheduled` (ZRANGEBYSCORE, then a second
+round trip that ZREMRANGEBYSCOREs and RPUSHes what the first one read: two reservers can both
+push the same due retry) with one Lua call, as the Redis schema document promises. The
+interop test uses it so that every duplicate it can still see is the TypeScript side's.
+`drain-race` shows the reference's race itself: it reads the due retries as
+`_drain_scheduled` does, says READ, waits for a line on stdin (the test reserves from the
+TypeScript side meanwhile), then lets the reference finish its drain and says PUSHED.
 
 `run` prints one line per event on stdout: READY, SUBMITTED <ids,...>, HANG <id>,
-DONE <id>, RETRY <id> <attempts>, DEAD <id>, LATEACK <id>.
+START <id> <attempts>, DONE <id>, RETRY <id> <attempts>, DEAD <id>, LATEACK <id>.
 """
 from __future__ import annotations
 
@@ -38,6 +47,26 @@ def load_backend_module():
     return module
 
 
+ATOMIC_DRAIN = """
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if #due > 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+  for i = 1, #due do redis.call('RPUSH', KEYS[2], due[i]) end
+end
+return #due
+"""
+
+
+def use_atomic_drain(backend) -> None:
+    script = backend.r.register_script(ATOMIC_DRAIN)
+
+    async def drain(name: str) -> None:
+        import time
+        await script(keys=[backend.QUEUE_SCHEDULED.format(name=name), backend.QUEUE_KEY.format(name=name)], args=[repr(time.time())])
+
+    backend._drain_scheduled = drain
+
+
 def say(*parts: object) -> None:
     print(*parts, flush=True)
 
@@ -56,6 +85,8 @@ async def submit(backend, queue: str, n: int, hang: int, fail: int) -> list[str]
 async def run(args) -> None:
     mod = load_backend_module()
     backend = mod.RedisBackend(args.url)
+    if args.atomic_drain:
+        use_atomic_drain(backend)
     if args.submit:
         ids = await submit(backend, args.queue, args.submit, args.hang, args.fail)
         say("SUBMITTED", ",".join(ids))
@@ -68,6 +99,7 @@ async def run(args) -> None:
         task_id = str(doc["id"])
         payload = doc.get("payload") or {}
         attempts = int(doc.get("attempts") or 0)
+        say("START", task_id, attempts)
         try:
             if payload.get("hang") and await backend.kv_setnx(args.ns, f"hang:{task_id}", b"py", None):
                 say("HANG", task_id)
@@ -95,6 +127,23 @@ async def run(args) -> None:
                 delay = min(5.0, args.retry_base * 2 ** (attempts - 1))
                 await backend.queue_nack(args.queue, task_id, new_body, delay_seconds=delay)
                 say("RETRY", task_id, attempts)
+
+
+async def drain_race(args) -> None:
+    mod = load_backend_module()
+    backend = mod.RedisBackend(args.url)
+    real = backend.r.zrangebyscore
+
+    async def read_then_wait(*a, **kw):
+        due = await real(*a, **kw)
+        say("READ", len(due))
+        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+        return due
+
+    backend._r.zrangebyscore = read_then_wait
+    await backend._drain_scheduled(args.queue)
+    say("PUSHED")
+    await backend.aclose()
 
 
 async def config(args) -> None:
@@ -129,6 +178,10 @@ def main() -> None:
     r.add_argument("--visibility", type=int, default=2)
     r.add_argument("--max-attempts", type=int, default=3)
     r.add_argument("--retry-base", type=float, default=0.1)
+    r.add_argument("--atomic-drain", action="store_true")
+    d = sub.add_parser("drain-race")
+    d.add_argument("--url", required=True)
+    d.add_argument("--queue", required=True)
     c = sub.add_parser("config")
     c.add_argument("--url", required=True)
     c.add_argument("--type", required=True)
@@ -137,7 +190,8 @@ def main() -> None:
     c.add_argument("--force-gen", type=int)
     args = p.parse_args()
     try:
-        asyncio.run(run(args) if args.cmd == "run" else config(args))
+        commands = {"run": run, "config": config, "drain-race": drain_race}
+        asyncio.run(commands[args.cmd](args))
     except KeyboardInterrupt:
         pass
 
