@@ -45,6 +45,18 @@ export interface PoolSummary {
   claimed: number;
 }
 
+/** A reserved body and its lease (see `Backend.queueReserveLease`). */
+export interface ReservedTask {
+  body: Buffer;
+  /** The reservation's deadline as text; null when the body was left unregistered. */
+  lease: string | null;
+}
+
+export interface LeaseOption {
+  /** Act only if the reservation is still the one this lease names. */
+  lease?: string | null;
+}
+
 export interface QueueDepths {
   name: string;
   pending: { high: number; normal: number; low: number; total: number };
@@ -245,10 +257,31 @@ export interface Backend {
    * `timeoutSeconds` for a body. A body with no usable id is returned unregistered.
    */
   queueReserve(name: string, timeoutSeconds: number, visibilitySeconds: number): Promise<Buffer | null>;
-  queueAck(name: string, taskId: string): Promise<boolean>;
-  queueNack(name: string, taskId: string, body: BytesLike, opts: { delaySeconds: number }): Promise<boolean>;
-  /** Ends a reservation and dead-letters the body, atomically. */
-  queueFail(name: string, taskId: string, body: BytesLike): Promise<boolean>;
+  /**
+   * `queueReserve`, also answering the reservation's lease: its deadline as text, which
+   * `queueExtend`, `queueAck`, `queueNack` and `queueFail` take to act only on this very
+   * reservation (null when the body had no usable id and was left unregistered).
+   */
+  queueReserveLease(name: string, timeoutSeconds: number, visibilitySeconds: number): Promise<ReservedTask | null>;
+  /**
+   * Pushes a running task's visibility deadline to now + `visibilitySeconds` (never earlier),
+   * if the reservation is still the one `lease` names. Answers the new lease, or null when it
+   * was lost (swept, acked, or reserved again by another holder): the caller must then leave
+   * the task alone.
+   */
+  queueExtend(name: string, taskId: string, lease: string, visibilitySeconds: number): Promise<string | null>;
+  /** Ends a reservation. With a `lease`, only that one: false when it was lost. */
+  queueAck(name: string, taskId: string, opts?: LeaseOption): Promise<boolean>;
+  /**
+   * Ends a reservation and requeues (or schedules) the body. Without a lease it always
+   * requeues, as Python does; with one, a lost lease answers false and changes nothing.
+   */
+  queueNack(name: string, taskId: string, body: BytesLike, opts: { delaySeconds: number } & LeaseOption): Promise<boolean>;
+  /**
+   * Ends a reservation and dead-letters the body, atomically. With a lease that was lost it
+   * changes nothing and answers false.
+   */
+  queueFail(name: string, taskId: string, body: BytesLike, opts?: LeaseOption): Promise<boolean>;
   queueSweepExpired(name: string, now?: number): Promise<SweepResult>;
   queueDead(name: string, body: BytesLike): Promise<void>;
   dlqPeek(name: string, n: number): Promise<Buffer[]>;

@@ -1,7 +1,8 @@
 import { createMemoryBackend } from "../src/memory";
+import { describeLeaseContract } from "./contract-lease";
 import { describeBackendContract, type RawPlanter } from "./contract";
 
-describeBackendContract("memory", async () => {
+const fixture = async () => {
   const backend = createMemoryBackend();
   const r = backend.raw;
   const plantRaw: RawPlanter = {
@@ -21,4 +22,7 @@ describeBackendContract("memory", async () => {
     keys: async () => r.keys(),
   };
   return { backend, plantRaw, cleanup: () => backend.close() };
-});
+};
+
+describeBackendContract("memory", fixture);
+describeLeaseContract("memory", fixture);

@@ -1,5 +1,6 @@
 import { Redis } from "ioredis";
 import { createRedisBackend } from "../src/redis";
+import { describeLeaseContract } from "./contract-lease";
 import { describeBackendContract, type RawPlanter, type RawType } from "./contract";
 
 const base = process.env.REDIS_TEST_URL;
@@ -12,7 +13,7 @@ const url = (() => {
   return u.toString();
 })();
 
-describeBackendContract("redis", async () => {
+const fixture = async () => {
   const r = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 1 });
   await r.flushdb();
   const backend = createRedisBackend(url);
@@ -60,4 +61,7 @@ describeBackendContract("redis", async () => {
       r.disconnect();
     },
   };
-});
+};
+
+describeBackendContract("redis", fixture);
+describeLeaseContract("redis", fixture);

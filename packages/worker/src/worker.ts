@@ -60,6 +60,8 @@ export interface WorkerCounters {
   configsIgnored: number;
   configsRejected: number;
   heartbeats: number;
+  /** Tasks whose reservation was gone when this worker extended, acked or gave them back: left to their new holder. */
+  leasesLost: number;
 }
 
 export interface WorkerSnapshot extends WorkerCounters {
@@ -106,6 +108,7 @@ const SLOT_KILLED = "slot killed";
 const WORKER_KILLED = "worker killed";
 const STOPPING = "worker stopping";
 const RETIRED = "slot retired";
+const LEASE_LOST = "lease lost";
 
 interface Slot {
   index: number;
@@ -118,9 +121,69 @@ interface Slot {
 }
 
 class TaskAbort extends Error {
-  constructor(readonly kind: "timeout" | "stop" | "kill") {
-    super(kind === "timeout" ? "task timed out" : kind === "stop" ? STOPPING : SLOT_KILLED);
+  constructor(readonly kind: "timeout" | "stop" | "kill" | "lease") {
+    super(kind === "timeout" ? "task timed out" : kind === "stop" ? STOPPING : kind === "lease" ? LEASE_LOST : SLOT_KILLED);
     this.name = kind === "timeout" ? "TimeoutError" : "AbortError";
+  }
+}
+
+/**
+ * Keeps a running task's reservation: every third of the visibility window it pushes the
+ * deadline out, so a healthy long task is never swept and run twice. When the reservation
+ * is gone (swept while this process stalled, then perhaps reserved by another holder) it
+ * calls `onLost` once and stops. `stop()` waits for an extension in flight, so `lease`
+ * is the current one when the holder acks.
+ */
+class LeaseKeeper {
+  lease: string;
+  lost = false;
+  private stopped = false;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private inFlight: Promise<void> | null = null;
+
+  constructor(
+    private readonly extend: (lease: string) => Promise<string | null>,
+    lease: string,
+    private readonly everyMs: number,
+    private readonly onLost: () => void,
+    private readonly onError: (err: unknown) => void,
+  ) {
+    this.lease = lease;
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.inFlight = this.tick().finally(() => {
+        this.inFlight = null;
+        this.schedule();
+      });
+    }, this.everyMs);
+    this.timer.unref?.();
+  }
+
+  private async tick(): Promise<void> {
+    if (this.stopped) return;
+    try {
+      const next = await this.extend(this.lease);
+      if (next === null) {
+        this.lost = true;
+        this.stopped = true;
+        this.onLost();
+      } else {
+        this.lease = next;
+      }
+    } catch (err) {
+      // Redis unreachable for a moment: try again next tick; the deadline still has two thirds left
+      this.onError(err);
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.inFlight) await this.inFlight;
   }
 }
 
@@ -187,6 +250,7 @@ class Worker implements WorkerHandle {
     tasksRetried: 0,
     tasksDead: 0,
     tasksRequeued: 0,
+    leasesLost: 0,
     crashes: 0,
     configsApplied: 0,
     configsIgnored: 0,
@@ -625,8 +689,11 @@ class Worker implements WorkerHandle {
       if (idleMs > 0) await sleep(idleMs, slot.controller.signal).catch(() => {});
       if (!this.slotActive(slot)) return;
       let body: Buffer | null;
+      let lease: string | null = null;
       try {
-        body = await this.backend.queueReserve(this.queue, this.reserveTimeoutSeconds, this.config.visibility_seconds);
+        const reserved = await this.backend.queueReserveLease(this.queue, this.reserveTimeoutSeconds, this.config.visibility_seconds);
+        body = reserved?.body ?? null;
+        lease = reserved?.lease ?? null;
       } catch (err) {
         if (slot.controller.signal.aborted) return;
         await this.crash(slot, err);
@@ -638,7 +705,7 @@ class Worker implements WorkerHandle {
         // the stop grace ran out while this reserve was waiting: give the task straight back
         const id = parseTaskBody(body)?.id;
         if (id) {
-          await this.backend.queueNack(this.queue, id, body, { delaySeconds: 0 });
+          await this.backend.queueNack(this.queue, id, body, { delaySeconds: 0, lease });
           this.counters.tasksRequeued++;
         }
         return;
@@ -650,7 +717,7 @@ class Worker implements WorkerHandle {
       }
       idleMs = 0;
       try {
-        await this.handleTask(slot, body);
+        await this.handleTask(slot, body, lease);
         this.healthy(slot);
       } catch (err) {
         if (slot.controller.signal.aborted && this.phase !== "stopping") return;
@@ -659,7 +726,7 @@ class Worker implements WorkerHandle {
     }
   }
 
-  private async handleTask(slot: Slot, body: Buffer): Promise<void> {
+  private async handleTask(slot: Slot, body: Buffer, lease: string | null): Promise<void> {
     const parsed = parseTaskBody(body);
     if (!parsed) {
       // no usable id: the reserve left it unregistered, so nack/ack cannot address it; keep it visible in the DLQ
@@ -672,16 +739,29 @@ class Worker implements WorkerHandle {
     const { id, doc } = parsed;
     const config = this.config;
     const attempts = parsed.attempts + 1;
+    let keeper: LeaseKeeper | null = null;
+    /** The lease to act with: the keeper's latest once it is stopped, else the reserve's. */
+    const currentLease = async (): Promise<string | null> => {
+      if (!keeper) return lease;
+      await keeper.stop();
+      return keeper.lease;
+    };
+    const leaseLost = (): void => {
+      this.counters.leasesLost++;
+      this.events.emit("task", { id, outcome: "lease-lost" });
+      this.changed();
+    };
     const fail = async (error: string, final: boolean): Promise<void> => {
       const newBody = withFailure(doc, attempts, error);
+      const held = await currentLease();
       this.counters.tasksFailed++;
       if (final || attempts >= config.max_attempts) {
-        await this.backend.queueFail(this.queue, id, newBody);
+        if (!(await this.backend.queueFail(this.queue, id, newBody, { lease: held })) && held) return leaseLost();
         this.counters.tasksDead++;
         this.events.emit("task", { id, outcome: "dead", error });
       } else {
         const delayMs = Math.min(config.retry_max_ms, retryDelayMs(attempts, config.retry_base_ms, config.retry_max_ms, this.random));
-        await this.backend.queueNack(this.queue, id, newBody, { delaySeconds: delayMs / 1000 });
+        if (!(await this.backend.queueNack(this.queue, id, newBody, { delaySeconds: delayMs / 1000, lease: held }))) return leaseLost();
         this.counters.tasksRetried++;
         this.events.emit("task", { id, outcome: "retry", error, delayMs });
       }
@@ -707,6 +787,16 @@ class Worker implements WorkerHandle {
     const timeoutMs = typeof config.timeout_ms === "number" && config.timeout_ms > 0 ? config.timeout_ms : 0;
     const timer = timeoutMs ? setTimeout(() => controller.abort(new TaskAbort("timeout")), timeoutMs) : null;
     const startedAt = performance.now();
+    if (lease) {
+      const visibility = config.visibility_seconds;
+      keeper = new LeaseKeeper(
+        (l) => this.backend.queueExtend(this.queue, id, l, visibility),
+        lease,
+        Math.max(100, (visibility * 1000) / 3),
+        () => controller.abort(new TaskAbort("lease")),
+        (err) => this.log(`${this.automationType}/${this.workerId}: could not extend the lease of task ${id}: ${errorText(err)}`),
+      );
+    }
     slot.busy = { id, controller, startedAt };
     this.lastBusyAt = Date.now();
     this.changed();
@@ -721,9 +811,11 @@ class Worker implements WorkerHandle {
         const reason: unknown = controller.signal.aborted ? controller.signal.reason : null;
         if (reason instanceof TaskAbort && reason.kind === "kill") return;
         if (controller.signal.aborted && this.phase === "killed") return;
+        // the reservation is somebody else's now: leave the task to them
+        if (reason instanceof TaskAbort && reason.kind === "lease") return leaseLost();
         if (reason instanceof TaskAbort && reason.kind === "stop") {
           // a graceful stop gives the task back untouched: it did not fail
-          await this.backend.queueNack(this.queue, id, body, { delaySeconds: 0 });
+          if (!(await this.backend.queueNack(this.queue, id, body, { delaySeconds: 0, lease: await currentLease() }))) return leaseLost();
           this.counters.tasksRequeued++;
           this.events.emit("task", { id, outcome: "requeued" });
           return;
@@ -731,11 +823,14 @@ class Worker implements WorkerHandle {
         await fail(errorText(reason instanceof TaskAbort ? reason : err), false);
         return;
       }
-      const acked = await this.backend.queueAck(this.queue, id);
+      const held = await currentLease();
+      const acked = await this.backend.queueAck(this.queue, id, { lease: held });
+      if (!acked && held) this.counters.leasesLost++;
       this.counters.tasksDone++;
       this.latencies.push(performance.now() - startedAt);
       this.events.emit("task", { id, outcome: "done", acked });
     } finally {
+      if (keeper) await keeper.stop();
       if (timer) clearTimeout(timer);
       slot.controller.signal.removeEventListener("abort", onSlotAbort);
       slot.busy = null;

@@ -426,6 +426,57 @@ export function describeWorkerSuite(name: string, factory: BackendFactory): void
       expect(runs.get(id!)).toBe(2);
     });
 
+    it("a task that runs past its visibility window keeps its lease: the sweep leaves it alone and it runs once", async () => {
+      let runs = 0;
+      const a = defineAutomation({
+        type: uniqueName("batch"),
+        kind: "batch",
+        config: baseConfig,
+        run: async (ctx) => {
+          runs++;
+          await ctx.sleep(2_500);
+        },
+      });
+      const workerId = uniqueName("w");
+      await backend.workerSetConfig(a.type, workerId, { slots: 2, visibility_seconds: 1 });
+      const w = await start(a, { workerId });
+      const hk = await startHousekeeping({ backend, automations: [], sweepIntervalMs: 100 });
+      cleanups.push(() => hk.stop());
+      await submit(a.type, [{ n: 1 }]);
+      await w.waitFor((s) => s.tasksDone === 1, 10_000);
+      expect(runs).toBe(1);
+      expect(w.snapshot()).toMatchObject({ leasesLost: 0, tasksRequeued: 0 });
+      const [d] = await backend.queueDepths([a.type]);
+      expect(d).toMatchObject({ processing: 0, pending: { total: 0 } });
+    });
+
+    it("a slot whose lease was lost stops the task and leaves it to its new holder", async () => {
+      const outcomes: string[] = [];
+      const a = defineAutomation({
+        type: uniqueName("batch"),
+        kind: "batch",
+        config: baseConfig,
+        run: async (ctx) => ctx.sleep(60_000),
+      });
+      const workerId = uniqueName("w");
+      await backend.workerSetConfig(a.type, workerId, { slots: 1, visibility_seconds: 3 });
+      const w = await start(a, { workerId });
+      w.events.on("task", (e: { outcome: string }) => outcomes.push(e.outcome));
+      const [id] = await submit(a.type, [{ n: 1 }]);
+      await w.waitFor((s) => s.slotsBusy === 1, 3000);
+      // as if this process had stalled past its deadline: a sweep re-queues the task and another holder takes it
+      expect((await backend.queueSweepExpired(a.type, Date.now() / 1000 + 3600)).requeued).toBe(1);
+      const other = await backend.queueReserveLease(a.type, 1, 30);
+      expect(other?.lease).toBeTruthy();
+      await w.waitFor((s) => s.leasesLost === 1 && s.slotsBusy === 0, 5000);
+      expect(outcomes).toEqual(["lease-lost"]);
+      expect(w.snapshot()).toMatchObject({ tasksDone: 0, tasksFailed: 0, tasksRequeued: 0 });
+      // the new holder's reservation is untouched and still its own
+      const [d] = await backend.queueDepths([a.type]);
+      expect(d).toMatchObject({ processing: 1, pending: { total: 0 }, scheduled: 0, dead: 0 });
+      expect(await backend.queueAck(a.type, id!, { lease: other!.lease })).toBe(true);
+    });
+
     it("ctx exposes pools, locks, counters, kv, submit and publish over the backend", async () => {
       const t = uniqueName("ctx");
       const published: BusMessage[] = [];

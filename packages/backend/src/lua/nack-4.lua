@@ -11,9 +11,19 @@
   ARGV[2] body
   ARGV[3] delay seconds (> 0 schedules)
   ARGV[4] now, unix seconds
+  ARGV[5] lease (optional): the deadline this holder's reserve or last extension returned.
+          When given, the reservation is touched only if it is still that one.
 
-  Returns 1 when the id was reserved, else 0 (the body is requeued either way, as Python does).
+  Returns 1 when the id was reserved, else 0 (the body is requeued either way, as Python does);
+  -1 when the lease was given and lost (nothing done: the task belongs to its new holder).
 ]]
+-- A holder that names its lease acts only on its own reservation: after a sweep re-queued
+-- the task and another slot reserved it, the score is that slot's deadline, not ours.
+local lease = ARGV[5]
+if lease and lease ~= "" then
+  local cur = redis.call("ZSCORE", KEYS[1], ARGV[1])
+  if not cur or tonumber(cur) ~= tonumber(lease) then return -1 end
+end
 local removed = redis.call("ZREM", KEYS[1], ARGV[1])
 redis.call("HDEL", KEYS[2], ARGV[1])
 local delay = tonumber(ARGV[3])

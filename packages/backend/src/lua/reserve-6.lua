@@ -12,8 +12,10 @@
   ARGV[1] now, unix seconds (the client's clock, as Python's time.time())
   ARGV[2] visibility seconds
 
-  Returns the body, or false when every list is empty. A body without a usable id
-  (not a JSON object, no "id", null or empty id) is returned unregistered.
+  Returns {body, lease}, or false when every list is empty. The lease is the registered
+  deadline as text ("%.17g", so it reads back as the very same double), which the holder
+  hands to extend/ack/nack/fail to act only on its own reservation. A body without a usable
+  id (not a JSON object, no "id", null or empty id) is returned unregistered, lease "".
 ]]
 local now = tonumber(ARGV[1])
 local visibility = tonumber(ARGV[2])
@@ -67,5 +69,6 @@ if id then
   local deadline = now + math.max(1, visibility)
   redis.call("ZADD", KEYS[5], deadline, id)
   redis.call("HSET", KEYS[6], id, body)
+  return {body, string.format("%.17g", deadline)}
 end
-return body
+return {body, ""}

@@ -67,6 +67,8 @@ import type {
   WorkerIndexEntry,
   WorkerRecord,
   WorkerRef,
+  LeaseOption,
+  ReservedTask,
 } from "../types";
 import { workerIndexEntryFromRaw } from "../worker-index";
 import { MemoryStore, type Value } from "./store";
@@ -74,9 +76,19 @@ import { MemoryStore, type Value } from "./store";
 export { MemoryStore, SortedSet } from "./store";
 export type { RedisType, Value, ZMember } from "./store";
 
+/** A deadline as lease text: any exact text of the double will do (Redis answers "%.17g"). */
+function leaseText(deadline: number): string {
+  return String(deadline);
+}
+
 const POLL_MS = 20;
 
 const nowSeconds = () => Date.now() / 1000;
+/**
+ * Now with a sub-millisecond part, for deadlines that serve as leases: two reservations of
+ * one task in the same millisecond (a sweep between them) still get different leases.
+ */
+const leaseNowSeconds = () => (Date.now() + (performance.now() % 1)) / 1000;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export class MemoryBackend implements Backend {
@@ -349,8 +361,8 @@ export class MemoryBackend implements Backend {
     this.raw.rpush(keys.queue(name), ...due.map((e) => e.member));
   }
 
-  private reserveOnce(name: string, visibilitySeconds: number): Buffer | null {
-    const now = nowSeconds();
+  private reserveOnce(name: string, visibilitySeconds: number): ReservedTask | null {
+    const now = leaseNowSeconds();
     this.drainScheduled(name, now);
     let body: Buffer | null = null;
     for (const k of queuePriorityKeys(name)) {
@@ -359,21 +371,41 @@ export class MemoryBackend implements Backend {
     }
     if (!body) return null;
     const id = taskIdOfBody(body);
-    if (id === null) return body; // delivered once, never registered
-    this.raw.zadd(keys.queueProcessing(name), now + Math.max(1, visibilitySeconds), id);
+    if (id === null) return { body, lease: null }; // delivered once, never registered
+    const deadline = now + Math.max(1, visibilitySeconds);
+    this.raw.zadd(keys.queueProcessing(name), deadline, id);
     this.raw.hset(keys.queueProcessingBody(name), { [id]: body });
-    return body;
+    return { body, lease: leaseText(deadline) };
   }
 
   async queueReserve(name: string, timeoutSeconds: number, visibilitySeconds: number): Promise<Buffer | null> {
+    return (await this.queueReserveLease(name, timeoutSeconds, visibilitySeconds))?.body ?? null;
+  }
+
+  async queueReserveLease(name: string, timeoutSeconds: number, visibilitySeconds: number): Promise<ReservedTask | null> {
     const deadline = Date.now() + Math.max(0, timeoutSeconds) * 1000;
     for (;;) {
-      const body = this.reserveOnce(name, visibilitySeconds);
-      if (body) return body;
+      const got = this.reserveOnce(name, visibilitySeconds);
+      if (got) return got;
       const left = deadline - Date.now();
       if (left <= 0 || this.closed) return null;
       await sleep(Math.min(POLL_MS, left));
     }
+  }
+
+  /** Whether the reservation of `taskId` is still the one `lease` names (true without a lease). */
+  private holds(name: string, taskId: string, lease: string | null | undefined): boolean {
+    if (!lease) return true;
+    const cur = this.raw.zscore(keys.queueProcessing(name), taskId);
+    return cur !== null && cur === Number(lease);
+  }
+
+  async queueExtend(name: string, taskId: string, lease: string, visibilitySeconds: number): Promise<string | null> {
+    const cur = this.raw.zscore(keys.queueProcessing(name), taskId);
+    if (cur === null || cur !== Number(lease)) return null;
+    const deadline = Math.max(cur, leaseNowSeconds() + Math.max(1, visibilitySeconds));
+    this.raw.zadd(keys.queueProcessing(name), deadline, taskId);
+    return leaseText(deadline);
   }
 
   private endReservation(name: string, taskId: string): boolean {
@@ -382,18 +414,21 @@ export class MemoryBackend implements Backend {
     return removed;
   }
 
-  async queueAck(name: string, taskId: string): Promise<boolean> {
+  async queueAck(name: string, taskId: string, opts: LeaseOption = {}): Promise<boolean> {
+    if (!this.holds(name, taskId, opts.lease)) return false;
     return this.endReservation(name, taskId);
   }
 
-  async queueNack(name: string, taskId: string, body: BytesLike, opts: { delaySeconds: number }): Promise<boolean> {
+  async queueNack(name: string, taskId: string, body: BytesLike, opts: { delaySeconds: number } & LeaseOption): Promise<boolean> {
+    if (!this.holds(name, taskId, opts.lease)) return false;
     this.endReservation(name, taskId);
     if (opts.delaySeconds > 0) this.raw.zadd(keys.queueScheduled(name), nowSeconds() + opts.delaySeconds, body);
     else this.raw.rpush(keys.queue(name), body);
     return true;
   }
 
-  async queueFail(name: string, taskId: string, body: BytesLike): Promise<boolean> {
+  async queueFail(name: string, taskId: string, body: BytesLike, opts: LeaseOption = {}): Promise<boolean> {
+    if (!this.holds(name, taskId, opts.lease)) return false;
     const ended = this.endReservation(name, taskId);
     this.raw.rpush(keys.queueDead(name), body);
     return ended;

@@ -60,6 +60,8 @@ import type {
   WorkerIndexEntry,
   WorkerRecord,
   WorkerRef,
+  LeaseOption,
+  ReservedTask,
 } from "../types";
 import { workerIndexEntryFromRaw } from "../worker-index";
 import { callScript, mapRedisError, RedisConnection, type RedisConnectionOptions } from "./connection";
@@ -121,6 +123,11 @@ function chunksByType(refs: WorkerRef[], size: number): Array<{ type: string; po
 }
 
 const nowSeconds = () => Date.now() / 1000;
+/**
+ * Now with a sub-millisecond part, for deadlines that serve as leases: two reservations of
+ * one task in the same millisecond (a sweep between them) still get different leases.
+ */
+const leaseNowSeconds = () => (Date.now() + (performance.now() % 1)) / 1000;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Python's `time.time() + ttl`-style durations, as milliseconds Redis accepts (PX >= 1). */
@@ -540,10 +547,9 @@ export class RedisBackend implements Backend {
     });
   }
 
-  private reserveOnce(name: string, visibilitySeconds: number): Promise<Buffer | null> {
-    return this.run(async (r) =>
-      asBuffer(
-        await callScript(
+  private reserveOnce(name: string, visibilitySeconds: number): Promise<ReservedTask | null> {
+    return this.run(async (r) => {
+      const res = await callScript(
           r,
           "reserve",
           [
@@ -554,20 +560,28 @@ export class RedisBackend implements Backend {
             keys.queueProcessing(name),
             keys.queueProcessingBody(name),
           ],
-          [pyFloatRepr(nowSeconds()), String(visibilitySeconds)],
+          [pyFloatRepr(leaseNowSeconds()), String(visibilitySeconds)],
           { buffer: true },
-        ),
-      ),
-    );
+      );
+      if (!Array.isArray(res)) return null;
+      const body = asBuffer(res[0]);
+      if (!body) return null;
+      const lease = asBuffer(res[1])?.toString("latin1") ?? "";
+      return { body, lease: lease === "" ? null : lease };
+    });
   }
 
   async queueReserve(name: string, timeoutSeconds: number, visibilitySeconds: number): Promise<Buffer | null> {
+    return (await this.queueReserveLease(name, timeoutSeconds, visibilitySeconds))?.body ?? null;
+  }
+
+  async queueReserveLease(name: string, timeoutSeconds: number, visibilitySeconds: number): Promise<ReservedTask | null> {
     // Scripts cannot block, so waiting is a poll with a short, growing pause.
     const deadline = performance.now() + Math.max(0, timeoutSeconds) * 1000;
     let pause = 25;
     for (;;) {
-      const body = await this.reserveOnce(name, visibilitySeconds);
-      if (body !== null) return body;
+      const got = await this.reserveOnce(name, visibilitySeconds);
+      if (got !== null) return got;
       const left = deadline - performance.now();
       if (left <= 0) return null;
       await sleep(Math.min(pause, left));
@@ -575,30 +589,46 @@ export class RedisBackend implements Backend {
     }
   }
 
-  async queueAck(name: string, taskId: string): Promise<boolean> {
+  async queueExtend(name: string, taskId: string, lease: string, visibilitySeconds: number): Promise<string | null> {
+    return this.run(async (r) => {
+      const res = await callScript(r, "extend", [keys.queueProcessing(name)], [taskId, lease, pyFloatRepr(leaseNowSeconds()), String(visibilitySeconds)], {
+        buffer: true,
+      });
+      return asBuffer(res)?.toString("latin1") ?? null;
+    });
+  }
+
+  async queueAck(name: string, taskId: string, opts: LeaseOption = {}): Promise<boolean> {
     return this.run(
-      async (r) => asNumber(await callScript(r, "ack", [keys.queueProcessing(name), keys.queueProcessingBody(name)], [taskId])) > 0,
+      async (r) =>
+        asNumber(await callScript(r, "ack", [keys.queueProcessing(name), keys.queueProcessingBody(name)], [taskId, opts.lease ?? ""])) > 0,
     );
   }
 
-  async queueNack(name: string, taskId: string, body: BytesLike, opts: { delaySeconds: number }): Promise<boolean> {
-    await this.run((r) =>
+  async queueNack(name: string, taskId: string, body: BytesLike, opts: { delaySeconds: number } & LeaseOption): Promise<boolean> {
+    const res = await this.run((r) =>
       callScript(
         r,
         "nack",
         [keys.queueProcessing(name), keys.queueProcessingBody(name), keys.queueScheduled(name), keys.queue(name)],
-        [taskId, toBuffer(body), pyFloatRepr(opts.delaySeconds), pyFloatRepr(nowSeconds())],
+        [taskId, toBuffer(body), pyFloatRepr(opts.delaySeconds), pyFloatRepr(nowSeconds()), opts.lease ?? ""],
       ),
     );
     // Python's queue_nack always answers True: the body is back on the queue either way.
-    return true;
+    // Only a lost lease (-1) changed nothing.
+    return asNumber(res) !== -1;
   }
 
-  async queueFail(name: string, taskId: string, body: BytesLike): Promise<boolean> {
+  async queueFail(name: string, taskId: string, body: BytesLike, opts: LeaseOption = {}): Promise<boolean> {
     return this.run(
       async (r) =>
         asNumber(
-          await callScript(r, "fail", [keys.queueProcessing(name), keys.queueProcessingBody(name), keys.queueDead(name)], [taskId, toBuffer(body)]),
+          await callScript(
+            r,
+            "fail",
+            [keys.queueProcessing(name), keys.queueProcessingBody(name), keys.queueDead(name)],
+            [taskId, toBuffer(body), opts.lease ?? ""],
+          ),
         ) > 0,
     );
   }

@@ -1,0 +1,115 @@
+// Leases: a reservation's deadline, as text, names that very reservation. A holder that
+// extends, acks, nacks or fails with its lease acts only while the reservation is still its
+// own; after a sweep re-queued the task and another holder reserved it, it changes nothing.
+// Run on both implementations by contract-memory.test.ts and contract-redis.test.ts.
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { keys } from "../src/keys";
+import { pyJsonBytes } from "../src/pyjson";
+import type { Backend } from "../src/types";
+import type { BackendFixture, RawPlanter } from "./contract";
+
+const body = (id: string, payload: unknown = {}) => pyJsonBytes({ id, payload });
+const nowS = () => Date.now() / 1000;
+
+export function describeLeaseContract(name: string, factory: () => Promise<BackendFixture>): void {
+  describe(`Backend contract, leases: ${name}`, () => {
+    let be: Backend;
+    let raw: RawPlanter;
+    let cleanup: () => Promise<void>;
+    beforeEach(async () => {
+      ({ backend: be, plantRaw: raw, cleanup } = await factory());
+    });
+    afterEach(async () => {
+      await cleanup();
+    });
+
+    /** Makes the current reservation of `id` overdue and sweeps it back onto the queue. */
+    const expireAndSweep = async (q: string, id: string) => {
+      await raw.zadd(keys.queueProcessing(q), nowS() - 5, id);
+      expect((await be.queueSweepExpired(q)).requeued).toBe(1);
+    };
+
+    it("reserve answers the body and its deadline as lease text; an unregistered body has none", async () => {
+      await be.queuePush("q", body("t1"));
+      await be.queuePush("q", Buffer.from("not json"));
+      const before = nowS();
+      const got = await be.queueReserveLease("q", 0, 30);
+      expect(got?.body.toString()).toBe(body("t1").toString());
+      const deadline = Number(got!.lease);
+      expect(deadline).toBeGreaterThanOrEqual(before + 29);
+      const [z] = await raw.zrange(keys.queueProcessing("q"));
+      expect(z!.score).toBe(deadline);
+      expect(await be.queueReserveLease("q", 0, 30)).toEqual({ body: Buffer.from("not json"), lease: null });
+      expect(await be.queueReserveLease("q", 0, 30)).toBeNull();
+    });
+
+    it("extend pushes the deadline out and answers the new lease; the old lease then no longer acks", async () => {
+      await be.queuePush("q", body("t1"));
+      const got = (await be.queueReserveLease("q", 0, 2))!;
+      const next = await be.queueExtend("q", "t1", got.lease!, 60);
+      expect(next).not.toBeNull();
+      expect(Number(next)).toBeGreaterThan(Number(got.lease) + 50);
+      expect((await raw.zrange(keys.queueProcessing("q")))[0]!.score).toBe(Number(next));
+      // the sweep leaves an extended reservation alone
+      expect((await be.queueSweepExpired("q", nowS() + 10)).requeued).toBe(0);
+      expect(await be.queueAck("q", "t1", { lease: got.lease })).toBe(false);
+      expect(await be.queueAck("q", "t1", { lease: next })).toBe(true);
+      expect(await raw.zrange(keys.queueProcessing("q"))).toEqual([]);
+      expect(await raw.hgetall(keys.queueProcessingBody("q"))).toEqual({});
+    });
+
+    it("extend never shortens a lease", async () => {
+      await be.queuePush("q", body("t1"));
+      const got = (await be.queueReserveLease("q", 0, 120))!;
+      const next = await be.queueExtend("q", "t1", got.lease!, 1);
+      expect(Number(next)).toBe(Number(got.lease));
+    });
+
+    it("after a sweep and another holder's reserve, the first holder's extend, ack, nack and fail change nothing", async () => {
+      await be.queuePush("q", body("t1"));
+      const first = (await be.queueReserveLease("q", 0, 30))!;
+      await expireAndSweep("q", "t1");
+      // swept and not yet reserved again: the lease is lost too
+      expect(await be.queueExtend("q", "t1", first.lease!, 30)).toBeNull();
+      const second = (await be.queueReserveLease("q", 0, 30))!;
+      expect(second.lease).not.toBe(first.lease);
+      const processing = await raw.zrange(keys.queueProcessing("q"));
+
+      expect(await be.queueExtend("q", "t1", first.lease!, 30)).toBeNull();
+      expect(await be.queueAck("q", "t1", { lease: first.lease })).toBe(false);
+      expect(await be.queueNack("q", "t1", body("t1"), { delaySeconds: 0, lease: first.lease })).toBe(false);
+      expect(await be.queueNack("q", "t1", body("t1"), { delaySeconds: 5, lease: first.lease })).toBe(false);
+      expect(await be.queueFail("q", "t1", body("t1"), { lease: first.lease })).toBe(false);
+
+      // the second holder's reservation is untouched, nothing was pushed anywhere
+      expect(await raw.zrange(keys.queueProcessing("q"))).toEqual(processing);
+      expect(Object.keys(await raw.hgetall(keys.queueProcessingBody("q")))).toEqual(["t1"]);
+      expect(await be.queueSize("q")).toBe(0);
+      expect(await raw.zrange(keys.queueScheduled("q"))).toEqual([]);
+      expect(await be.dlqLength("q")).toBe(0);
+      // and the second holder still acks
+      expect(await be.queueAck("q", "t1", { lease: second.lease })).toBe(true);
+    });
+
+    it("with its own lease, nack requeues and fail dead-letters", async () => {
+      await be.queuePush("q", body("t1"));
+      const a = (await be.queueReserveLease("q", 0, 30))!;
+      expect(await be.queueNack("q", "t1", body("t1", { retry: 1 }), { delaySeconds: 0, lease: a.lease })).toBe(true);
+      expect((await be.queuePeek("q", 5)).map(String)).toEqual([body("t1", { retry: 1 }).toString()]);
+      const b2 = (await be.queueReserveLease("q", 0, 30))!;
+      expect(await be.queueFail("q", "t1", body("t1", { dead: 1 }), { lease: b2.lease })).toBe(true);
+      expect((await be.dlqPeek("q", 5)).map(String)).toEqual([body("t1", { dead: 1 }).toString()]);
+      expect(await raw.zrange(keys.queueProcessing("q"))).toEqual([]);
+    });
+
+    it("without a lease, ack/nack/fail keep Python's semantics (by id, whoever holds it)", async () => {
+      await be.queuePush("q", body("t1"));
+      await be.queueReserveLease("q", 0, 30);
+      await expireAndSweep("q", "t1");
+      await be.queueReserveLease("q", 0, 30);
+      expect(await be.queueAck("q", "t1")).toBe(true);
+      expect(await be.queueNack("q", "t2", body("t2"), { delaySeconds: 0 })).toBe(true);
+      expect(await be.queueSize("q")).toBe(1);
+    });
+  });
+}
