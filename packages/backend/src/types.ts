@@ -235,6 +235,8 @@ export interface Backend {
   // ---- locks (fleet:lock:<name>)
   lockAcquire(name: string, holdSeconds: number, waitSeconds: number): Promise<string | null>;
   lockRelease(name: string, token: string): Promise<boolean>;
+  /** Renews a held lock to `holdSeconds` from now; false when the token no longer holds it. */
+  lockExtend(name: string, token: string, holdSeconds: number): Promise<boolean>;
   lockList(): Promise<LockSummary[]>;
   lockForceRelease(name: string): Promise<boolean>;
 
@@ -345,6 +347,8 @@ export interface Backend {
   catalogGet(automationType: string): Promise<Buffer | null>;
   catalogAll(): Promise<Map<string, Buffer>>;
   catalogDelete(automationType: string): Promise<boolean>;
+  /** Clears `fleet:catalog` and writes these entries, in one step (a master's start). */
+  catalogReplace(entries: Map<string, BytesLike>): Promise<void>;
 
   // ---- the console's audit trail (fleet:console:audit, newest first, capped)
   auditAppend(entry: BytesLike, maxEntries: number): Promise<void>;

@@ -102,6 +102,29 @@ export function describeLeaseContract(name: string, factory: () => Promise<Backe
       expect(await raw.zrange(keys.queueProcessing("q"))).toEqual([]);
     });
 
+    it("a lock is extended only by its holder's token", async () => {
+      const token = (await be.lockAcquire("leader", 2, 0))!;
+      expect(token).toBeTruthy();
+      expect(await be.lockExtend("leader", "not-the-token", 60)).toBe(false);
+      expect(await raw.pttl(keys.lock("leader"))).toBeLessThanOrEqual(2000);
+      expect(await be.lockExtend("leader", token, 60)).toBe(true);
+      expect(await raw.pttl(keys.lock("leader"))).toBeGreaterThan(50_000);
+      expect((await raw.get(keys.lock("leader")))?.toString()).toBe(token);
+      await raw.del(keys.lock("leader"));
+      expect(await be.lockExtend("leader", token, 60)).toBe(false);
+      expect(await raw.type(keys.lock("leader"))).toBe("none");
+    });
+
+    it("catalogReplace clears fleet:catalog and writes the given entries", async () => {
+      await be.catalogSet("old", Buffer.from('{"config": null}'));
+      await be.catalogReplace(new Map([["a", Buffer.from('{"config": {}}')], ["b", Buffer.from('{"config": null}')]]));
+      const all = await be.catalogAll();
+      expect([...all.keys()].sort()).toEqual(["a", "b"]);
+      expect(all.get("a")?.toString()).toBe('{"config": {}}');
+      await be.catalogReplace(new Map());
+      expect(await raw.type("fleet:catalog")).toBe("none");
+    });
+
     it("without a lease, ack/nack/fail keep Python's semantics (by id, whoever holds it)", async () => {
       await be.queuePush("q", body("t1"));
       await be.queueReserveLease("q", 0, 30);

@@ -8,6 +8,8 @@ export { sharedBus } from "./event-bus";
 export type { SharedBus, BusListener } from "./event-bus";
 export { startHousekeeping, publishCatalog, sweepQueues, catalogDoc, jsonSchemaOf } from "./housekeeping";
 export type { Housekeeping, HousekeepingOptions, SweepReport } from "./housekeeping";
+export { startMaster, MASTER_LOCK } from "./master";
+export type { Master, MasterOptions } from "./master";
 export { systemClock, skewedClock, sleep } from "./clock";
 export type { Clock } from "./clock";
 export { encodeTaskBody, parseTaskBody, newTaskId, retryDelayMs, withFailure } from "./task-body";

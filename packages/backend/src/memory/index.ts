@@ -281,6 +281,13 @@ export class MemoryBackend implements Backend {
     return this.raw.del(k) > 0;
   }
 
+  async lockExtend(name: string, token: string, holdSeconds: number): Promise<boolean> {
+    const k = keys.lock(name);
+    const cur = this.raw.type(k) === "string" ? this.raw.get(k) : null;
+    if (cur === null || !cur.equals(Buffer.from(token))) return false;
+    return this.raw.expire(k, Math.max(1, Math.round(holdSeconds * 1000)));
+  }
+
   async lockList(): Promise<LockSummary[]> {
     const prefix = keys.lock("");
     return this.raw.keysWithPrefix(prefix).map((k) => {
@@ -830,6 +837,11 @@ export class MemoryBackend implements Backend {
 
   async catalogDelete(automationType: string): Promise<boolean> {
     return this.raw.hdel(CATALOG_HASH, automationType) > 0;
+  }
+
+  async catalogReplace(entries: Map<string, BytesLike>): Promise<void> {
+    this.raw.del(CATALOG_HASH);
+    if (entries.size > 0) this.raw.hset(CATALOG_HASH, new Map(entries));
   }
 
   // ---- audit

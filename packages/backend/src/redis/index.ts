@@ -430,6 +430,11 @@ export class RedisBackend implements Backend {
     return this.run(async (r) => asNumber(await callScript(r, "lockRelease", [keys.lock(name)], [token])) > 0);
   }
 
+  async lockExtend(name: string, token: string, holdSeconds: number): Promise<boolean> {
+    const ms = String(Math.max(1, Math.round(holdSeconds * 1000)));
+    return this.run(async (r) => asNumber(await callScript(r, "lockExtend", [keys.lock(name)], [token, ms])) > 0);
+  }
+
   async lockList(): Promise<LockSummary[]> {
     return this.run(async (r) => {
       const found = await this.scanKeys(r, "fleet:lock:*");
@@ -1214,6 +1219,16 @@ export class RedisBackend implements Backend {
 
   async catalogDelete(automationType: string): Promise<boolean> {
     return this.run(async (r) => (await r.hdel(CATALOG_HASH, automationType)) > 0);
+  }
+
+  async catalogReplace(entries: Map<string, BytesLike>): Promise<void> {
+    await this.run(async (r) => {
+      const m = r.multi().del(CATALOG_HASH);
+      if (entries.size > 0) m.hset(CATALOG_HASH, new Map([...entries].map(([k, v]) => [k, toBuffer(v)])));
+      const res = await m.exec();
+      const failed = res?.find(([err]) => err);
+      if (!res || failed) throw failed?.[0] ?? new Error("catalog replace was aborted");
+    });
   }
 
   // ---- audit trail

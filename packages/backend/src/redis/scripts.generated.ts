@@ -48,6 +48,11 @@ export const luaScripts = {
     numberOfKeys: null,
     lua: "--[[\n  Which keys exist with a type other than string. Read-only. MGET reads such a key as\n  nil, like an absent one; workersGet asks here about its nil values only, so a page\n  whose values are all present costs nothing more.\n\n  KEYS[i]   any key\n\n  Returns one integer per key: 1 when it exists and is not a string, else 0.\n]]\nlocal out = {}\nfor i = 1, #KEYS do\n  local t = redis.call(\"TYPE\", KEYS[i]).ok\n  out[i] = (t ~= \"none\" and t ~= \"string\") and 1 or 0\nend\nreturn out\n",
   },
+  lockExtend: {
+    file: "lock-extend-1.lua",
+    numberOfKeys: 1,
+    lua: "--[[\n  Extend a lock only when the caller still holds it (the same token): a holder renewing\n  before its TTL runs out keeps the lock; one whose lock expired and was re-acquired by\n  someone else gets 0 and must stop acting as the holder.\n\n  KEYS[1] fleet:lock:<name>  string, token\n\n  ARGV[1] token\n  ARGV[2] new hold, milliseconds\n\n  Returns 1 when extended, else 0.\n]]\nif redis.call(\"GET\", KEYS[1]) == ARGV[1] then\n  return redis.call(\"PEXPIRE\", KEYS[1], ARGV[2])\nend\nreturn 0\n",
+  },
   lockRelease: {
     file: "lock-release-1.lua",
     numberOfKeys: 1,
