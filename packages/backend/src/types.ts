@@ -272,6 +272,14 @@ export interface Backend {
    * the task alone.
    */
   queueExtend(name: string, taskId: string, lease: string, visibilitySeconds: number): Promise<string | null>;
+  /**
+   * Waits up to `timeoutSeconds` for a task to be pushed to any pending list of the queue
+   * (true at once when one holds a task). Reserves nothing: an idle reserver waits here, then
+   * reserves. The Redis implementation blocks one connection per list per queue and process,
+   * shared by every waiter, and sends nothing while nobody waits. Due `:scheduled` retries do
+   * not wake it: the timeout does.
+   */
+  queueWait(name: string, timeoutSeconds: number): Promise<boolean>;
   /** Ends a reservation. With a `lease`, only that one: false when it was lost. */
   queueAck(name: string, taskId: string, opts?: LeaseOption): Promise<boolean>;
   /**

@@ -125,6 +125,29 @@ export function describeLeaseContract(name: string, factory: () => Promise<Backe
       expect(await raw.type("fleet:catalog")).toBe("none");
     });
 
+    it("queueWait answers at once when a pending list holds a task, and times out with false when none comes", async () => {
+      await be.queuePush("q", body("t1"), { priority: "low" });
+      expect(await be.queueWait("q", 30)).toBe(true);
+      expect(await be.queueWait("empty", 0.2)).toBe(false);
+    });
+
+    for (const priority of ["high", "normal", "low"] as const) {
+      it(`queueWait wakes every waiter on a push to the ${priority} list and leaves the list as it was`, async () => {
+        // 30 s: only the push can end these waits within the test's own time limit
+        const waits = [be.queueWait("q", 30), be.queueWait("q", 30)];
+        await new Promise((r) => setTimeout(r, 50)); // let the waits block first
+        await be.queuePushMany("q", [
+          { body: body("a"), priority },
+          { body: body("b"), priority },
+        ]);
+        expect(await Promise.all(waits)).toEqual([true, true]);
+        const key = priority === "high" ? keys.queueHigh("q") : priority === "low" ? keys.queueLow("q") : keys.queue("q");
+        expect((await raw.lrange(key)).map(String)).toEqual([body("a").toString(), body("b").toString()]);
+        expect(await raw.zrange(keys.queueProcessing("q"))).toEqual([]);
+        expect(JSON.parse(String((await be.queueReserve("q", 0, 30))!)).id).toBe("a");
+      });
+    }
+
     it("without a lease, ack/nack/fail keep Python's semantics (by id, whoever holds it)", async () => {
       await be.queuePush("q", body("t1"));
       await be.queueReserveLease("q", 0, 30);

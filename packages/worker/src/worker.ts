@@ -686,7 +686,10 @@ class Worker implements WorkerHandle {
   private async batchLoop(slot: Slot): Promise<void> {
     let idleMs = 0;
     while (this.slotActive(slot)) {
-      if (idleMs > 0) await sleep(idleMs, slot.controller.signal).catch(() => {});
+      // idle: wait for a push (the backend wakes every waiter at once), at most idleMs, which
+      // grows to idlePoll.max so an idle slot still calls the reserve about once a second
+      // (due retries in :scheduled wake nobody: they are drained by that reserve)
+      if (idleMs > 0) await raceAbort(this.backend.queueWait(this.queue, idleMs / 1000), slot.controller.signal).catch(() => {});
       if (!this.slotActive(slot)) return;
       let body: Buffer | null;
       let lease: string | null = null;

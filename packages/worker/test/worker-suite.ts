@@ -426,6 +426,35 @@ export function describeWorkerSuite(name: string, factory: BackendFactory): void
       expect(runs.get(id!)).toBe(2);
     });
 
+    it("idle slots pick up a pushed task at once, woken by the push, not by their poll", async () => {
+      const a = batch(async () => undefined);
+      const workerId = uniqueName("w");
+      await backend.workerSetConfig(a.type, workerId, { slots: 4 });
+      // up to 60 s between reserves: only the wake-up can start the task within the wait below
+      const w = await start(a, { workerId, idlePollMs: { min: 60_000, max: 60_000 } });
+      await w.waitFor((s) => s.slotsRunning === 4, 3000);
+      await new Promise((r) => setTimeout(r, 100)); // every slot has found the queue empty and waits
+      await submit(a.type, [{ n: 1 }]);
+      await w.waitFor((s) => s.tasksDone === 1, 10_000);
+    });
+
+    it("idle slots call the reserve about once a second each", async () => {
+      const counting = countingBackend(backend);
+      const a = batch(async () => undefined);
+      const workerId = uniqueName("w");
+      await backend.workerSetConfig(a.type, workerId, { slots: 4 });
+      const w = await start(a, { workerId, backend: counting.backend, idlePollMs: { min: 100, max: 1000 } });
+      await w.waitFor((s) => s.slotsRunning === 4, 3000);
+      const before = counting.calls.get("queueReserveLease") ?? 0;
+      const t0 = Date.now();
+      await new Promise((r) => setTimeout(r, 3000)); // a rate, measured over a while
+      const reserves = (counting.calls.get("queueReserveLease") ?? 0) - before;
+      const seconds = (Date.now() - t0) / 1000;
+      // the backoff from 100 ms to 1 s costs a few extra calls per slot at the start
+      expect(reserves).toBeLessThanOrEqual(4 * (Math.ceil(seconds) + 4));
+      expect(reserves).toBeGreaterThan(0);
+    });
+
     it("a task that runs past its visibility window keeps its lease: the sweep leaves it alone and it runs once", async () => {
       let runs = 0;
       const a = defineAutomation({

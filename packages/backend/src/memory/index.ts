@@ -407,6 +407,35 @@ export class MemoryBackend implements Backend {
     return cur !== null && cur === Number(lease);
   }
 
+  /** Waiters of `queueWait`, by pending-list key. */
+  private readonly listWaiters = new Map<string, Set<() => void>>();
+
+  async queueWait(name: string, timeoutSeconds: number): Promise<boolean> {
+    const lists = queuePriorityKeys(name);
+    if (lists.some((k) => this.raw.llen(k) > 0)) return true;
+    if (this.closed) return false;
+    if (!this.raw.onListPush) {
+      this.raw.onListPush = (key) => {
+        const ws = this.listWaiters.get(key);
+        if (ws) for (const w of [...ws]) w();
+      };
+    }
+    return new Promise<boolean>((resolve) => {
+      const finish = (woken: boolean) => {
+        clearTimeout(timer);
+        for (const k of lists) this.listWaiters.get(k)?.delete(wake);
+        resolve(woken);
+      };
+      const wake = () => finish(true);
+      const timer = setTimeout(() => finish(false), Math.max(0, timeoutSeconds) * 1000);
+      for (const k of lists) {
+        let ws = this.listWaiters.get(k);
+        if (!ws) this.listWaiters.set(k, (ws = new Set()));
+        ws.add(wake);
+      }
+    });
+  }
+
   async queueExtend(name: string, taskId: string, lease: string, visibilitySeconds: number): Promise<string | null> {
     const cur = this.raw.zscore(keys.queueProcessing(name), taskId);
     if (cur === null || cur !== Number(lease)) return null;

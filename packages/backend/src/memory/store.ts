@@ -346,10 +346,14 @@ export class MemoryStore {
 
   // ---- lists
 
+  /** Called after every push onto a list (what BLPOP-like waiters listen to). */
+  onListPush: ((key: string) => void) | null = null;
+
   rpush(key: string, ...values: BytesLike[]): number {
     const l = this.write(key, "list", () => [] as Buffer[]);
     for (const v of values) l.push(Buffer.from(toBuffer(v)));
     this.dropIfEmpty(key);
+    if (values.length > 0) this.onListPush?.(key);
     return l.length;
   }
 
@@ -357,6 +361,7 @@ export class MemoryStore {
     const l = this.write(key, "list", () => [] as Buffer[]);
     for (const v of values) l.unshift(Buffer.from(toBuffer(v)));
     this.dropIfEmpty(key);
+    if (values.length > 0) this.onListPush?.(key);
     return l.length;
   }
 

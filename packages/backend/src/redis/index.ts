@@ -67,6 +67,7 @@ import { workerIndexEntryFromRaw } from "../worker-index";
 import { callScript, mapRedisError, RedisConnection, type RedisConnectionOptions } from "./connection";
 import { EncodedCommand, keyAround, RespArgs, type KeyAround } from "./encoded-command";
 import { unpack, type Packed } from "./msgpack";
+import { QueueWaker } from "./queue-waker";
 import { luaScripts } from "./scripts.generated";
 import { asBuffer, asBufferArray, asNumber, hashRecord, parseInfo, scoredPairs } from "./replies";
 
@@ -146,6 +147,7 @@ export class RedisBackend implements Backend {
   readonly kind = "redis" as const;
   private readonly conn: RedisConnection;
   private readonly subscriptions = new Set<Subscription>();
+  private readonly wakers = new Map<string, QueueWaker>();
 
   constructor(
     private readonly rawUrl: string,
@@ -168,6 +170,8 @@ export class RedisBackend implements Backend {
   }
 
   async close(): Promise<void> {
+    await Promise.all([...this.wakers.values()].map((w) => w.close()));
+    this.wakers.clear();
     await Promise.all([...this.subscriptions].map((s) => s.close()));
     await this.conn.close();
   }
@@ -592,6 +596,15 @@ export class RedisBackend implements Backend {
       await sleep(Math.min(pause, left));
       pause = Math.min(pause * 2, 200);
     }
+  }
+
+  async queueWait(name: string, timeoutSeconds: number): Promise<boolean> {
+    let waker = this.wakers.get(name);
+    if (!waker) {
+      waker = new QueueWaker(this.rawUrl, this.opts, [keys.queueHigh(name), keys.queue(name), keys.queueLow(name)]);
+      this.wakers.set(name, waker);
+    }
+    return waker.wait(Math.max(0, timeoutSeconds) * 1000);
   }
 
   async queueExtend(name: string, taskId: string, lease: string, visibilitySeconds: number): Promise<string | null> {
