@@ -16,6 +16,25 @@ test("with a Redis backend and no authentication, next start exits 1 and says wh
   expect(run.output).toContain("FLEET_AUTH_USERS");
 });
 
+test("a Redis Cluster endpoint is refused at start, saying why", async () => {
+  const { spawn } = await import("node:child_process");
+  const { mkdtempSync, rmSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const { join } = await import("node:path");
+  const port = 21000 + Math.floor(Math.random() * 20000);
+  const dir = mkdtempSync(join(tmpdir(), "fleet-e2e-cluster-"));
+  const server = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--cluster-enabled", "yes", "--cluster-config-file", join(dir, "nodes.conf"), "--save", "", "--appendonly", "no", "--dir", dir], { stdio: "ignore" });
+  try {
+    const run = await startExpectingExit({ FLEET_BACKEND_URL: `redis://127.0.0.1:${port}/0`, FLEET_INSECURE_NO_AUTH: "1" }, "127.0.0.1");
+    expect(run.code, run.output).toBe(1);
+    expect(run.output).toContain("Redis Cluster node, which Fleet cannot use");
+    expect(run.output).toContain("hash tags");
+  } finally {
+    server.kill("SIGKILL");
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test("the in-memory demo bound to every interface refuses too", async () => {
   const run = await startExpectingExit({ FLEET_BACKEND_URL: "memory://e2e-refuse" }, "0.0.0.0");
   expect(run.code, run.output).toBe(1);

@@ -31,6 +31,24 @@ export async function register(): Promise<void> {
   }
   installPeerStamp();
   console.log(`Fleet Console backend: ${maskUrl(backendUrl)}`);
+  if (!/^memory:/i.test(backendUrl)) {
+    // One look at the Redis now: a Cluster endpoint can never work (ClusterNotSupportedError
+    // says why), so it stops the start; a Redis that is merely down is waited for (503s).
+    const { backendFromUrl } = await import("@fleet/backend/url");
+    const { ClusterNotSupportedError } = await import("@fleet/backend");
+    const probe = backendFromUrl(backendUrl);
+    try {
+      await probe.health();
+    } catch (err) {
+      if (err instanceof ClusterNotSupportedError) {
+        console.error(`Fleet Console cannot start: ${err.message}`);
+        process.exit(1);
+      }
+      console.warn(`Fleet Console: ${(err as Error).message}; requests answer 503 until it is reachable`);
+    } finally {
+      await probe.close();
+    }
+  }
   if (decision.mode === "auth") {
     const ways = [
       config.users.size > 0 ? `${config.users.size} user(s)` : null,

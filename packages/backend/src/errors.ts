@@ -23,12 +23,30 @@ export class BackendUnavailableError extends FleetBackendError {
   }
 }
 
+/**
+ * The URL leads to a Redis Cluster node. Fleet's schema keeps a task's keys (its queue's
+ * lists, `:processing`, `:processing:body`, `:scheduled`, `:dead`) without hash tags, so the
+ * Lua scripts and MULTI blocks that change them together cannot run on a cluster, where keys
+ * of one call must share a slot. Refused at connect, before anything is read or written.
+ */
+export class ClusterNotSupportedError extends FleetBackendError {
+  override name = "ClusterNotSupportedError";
+  readonly code = "cluster_not_supported" as const;
+  constructor(url: string) {
+    super(
+      `Fleet backend at ${maskUrl(url)} is a Redis Cluster node, which Fleet cannot use: its multi-key scripts and transactions ` +
+        "(a task's queue, processing and body keys change together) have no hash tags, so their keys fall in different slots. " +
+        "Use a standalone Redis, or a primary with replicas under Redis Sentinel (redis+sentinel://).",
+    );
+  }
+}
+
 /** `backendFromUrl` got a scheme it does not support. */
 export class UnsupportedBackendUrlError extends FleetBackendError {
   override name = "UnsupportedBackendUrlError";
   constructor(url: string) {
     const scheme = url.includes("://") ? url.split("://", 1)[0] : url;
-    super(`no backend for scheme '${scheme}' in ${maskUrl(url)}; supported: redis://, rediss://, memory://`);
+    super(`no backend for scheme '${scheme}' in ${maskUrl(url)}; supported: redis://, rediss://, redis+sentinel://, rediss+sentinel://, memory://`);
   }
 }
 

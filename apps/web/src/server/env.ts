@@ -10,8 +10,8 @@ export const ServerEnvSchema = z.object({
     .trim()
     .min(1)
     .default("memory://demo")
-    .refine((url) => /^(redis|rediss|memory):\/\//i.test(url), {
-      message: "must start with redis://, rediss:// or memory://",
+    .refine((url) => /^(redis|rediss|redis\+sentinel|rediss\+sentinel|memory):\/\//i.test(url), {
+      message: "must start with redis://, rediss://, redis+sentinel://, rediss+sentinel:// or memory://",
     }),
   FLEET_OFFLINE_AFTER_SECONDS: positiveInt(60),
   FLEET_EVENTS_INTERVAL_MS: positiveInt(1000),

@@ -3,7 +3,7 @@
 // client must find Redis again by itself when it returns.
 import type { ConnectionOptions as TlsOptions } from "node:tls";
 import { Redis, ReplyError, type ChainableCommander, type RedisOptions } from "ioredis";
-import { BackendUnavailableError, CorruptDataError, FleetBackendError, maskUrl } from "../errors";
+import { BackendUnavailableError, ClusterNotSupportedError, CorruptDataError, FleetBackendError, maskUrl } from "../errors";
 import { luaScripts, type LuaScriptName } from "./scripts.generated";
 
 export interface RedisConnectionOptions {
@@ -19,8 +19,83 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 1500;
 export const DEFAULT_COMMAND_TIMEOUT_MS = 1500;
 
 const SUPPORTED = /^rediss?:\/\//i;
+const SENTINEL = /^rediss?\+sentinel:\/\//i;
+
+/** Whether `url` names a Sentinel-managed primary (`redis+sentinel://`, `rediss+sentinel://`). */
+export function isSentinelUrl(url: string): boolean {
+  return SENTINEL.test(url);
+}
+
+/**
+ * `redis+sentinel://[[user]:password@]host1:26379,host2:26379/<master-name>[/<db>][?sentinel_password=...]`
+ * (`rediss+sentinel://` for TLS to the sentinels and the primary). The password is the
+ * primary's; the sentinels use `sentinel_password` when given, else none.
+ */
+export function parseSentinelUrl(url: string): {
+  tls: boolean;
+  username?: string;
+  password?: string;
+  sentinelPassword?: string;
+  sentinels: Array<{ host: string; port: number }>;
+  name: string;
+  db: number;
+} {
+  const bad = (why: string) => new TypeError(`${why}: ${maskUrl(url)} (expected redis+sentinel://[:password@]host:port[,host:port...]/<master-name>[/<db>])`);
+  const scheme = url.slice(0, url.indexOf("://")).toLowerCase();
+  let rest = url.slice(url.indexOf("://") + 3);
+  let query = "";
+  const q = rest.indexOf("?");
+  if (q >= 0) {
+    query = rest.slice(q + 1);
+    rest = rest.slice(0, q);
+  }
+  let auth = "";
+  const at = rest.lastIndexOf("@", rest.indexOf("/") >= 0 ? rest.indexOf("/") : rest.length);
+  if (at >= 0) {
+    auth = rest.slice(0, at);
+    rest = rest.slice(at + 1);
+  }
+  const slash = rest.indexOf("/");
+  if (slash < 0) throw bad("no master name");
+  const hostList = rest.slice(0, slash);
+  const [name, dbText, ...extra] = rest.slice(slash + 1).split("/");
+  const db = dbText === undefined || dbText === "" ? "0" : dbText;
+  if (!name || extra.length > 0) throw bad("the path must be /<master-name>[/<db>]");
+  if (!/^\d+$/.test(db)) throw bad(`the database must be a number, not '${db}'`);
+  const sentinels = hostList.split(",").map((hp) => {
+    const m = /^(\[[0-9a-fA-F:.]+\]|[^:,[\]]+)(?::(\d{1,5}))?$/.exec(hp);
+    if (!m) throw bad(`'${hp}' is not host:port`);
+    const port = m[2] ? Number(m[2]) : 26379;
+    if (port < 1 || port > 65535) throw bad(`port ${port} is out of range`);
+    return { host: m[1]!.replace(/^\[|\]$/g, ""), port };
+  });
+  if (sentinels.length === 0) throw bad("no sentinel address");
+  const decode = (s: string) => {
+    try {
+      return decodeURIComponent(s);
+    } catch {
+      throw bad("the credentials are not valid percent-encoding");
+    }
+  };
+  const colon = auth.indexOf(":");
+  const username = colon >= 0 ? decode(auth.slice(0, colon)) : decode(auth);
+  const password = colon >= 0 ? decode(auth.slice(colon + 1)) : undefined;
+  const params = new URLSearchParams(query);
+  for (const k of params.keys()) if (k !== "sentinel_password") throw bad(`unknown parameter '${k}'`);
+  const sentinelPassword = params.get("sentinel_password") ?? undefined;
+  return {
+    tls: scheme === "rediss+sentinel",
+    ...(username ? { username } : {}),
+    ...(password ? { password } : {}),
+    ...(sentinelPassword ? { sentinelPassword } : {}),
+    sentinels,
+    name: decode(name),
+    db: Number(db),
+  };
+}
 
 export function redisOptions(url: string, opts: RedisConnectionOptions): RedisOptions {
+  if (SENTINEL.test(url)) return sentinelOptions(url, opts);
   if (!SUPPORTED.test(url)) throw new TypeError(`not a redis:// or rediss:// URL: ${maskUrl(url)}`);
   const parsed = new URL(url);
   const path = parsed.pathname.replace(/^\//, "");
@@ -44,6 +119,33 @@ export function redisOptions(url: string, opts: RedisConnectionOptions): RedisOp
   };
 }
 
+function sentinelOptions(url: string, opts: RedisConnectionOptions): RedisOptions {
+  const s = parseSentinelUrl(url);
+  const connectTimeout = opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  return {
+    sentinels: s.sentinels,
+    name: s.name,
+    role: "master",
+    db: s.db,
+    ...(s.username ? { username: s.username } : {}),
+    ...(s.password ? { password: s.password } : {}),
+    ...(s.sentinelPassword ? { sentinelPassword: s.sentinelPassword } : {}),
+    ...(s.tls ? { tls: opts.tls ?? {}, enableTLSForSentinelMode: true, sentinelTLS: opts.tls ?? {} } : {}),
+    lazyConnect: true,
+    connectTimeout,
+    commandTimeout: opts.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
+    sentinelCommandTimeout: connectTimeout,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    autoResendUnfulfilledCommands: false,
+    retryStrategy: (times: number) => Math.min(50 * 2 ** Math.min(times, 5), 1000),
+    // all sentinels unreachable: keep asking, a second apart at most
+    sentinelRetryStrategy: (times: number) => Math.min(100 * times, 1000),
+    // learn of a failover from the sentinels' +switch-master at once, not at the next error
+    failoverDetector: true,
+  };
+}
+
 export function isReplyError(err: unknown): err is Error {
   return err instanceof ReplyError || (err instanceof Error && err.name === "ReplyError");
 }
@@ -53,7 +155,8 @@ export function mapRedisError(url: string, err: unknown): Error {
   if (err instanceof FleetBackendError) return err;
   if (isReplyError(err)) {
     if (err.message.includes("WRONGTYPE")) return new CorruptDataError(`a key has the wrong type: ${err.message}`);
-    if (/^(LOADING|MASTERDOWN|NOAUTH|WRONGPASS)/.test(err.message)) return new BackendUnavailableError(url, err.message);
+    // READONLY: a primary demoted to replica by a failover still answering this connection
+    if (/^(LOADING|MASTERDOWN|NOAUTH|WRONGPASS|READONLY)/.test(err.message)) return new BackendUnavailableError(url, err.message);
     return err;
   }
   if (err instanceof TypeError || err instanceof RangeError || err instanceof SyntaxError) return err;
@@ -79,13 +182,16 @@ export class RedisConnection {
     extra: RedisOptions = {},
   ) {
     this.connectTimeoutMs = opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-    this.client = new Redis(rawUrl, { ...redisOptions(rawUrl, opts), ...extra });
+    const options = { ...redisOptions(rawUrl, opts), ...extra };
+    this.client = isSentinelUrl(rawUrl) ? new Redis(options) : new Redis(rawUrl, options);
     // Without a listener ioredis logs every failed reconnect as an unhandled error.
     this.client.on("error", (err: Error) => {
       this.lastError = err.message;
     });
     this.client.on("ready", () => {
       this.lastError = null;
+      // every (re)connection may lead elsewhere (a failover, a moved DNS name): check it again
+      this.clusterChecked = null;
     });
     for (const [name, s] of Object.entries(luaScripts)) {
       this.client.defineCommand(name, s.numberOfKeys === null ? { lua: s.lua } : { lua: s.lua, numberOfKeys: s.numberOfKeys });
@@ -97,11 +203,29 @@ export class RedisConnection {
   }
 
   private waiting: Promise<void> | null = null;
+  /** The once-per-connection check that this is not a cluster node (see ClusterNotSupportedError). */
+  private clusterChecked: Promise<void> | null = null;
+
+  private checkNotCluster(r: Redis): Promise<void> {
+    this.clusterChecked ??= r.info("cluster").then(
+      (info) => {
+        if (/^cluster_enabled:1\s*$/m.test(info)) throw new ClusterNotSupportedError(this.rawUrl);
+      },
+      (err: unknown) => {
+        this.clusterChecked = null; // a failed probe is not an answer: ask again next time
+        throw err;
+      },
+    );
+    return this.clusterChecked;
+  }
 
   /** Resolves once the client is ready; fails after connectTimeoutMs. Concurrent callers share one wait. */
   async ready(): Promise<Redis> {
     const r = this.client;
-    if (r.status === "ready") return r;
+    if (r.status === "ready") {
+      await this.checkNotCluster(r);
+      return r;
+    }
     if (this.closed) throw new BackendUnavailableError(this.rawUrl, "the backend was closed");
     if (r.status === "wait") r.connect().catch(() => undefined);
     this.waiting ??= new Promise<void>((resolve, reject) => {
@@ -125,6 +249,7 @@ export class RedisConnection {
       r.on("end", onEnd);
     });
     await this.waiting;
+    await this.checkNotCluster(r);
     return r;
   }
 
