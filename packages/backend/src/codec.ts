@@ -1,6 +1,7 @@
 // Encodings shared by both implementations, so they decode the same bytes the same way.
 import { createHash } from "node:crypto";
 import { pyFloat, pyFloatRepr, pyJsonBytes } from "./pyjson";
+import { PY_INT_MAX_DIGITS, pyJsonScan } from "./pyjson-parse";
 import type { BytesLike, JsonObject, PoolItemRecord, StatsFrame, WorkerRecord } from "./types";
 
 export function toBuffer(v: BytesLike): Buffer {
@@ -25,14 +26,42 @@ export function decodeUtf8(buf: Buffer): string | null {
 
 export type JsonParse = { ok: true; value: unknown } | { ok: false };
 
+const LONG_DIGIT_RUN = new RegExp(`[0-9]{${PY_INT_MAX_DIGITS + 1}}`);
+
+/**
+ * JSON as Python's json.loads reads it (see pyjson-parse.ts), for reading and showing stored
+ * values: Python's `NaN`, `Infinity` and `-Infinity` come back as JS NaN and ±Infinity. The
+ * engine's JSON.parse reads the common case; the Python-compatible scanner decides whatever it
+ * refuses, and the rare text with an integer literal Python's int() would refuse. One
+ * leniency: a leading UTF-8 BOM is skipped (Python refuses it); decisions that must be
+ * Python's exactly (task ids, pool pruning) use pyJsonLoadsBytes.
+ */
 export function parseJsonBytes(buf: Buffer): JsonParse {
   const text = decodeUtf8(buf);
   if (text === null) return { ok: false };
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(text) as unknown };
+    value = JSON.parse(text) as unknown;
+  } catch {
+    const scanned = pyJsonScan(text);
+    return scanned.ok ? { ok: true, value: scanned.value } : { ok: false };
+  }
+  if (LONG_DIGIT_RUN.test(text) && !pyJsonScan(text, { build: false }).ok) return { ok: false };
+  return { ok: true, value };
+}
+
+const utf8KeepBom = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** Exactly `json.loads(raw.decode("utf-8"))` of Python: a BOM is refused, as Python refuses it. */
+export function pyJsonLoadsBytes(buf: Buffer): JsonParse {
+  let text: string;
+  try {
+    text = utf8KeepBom.decode(buf);
   } catch {
     return { ok: false };
   }
+  const scanned = pyJsonScan(text);
+  return scanned.ok ? { ok: true, value: scanned.value } : { ok: false };
 }
 
 export function isJsonObject(v: unknown): v is JsonObject {
@@ -111,19 +140,6 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   return ak.length === Object.keys(bo).length && ak.every((k) => k in bo && jsonEqual(ao[k], bo[k]));
 }
 
-// ---- task bodies
-
-/** The task id a reserve registers: `str(envelope["id"])`; null when there is no usable id. */
-export function taskIdOfBody(body: Buffer): string | null {
-  const parsed = parseJsonBytes(body);
-  if (!parsed.ok || !isJsonObject(parsed.value)) return null;
-  const id = parsed.value.id;
-  if (id === undefined || id === null) return null;
-  // Python's str(True) is "True"
-  const s = typeof id === "string" ? id : typeof id === "number" ? String(id) : typeof id === "boolean" ? (id ? "True" : "False") : null;
-  return s ? s : null;
-}
-
 // ---- workers
 
 /** Raw values of one worker's keys, as read from storage (null = key absent). */
@@ -138,8 +154,27 @@ export interface WorkerRawValues {
   historyLen: number;
 }
 
+/**
+ * A worker's `config` as Python's worker_get_config reads it: absent or empty is `{}`; null
+ * when the stored value is not a JSON object.
+ */
+export function configFromRaw(raw: Buffer | null): JsonObject | null {
+  if (raw === null || raw.length === 0) return {};
+  const parsed = parseJsonBytes(raw);
+  return parsed.ok && isJsonObject(parsed.value) ? parsed.value : null;
+}
+
+/** A worker's `gen` as Python reads it: absent or empty is 0; null when it is not an integer. */
+export function genFromRaw(raw: Buffer | null): number | null {
+  if (raw === null || raw.length === 0) return 0;
+  const text = decodeUtf8(raw);
+  return text === null ? null : parseIntStrict(text);
+}
+
 function parseObjectField(buf: Buffer | null, field: string, corrupt: string[]): JsonObject | null {
   if (buf === null) return null;
+  // Python's worker_get reads an empty value as {} (`json.loads(raw) if raw else {}`)
+  if (buf.length === 0) return {};
   const parsed = parseJsonBytes(buf);
   if (parsed.ok && isJsonObject(parsed.value)) return parsed.value;
   corrupt.push(field);
@@ -153,8 +188,7 @@ export function workerRecordFromRaw(automationType: string, workerId: string, ra
   const stats = parseObjectField(raw.stats, "stats", corrupt);
   let configGen: number | null = null;
   if (raw.gen !== null) {
-    const text = decodeUtf8(raw.gen);
-    configGen = text === null ? null : parseIntStrict(text);
+    configGen = genFromRaw(raw.gen);
     if (configGen === null) corrupt.push("config_gen");
   }
   const hasState = Object.keys(raw.state).length > 0;

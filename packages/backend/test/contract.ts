@@ -11,7 +11,11 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { sha1Hex } from "../src/codec";
 import { CorruptDataError, StaleGenerationError } from "../src/errors";
 import { keys } from "../src/keys";
-import { pyJsonBytes } from "../src/pyjson";
+import { pyFloatRepr, pyJsonBytes } from "../src/pyjson";
+import { taskIdOfBody } from "../src/task-body";
+import { TASK_ID_CASES } from "./task-ids";
+
+export { TASK_ID_CASES, type TaskIdCase } from "./task-ids";
 import type { Backend, BusMessage, BytesLike, WorkerRef } from "../src/types";
 
 export type RawType = "none" | "string" | "hash" | "set" | "zset" | "list";
@@ -493,12 +497,34 @@ export function describeBackendContract(name: string, factory: () => Promise<Bac
       });
 
       it("delivers a body with no usable id once and leaves it unregistered", async () => {
-        const bad = [b("not json"), b('{"payload": 1}'), b('{"id": "", "payload": 1}'), b('{"id": null}'), b("[1, 2]"), NOT_UTF8];
+        const bad = [b("not json"), b('{"payload": 1}'), b('{"id": "", "payload": 1}'), b('{"id": [1]}'), b("[1, 2]"), NOT_UTF8];
         for (const x of bad) await be.queuePush("q", x);
         for (const x of bad) expect(await be.queueReserve("q", 0, 30)).toEqual(x);
         expect(await be.queueReserve("q", 0, 30)).toBeNull();
         expect(await raw.keys()).toEqual([]);
         expect((await be.queueDepths(["q"]))[0]!.processing).toBe(0);
+      });
+
+      it("registers the one task id of src/task-body.ts for every body of the shared table", async () => {
+        // one queue per case: several cases share an id ("inf", "-0.0")
+        const q = (i: number) => `ids:${i}`;
+        for (const [i, c] of TASK_ID_CASES.entries()) await be.queuePush(q(i), c.body);
+        for (const [i, c] of TASK_ID_CASES.entries()) {
+          expect(await be.queueReserve(q(i), 0, 30), c.name).toEqual(c.body);
+          const registered = await raw.hgetall(keys.queueProcessingBody(q(i)));
+          expect(registered, c.name).toEqual(c.id === null ? {} : { [c.id]: c.body });
+          expect(taskIdOfBody(c.body), c.name).toBe(c.id);
+        }
+      });
+
+      it("registers float ids as Python's repr of the float, for any double", async () => {
+        const xs = Array.from({ length: 300 }, (_, i) => (i % 2 ? -1 : 1) * Math.random() * 10 ** Math.floor(Math.random() * 60 - 30));
+        xs.push(0.1, 0.2 + 0.1, 1 / 3, 2 ** 53, 2 ** 53 + 2, 1e15 + 0.3, 123456789.125, 5e-324, 2.2250738585072014e-308, Number.MAX_VALUE);
+        const literal = (x: number) => (/[.e]/.test(String(x)) ? String(x) : `${x}.0`);
+        for (const x of xs) await be.queuePush("f", `{"id": ${literal(x)}}`);
+        for (let i = 0; i < xs.length; i++) await be.queueReserve("f", 0, 30);
+        const ids = Object.keys(await raw.hgetall(keys.queueProcessingBody("f"))).sort();
+        expect(ids).toEqual([...new Set(xs.map((x) => pyFloatRepr(x)))].sort());
       });
 
       it("waits up to the timeout for a body, and wakes for a push", async () => {
@@ -903,6 +929,30 @@ export function describeBackendContract(name: string, factory: () => Promise<Bac
         expect(await snapshot(raw)).toEqual(before);
         // an unregistered worker starts from gen 0, as INCR does
         expect((await be.workerSetConfig("t", "new", {}, { expectedGen: 0 })).gen).toBe(1);
+      });
+
+      it("reads empty config and gen values as {} and 0, as Python does, and writes over them", async () => {
+        await be.workerRegister("t", "w", { host: "h" });
+        await raw.set("wkr:t:w:config", "");
+        await raw.set("wkr:t:w:gen", "");
+        expect(await be.workerGetConfig("t", "w")).toEqual({ config: {}, gen: 0 });
+        expect(await be.workerGet("t", "w")).toMatchObject({ config: {}, configGen: 0, corrupt: [] });
+        await raw.set("wkr:t:w:hardware", "");
+        await raw.set("wkr:t:w:stats", "");
+        expect(await be.workerGet("t", "w")).toMatchObject({ hardware: {}, stats: {}, corrupt: [] });
+        const [entry] = await be.workersIndex([{ automationType: "t", workerId: "w" }], { hostname: true });
+        expect(entry).toMatchObject({ hostname: null, corrupt: [] });
+        // INCR refuses "", so the write stores the 1 it would have made from 0
+        expect(await be.workerSetConfig("t", "w", { a: 1 }, { expectedGen: 0 })).toEqual({ config: { a: 1 }, gen: 1 });
+        expect(await raw.get("wkr:t:w:gen")).toEqual(b("1"));
+        await raw.set("wkr:t:w:gen", "");
+        await expect(be.workerSetConfig("t", "w", { a: 2 }, { expectedGen: 3 })).rejects.toMatchObject({ currentGen: 0 });
+        await raw.set("wkr:t:x:gen", "");
+        expect(await be.workerSetConfigMany([{ automationType: "t", workerId: "w", config: { a: 3 } }, { automationType: "t", workerId: "x", config: {}, expectedGen: 0 }])).toEqual([
+          { automationType: "t", workerId: "w", gen: 1 },
+          { automationType: "t", workerId: "x", gen: 1 },
+        ]);
+        expect(await raw.get("wkr:t:w:config")).toEqual(b('{"a": 3}'));
       });
 
       it("refuses a config write over a non-integer gen, writing nothing", async () => {

@@ -7,8 +7,12 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { parseJsonBytes } from "../src/codec";
+import { pyJsonBytes } from "../src/pyjson";
 import { createRedisBackend, type RedisBackend } from "../src/redis";
+import { withTaskFailure } from "../src/task-body";
 import type { Backend, JsonObject } from "../src/types";
+import { TASK_ID_CASES } from "./task-ids";
 
 const base = process.env.REDIS_TEST_URL;
 if (!base) throw new Error("REDIS_TEST_URL is not set: point it at a disposable redis-server, e.g. redis://127.0.0.1:6390/0");
@@ -110,6 +114,25 @@ function python(command: "write" | "read" | "release" | "ack", input: unknown): 
   if (res.status !== 0) throw new Error(`python ${command} failed (${res.status}): ${res.stderr || res.error}`);
   return JSON.parse(res.stdout);
 }
+
+type PyResult = { ok: any } | { error: string };
+
+/**
+ * Single reference calls (fleet_py.py `ops`), each reported as {ok} or {error}. Input and
+ * output travel as Python's JSON, so NaN and Infinity pass both ways.
+ */
+function pythonOps(ops: Array<Record<string, unknown>>): PyResult[] {
+  const res = spawnSync(PYTHON, [HELPER, "ops", URL_DB], { input: pyJsonBytes({ ops }), timeout: 60_000 });
+  if (res.status !== 0) throw new Error(`python ops failed (${res.status}): ${res.stderr?.toString() || res.error}`);
+  const parsed = parseJsonBytes(res.stdout);
+  if (!parsed.ok) throw new Error(`python ops printed no JSON: ${res.stdout.toString().slice(0, 200)}`);
+  return (parsed.value as { results: PyResult[] }).results;
+}
+
+const okOf = (r: PyResult | undefined): any => {
+  if (!r || !("ok" in r)) throw new Error(`the reference failed: ${r && "error" in r ? r.error : "no result"}`);
+  return r.ok;
+};
 
 // ---- the TypeScript side: the same writes and the same view
 
@@ -435,5 +458,46 @@ describe("both write the same bytes", () => {
     expect(await raw.hget(`wkr:${t}:${id}:state`, "last_seen")).toBe(String(FROZEN));
     const item = JSON.parse((await raw.hget("fleet:pool:py:accounts", "acc-1"))!);
     expect(item).toEqual({ p: "AAEC+v8=", t: { region: "eu", tier: 1 }, x: FROZEN + 3600 });
+  });
+});
+
+describe("mixed fleets (issue 13)", () => {
+  it("registers the id the reference registers, for every body of the shared table", async () => {
+    const [py] = pythonOps([{ op: "reserve_each", queue_prefix: "py-ids", bodies_b64: TASK_ID_CASES.map((c) => b64(c.body)) }]);
+    const results = okOf(py) as Array<{ error?: string; body_b64?: string; registered?: Record<string, string> }>;
+    for (const [i, c] of TASK_ID_CASES.entries()) {
+      const q = `ts-ids:${i}`;
+      await backend.queuePush(q, c.body);
+      expect(await backend.queueReserve(q, 0, 30), c.name).toEqual(c.body);
+      const ts = await raw.hgetallBuffer(`fleet:queue:${q}:processing:body`);
+      expect(Object.fromEntries(Object.entries(ts).map(([k, v]) => [k, b64(v)])), c.name).toEqual(c.id === null ? {} : { [c.id]: b64(c.body) });
+      const p = results[i]!;
+      if (c.python === "raises") {
+        expect(p.error, c.name).toMatch(/UnicodeEncodeError/);
+        continue;
+      }
+      expect(p.body_b64, c.name).toBe(b64(c.body));
+      const pyIds = Object.keys(p.registered!);
+      if (c.python === "same") expect(p.registered, c.name).toEqual(c.id === null ? {} : { [c.id]: b64(c.body) });
+      // unparseable: the reference registers a random uuid4 hex that nobody can ever ack
+      else if (c.python === "random") expect(pyIds, c.name).toEqual([expect.stringMatching(/^[0-9a-f]{32}$/)]);
+      // a container id: the reference registers its repr
+      else expect(pyIds, c.name).toEqual([expect.stringMatching(/^[[{]/)]);
+    }
+  });
+
+  it("a retry changes only attempts and last_error: the bytes the reference's own dict update writes", async () => {
+    const bodies = [
+      '{"id": "r1", "payload": {"big": 12345678901234567890, "f": 1.0, "10": "ten", "2": "two", "s": "caf\\u00e9 \\ud83d\\ude00", "nan": NaN, "inf": -Infinity}}',
+      '{"id": 7, "payload": [1.5e-07, 1e+16, -0.0], "attempts": 2, "last_error": "before", "z": null}',
+      '{"payload": {}, "id": "r3"}',
+    ];
+    for (const body of bodies) {
+      for (const [attempts, error] of [[1, "Error: boom \u2603 \"quoted\""], [3, ""]] as const) {
+        const ts = withTaskFailure(Buffer.from(body), attempts, error)!;
+        const py = okOf(pythonOps([{ op: "retry_body", body_b64: b64(body), attempts, last_error: error }])[0]);
+        expect(ts.toString(), body).toBe(unb64(py).toString());
+      }
+    }
   });
 });

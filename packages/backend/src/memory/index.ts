@@ -11,15 +11,16 @@
 import { randomBytes } from "node:crypto";
 import {
   decodePoolItem,
+  configFromRaw,
   decodeUtf8,
   encodePoolItem,
+  genFromRaw,
   encodeUnixFloat,
   parseIntStrict,
   poolItemRecord,
   sha1Hex,
   statsFrameFromRaw,
   tagsMatch,
-  taskIdOfBody,
   toBuffer,
   workerRecordFromRaw,
   parseJsonBytes,
@@ -70,6 +71,7 @@ import type {
 } from "../types";
 import { workerIndexEntryFromRaw } from "../worker-index";
 import { MemoryStore, type Value } from "./store";
+import { taskIdOfBody } from "../task-body";
 
 export { MemoryStore, SortedSet } from "./store";
 export type { RedisType, Value, ZMember } from "./store";
@@ -630,22 +632,15 @@ export class MemoryBackend implements Backend {
   async workerGetConfig(automationType: string, workerId: string): Promise<{ config: JsonObject; gen: number }> {
     const rawCfg = this.raw.get(keys.worker(automationType, workerId, "config"));
     const gen = this.currentGen(automationType, workerId);
-    let config: JsonObject = {};
-    if (rawCfg !== null && rawCfg.length > 0) {
-      const parsed = parseJsonBytes(rawCfg);
-      if (!parsed.ok || !isJsonObject(parsed.value)) throw new CorruptDataError(`config of ${automationType}/${workerId} is not a JSON object`);
-      config = parsed.value;
-    }
+    const config = configFromRaw(rawCfg);
+    if (config === null) throw new CorruptDataError(`config of ${automationType}/${workerId} is not a JSON object`);
     if (gen === null) throw new CorruptDataError(`config generation of ${automationType}/${workerId} is not an integer`);
     return { config, gen };
   }
 
-  /** 0 when absent (as Python reads it), null when the stored value is not an integer. */
+  /** 0 when absent or empty (as Python reads it), null when the stored value is not an integer. */
   private currentGen(automationType: string, workerId: string): number | null {
-    const raw = this.raw.get(keys.worker(automationType, workerId, "gen"));
-    if (raw === null) return 0;
-    const text = decodeUtf8(raw);
-    return text === null ? null : parseIntStrict(text);
+    return genFromRaw(this.raw.get(keys.worker(automationType, workerId, "gen")));
   }
 
   /** Checks every write before any is applied, so a failure writes nothing. */
@@ -658,7 +653,13 @@ export class MemoryBackend implements Backend {
     }
     return writes.map((w) => {
       this.raw.set(keys.worker(w.automationType, w.workerId, "config"), pyJsonBytes(w.config));
-      return this.raw.incrBy(keys.worker(w.automationType, w.workerId, "gen"), 1);
+      const genKey = keys.worker(w.automationType, w.workerId, "gen");
+      // an empty gen reads as 0, but INCR refuses it: write the 1 INCR would have made
+      if (this.raw.get(genKey)?.length === 0) {
+        this.raw.set(genKey, "1");
+        return 1;
+      }
+      return this.raw.incrBy(genKey, 1);
     });
   }
 
@@ -814,10 +815,13 @@ export function createMemoryBackend(url = "memory://"): MemoryBackend {
   return new MemoryBackend(url);
 }
 
+/** Bytes that are never UTF-8, so they never parse: what a key of the wrong type reads as. */
+const UNREADABLE = Buffer.from([0xff]);
+
 /** A key of the wrong type reads as an unparseable value (corrupt), never as an error. */
 function stringOrUnreadable(v: Value | undefined): Buffer | null {
   if (v === undefined) return null;
-  return v.type === "string" ? v.value : Buffer.alloc(0);
+  return v.type === "string" ? v.value : UNREADABLE;
 }
 
 function ttlMs(ttlSeconds: number | null | undefined): number | null {

@@ -4,6 +4,8 @@
 import { randomBytes } from "node:crypto";
 import { Redis, type ChainableCommander, type Command } from "ioredis";
 import {
+  configFromRaw,
+  genFromRaw,
   decodePoolItem,
   encodePoolItem,
   encodeUnixFloat,
@@ -885,19 +887,11 @@ export class RedisBackend implements Backend {
     const k = this.wk(automationType, workerId);
     return this.run(async (r) => {
       const [rawCfg, rawGen] = await r.mgetBuffer(k.config, k.gen);
-      let config: JsonObject = {};
-      if (rawCfg) {
-        const parsed = parseJsonBytes(rawCfg);
-        if (!parsed.ok || !isJsonObject(parsed.value)) throw new CorruptDataError(`config of worker ${automationType}/${workerId} is not a JSON object`);
-        config = parsed.value;
-      }
-      let gen = 0;
-      if (rawGen) {
-        const text = decodeUtf8(rawGen);
-        const n = text === null ? null : parseIntStrict(text);
-        if (n === null) throw new CorruptDataError(`config generation of worker ${automationType}/${workerId} is not an integer`);
-        gen = n;
-      }
+      // absent or empty values read as {} and 0, as Python's worker_get_config reads them
+      const config = configFromRaw(rawCfg ?? null);
+      if (config === null) throw new CorruptDataError(`config of worker ${automationType}/${workerId} is not a JSON object`);
+      const gen = genFromRaw(rawGen ?? null);
+      if (gen === null) throw new CorruptDataError(`config generation of worker ${automationType}/${workerId} is not an integer`);
       return { config, gen };
     });
   }
@@ -916,8 +910,7 @@ export class RedisBackend implements Backend {
       if (status === 1) return { config, gen: asNumber(res[1]) };
       const raw = asBuffer(res[1]);
       if (status === 0) {
-        const current = raw === null ? 0 : parseIntStrict(raw.toString("utf8"));
-        throw new StaleGenerationError(expected ?? 0, current);
+        throw new StaleGenerationError(expected ?? 0, genFromRaw(raw));
       }
       if (expected !== undefined) throw new StaleGenerationError(expected, null);
       throw new CorruptDataError(`config generation of worker ${automationType}/${workerId} is not an integer`);
@@ -939,7 +932,7 @@ export class RedisBackend implements Backend {
       if (status === 1) return writes.map((w, i) => ({ automationType: w.automationType, workerId: w.workerId, gen: asNumber(res[i + 1]) }));
       const w = writes[asNumber(res[1]) - 1]!;
       const raw = asBuffer(res[2]);
-      if (status === 0) throw new StaleGenerationError(w.expectedGen ?? 0, raw === null ? 0 : parseIntStrict(raw.toString("utf8")));
+      if (status === 0) throw new StaleGenerationError(w.expectedGen ?? 0, genFromRaw(raw));
       if (w.expectedGen !== undefined) throw new StaleGenerationError(w.expectedGen, null);
       throw new CorruptDataError(`config generation of worker ${w.automationType}/${w.workerId} is not an integer`);
     });
