@@ -99,9 +99,86 @@ export function decodePoolItem(raw: Buffer): { payload: Buffer; tags: JsonObject
   if (!parsed.ok || !isJsonObject(parsed.value)) return null;
   const { p, t, x } = parsed.value;
   if (typeof p !== "string" || !isJsonObject(t)) return null;
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(p) || p.length % 4 !== 0) return null;
+  // base64 as Python's b64decode reads it (characters outside the alphabet, a newline say, skipped)
+  const payload = pyB64Decode(p);
+  if (payload === null) return null;
   if (x !== undefined && x !== null && typeof x !== "number") return null;
-  return { payload: Buffer.from(p, "base64"), tags: t, expiresAt: typeof x === "number" ? x : null };
+  return { payload, tags: t, expiresAt: typeof x === "number" ? x : null };
+}
+
+const B64_VALUES = (() => {
+  const table = new Int8Array(128).fill(-1);
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  for (let i = 0; i < alphabet.length; i++) table[alphabet.charCodeAt(i)] = i;
+  return table;
+})();
+
+/**
+ * Python's `base64.b64decode(s)` (binascii.a2b_base64, non-strict) of a str: characters outside
+ * the alphabet are skipped, decoding stops at the padding that completes a quantum, and a
+ * dangling quantum is an error. Null where Python raises (non-ASCII text included).
+ */
+export function pyB64Decode(s: string): Buffer | null {
+  const out = Buffer.alloc(Math.floor((s.length * 3) / 4) + 3);
+  let n = 0;
+  let quadPos = 0;
+  let left = 0;
+  let pads = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c > 127) return null;
+    if (c === 61) {
+      // "=": ends the input once it completes a quantum, else ignored
+      if (quadPos >= 2 && quadPos + ++pads >= 4) return out.subarray(0, n);
+      continue;
+    }
+    const v = B64_VALUES[c]!;
+    if (v < 0) continue;
+    pads = 0;
+    if (quadPos === 0) {
+      left = v;
+      quadPos = 1;
+    } else if (quadPos === 1) {
+      out[n++] = (left << 2) | (v >> 4);
+      left = v & 0x0f;
+      quadPos = 2;
+    } else if (quadPos === 2) {
+      out[n++] = (left << 4) | (v >> 2);
+      left = v & 0x03;
+      quadPos = 3;
+    } else {
+      out[n++] = (left << 6) | v;
+      quadPos = 0;
+    }
+  }
+  return quadPos === 0 ? out.subarray(0, n) : null;
+}
+
+/**
+ * The items Python's pool_put prunes (`_prune_pool`): those `_decode_item` cannot read (not
+ * UTF-8 or JSON, not an object, no "p" or "t", "p" not base64 Python accepts) and those whose
+ * "x" is a number (or bool) below `now`. Everything else stays: `"t": null`, base64 with a
+ * newline, `"x": NaN`... An item whose "x" is a string, list or object makes Python's
+ * comparison raise a TypeError before it deletes anything, so then nothing is pruned at all.
+ */
+export function poolPruneVictims(items: Iterable<[string, Buffer]>, now: number): string[] {
+  const victims: string[] = [];
+  for (const [id, raw] of items) {
+    const parsed = pyJsonLoadsBytes(raw);
+    const d = parsed.ok && isJsonObject(parsed.value) ? parsed.value : null;
+    if (!d || !Object.hasOwn(d, "p") || !Object.hasOwn(d, "t") || typeof d.p !== "string" || pyB64Decode(d.p) === null) {
+      victims.push(id);
+      continue;
+    }
+    const x = d.x;
+    if (x === undefined || x === null) continue;
+    if (typeof x === "number" || typeof x === "boolean") {
+      if (Number(x) < now) victims.push(id);
+      continue;
+    }
+    return [];
+  }
+  return victims;
 }
 
 export function poolItemRecord(id: string, raw: Buffer, claimPttlMs: number, now: number): PoolItemRecord {

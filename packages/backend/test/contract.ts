@@ -14,6 +14,7 @@ import { keys } from "../src/keys";
 import { pyFloatRepr, pyJsonBytes } from "../src/pyjson";
 import { taskIdOfBody } from "../src/task-body";
 import { TASK_ID_CASES } from "./task-ids";
+import { poolPruneCases } from "./pool-prune-cases";
 
 export { TASK_ID_CASES, type TaskIdCase } from "./task-ids";
 import type { Backend, BusMessage, BytesLike, WorkerRef } from "../src/types";
@@ -221,6 +222,26 @@ export function describeBackendContract(name: string, factory: () => Promise<Bac
         await be.poolPut("p", "new", "x", {}, null);
         expect(Object.keys(await raw.hgetall("fleet:pool:p"))).toEqual(["new"]);
         expect(await be.poolSize("q")).toBe(1);
+      });
+
+      it("prunes on put only what Python's pool_put prunes", async () => {
+        const cases = poolPruneCases(now() - 3600, now() + 3600);
+        for (const pc of cases) await raw.hset("fleet:pool:p", pc.id, pc.raw);
+        await be.poolPut("p", "new", "x", {}, null);
+        const left = Object.keys(await raw.hgetall("fleet:pool:p")).sort();
+        expect(left).toEqual(["new", ...cases.filter((pc) => !pc.pruned).map((pc) => pc.id)].sort());
+        // what stays is kept byte for byte
+        const stored = await raw.hgetall("fleet:pool:p");
+        for (const pc of cases.filter((x) => !x.pruned)) expect(stored[pc.id], pc.id).toEqual(pc.raw);
+        expect((await be.poolItems("p")).find((i) => i.id === "b64-newline")?.payload).toEqual(b("hello"));
+      });
+
+      it("prunes nothing when an item's x is not a number: Python's prune stops with a TypeError first", async () => {
+        await raw.hset("fleet:pool:p", "old", '{"p": "", "t": {}, "x": 1000}');
+        await raw.hset("fleet:pool:p", "bad", "{");
+        await raw.hset("fleet:pool:p", "x-text", '{"p": "", "t": {}, "x": "2020-01-01"}');
+        await be.poolPut("p", "new", "x", {}, null);
+        expect(Object.keys(await raw.hgetall("fleet:pool:p")).sort()).toEqual(["bad", "new", "old", "x-text"]);
       });
 
       it("claims exclusively, with a claim key holding \"1\" for hold seconds", async () => {

@@ -12,6 +12,7 @@ import { pyJsonBytes } from "../src/pyjson";
 import { createRedisBackend, type RedisBackend } from "../src/redis";
 import { withTaskFailure } from "../src/task-body";
 import type { Backend, JsonObject } from "../src/types";
+import { poolPruneCases } from "./pool-prune-cases";
 import { TASK_ID_CASES } from "./task-ids";
 
 const base = process.env.REDIS_TEST_URL;
@@ -499,5 +500,30 @@ describe("mixed fleets (issue 13)", () => {
         expect(ts.toString(), body).toBe(unb64(py).toString());
       }
     }
+  });
+
+  it("pool_put prunes exactly what the reference prunes, and nothing when the reference would stop with a TypeError", async () => {
+    const cases = poolPruneCases(Date.now() / 1000 - 3600, Date.now() / 1000 + 3600);
+    const plant = (pool: string, extra: Array<[string, Buffer]> = []) =>
+      [...cases.map((c) => [c.id, c.raw] as [string, Buffer]), ...extra].map(([field, value]) => ({ op: "hset", key: `fleet:pool:${pool}`, field, value_b64: b64(value) }));
+    const typeErrorItem: [string, Buffer] = ["x-text", Buffer.from('{"p": "", "t": {}, "x": "2020-01-01"}')];
+    const results = pythonOps([
+      ...plant("py-prune"),
+      { op: "pool_put", name: "py-prune", id: "new", payload_b64: b64("x"), tags: {}, ttl: null },
+      ...plant("py-prune-te", [typeErrorItem]),
+      { op: "pool_put", name: "py-prune-te", id: "new", payload_b64: b64("x"), tags: {}, ttl: null },
+    ]);
+    const pyLeft = okOf(results[cases.length]);
+    expect(pyLeft).toEqual(["new", ...cases.filter((c) => !c.pruned).map((c) => c.id)].sort());
+    expect(results.at(-1)).toEqual({ error: expect.stringMatching(/^TypeError/) });
+
+    for (const [field, value] of cases.map((c) => [c.id, c.raw] as const)) await raw.hset("fleet:pool:ts-prune", field, value);
+    await backend.poolPut("ts-prune", "new", "x", {}, null);
+    expect((await raw.hkeys("fleet:pool:ts-prune")).sort()).toEqual(pyLeft);
+
+    for (const [field, value] of [...cases.map((c) => [c.id, c.raw] as const), typeErrorItem]) await raw.hset("fleet:pool:ts-prune-te", field, value);
+    await backend.poolPut("ts-prune-te", "new", "x", {}, null);
+    expect((await raw.hkeys("fleet:pool:ts-prune-te")).sort()).toEqual((await raw.hkeys("fleet:pool:py-prune-te")).sort());
+    expect(await raw.hlen("fleet:pool:ts-prune-te")).toBe(cases.length + 2);
   });
 });

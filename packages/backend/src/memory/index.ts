@@ -18,6 +18,7 @@ import {
   encodeUnixFloat,
   parseIntStrict,
   poolItemRecord,
+  poolPruneVictims,
   sha1Hex,
   statsFrameFromRaw,
   tagsMatch,
@@ -160,12 +161,8 @@ export class MemoryBackend implements Backend {
     const expiresAt = ttlSeconds != null && ttlSeconds > 0 ? now + ttlSeconds : null;
     const key = keys.pool(name);
     this.raw.hset(key, { [itemId]: encodePoolItem(payload, tags, expiresAt) });
-    // Python prunes on every put: undecodable and expired items go.
-    const doomed: string[] = [];
-    for (const [id, raw] of this.raw.hgetall(key)) {
-      const d = decodePoolItem(raw);
-      if (!d || (d.expiresAt !== null && d.expiresAt < now)) doomed.push(id);
-    }
+    // Python prunes on every put: what it cannot decode and what has expired, nothing else.
+    const doomed = poolPruneVictims(this.raw.hgetall(key), now);
     if (doomed.length) this.raw.hdel(key, ...doomed);
   }
 

@@ -14,6 +14,7 @@ import {
   parseIntStrict,
   parseJsonBytes,
   poolItemRecord,
+  poolPruneVictims,
   statsFrameFromRaw,
   tagsMatch,
   toBuffer,
@@ -276,13 +277,12 @@ export class RedisBackend implements Backend {
     const hash = keys.pool(name);
     await this.run(async (r) => {
       const [, all] = await this.conn.execValues(r.pipeline().hset(hash, itemId, encoded).hgetallBuffer(hash));
-      // Python prunes expired and undecodable items on every put; the script only removes
-      // values still equal to what was judged here, so a concurrent re-put survives.
+      // Python prunes what it cannot decode and what has expired on every put (and nothing
+      // else); the script only removes values still equal to what was judged here, so a
+      // concurrent re-put survives.
+      const items = hashRecord(all);
       const prune: Buffer[] = [];
-      for (const [id, raw] of Object.entries(hashRecord(all))) {
-        const d = decodePoolItem(raw);
-        if (!d || (d.expiresAt !== null && d.expiresAt < now)) prune.push(Buffer.from(id, "utf8"), raw);
-      }
+      for (const id of poolPruneVictims(Object.entries(items), now)) prune.push(Buffer.from(id, "utf8"), items[id]!);
       if (prune.length > 0) await callScript(r, "poolPrune", [hash], prune);
     });
   }

@@ -61,7 +61,7 @@ export const luaScripts = {
   poolPrune: {
     file: "pool-prune-1.lua",
     numberOfKeys: 1,
-    lua: "--[[\n  Remove pool items the client found expired or undecodable, but only those whose stored\n  value is still the one it judged: an item re-put in between stays.\n\n  KEYS[1] fleet:pool:<name>  hash item id -> item JSON\n\n  ARGV[2i-1] item id\n  ARGV[2i]   the value it had when judged\n\n  Returns the number of items removed.\n]]\nlocal removed = 0\nfor i = 1, #ARGV, 2 do\n  if redis.call(\"HGET\", KEYS[1], ARGV[i]) == ARGV[i + 1] then\n    removed = removed + redis.call(\"HDEL\", KEYS[1], ARGV[i])\n  end\nend\nreturn removed\n",
+    lua: "--[[\n  Remove pool items the client judged Python's _prune_pool would remove (undecodable by\n  Python, or expired by \"x\": codec.ts poolPruneVictims), but only those whose stored value is\n  still the one it judged: an item re-put in between stays.\n\n  KEYS[1] fleet:pool:<name>  hash item id -> item JSON\n\n  ARGV[2i-1] item id\n  ARGV[2i]   the value it had when judged\n\n  Returns the number of items removed.\n]]\nlocal removed = 0\nfor i = 1, #ARGV, 2 do\n  if redis.call(\"HGET\", KEYS[1], ARGV[i]) == ARGV[i + 1] then\n    removed = removed + redis.call(\"HDEL\", KEYS[1], ARGV[i])\n  end\nend\nreturn removed\n",
   },
   reserve: {
     file: "reserve-6.lua",
