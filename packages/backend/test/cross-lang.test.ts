@@ -526,4 +526,17 @@ describe("mixed fleets (issue 13)", () => {
     expect((await raw.hkeys("fleet:pool:ts-prune-te")).sort()).toEqual((await raw.hkeys("fleet:pool:py-prune-te")).sort());
     expect(await raw.hlen("fleet:pool:ts-prune-te")).toBe(cases.length + 2);
   });
+
+  it("a claim with a hold of zero or less fails and claims nothing, in the reference as here", async () => {
+    await backend.poolPut("ts-hold", "a", "x", {}, null);
+    const results = pythonOps([
+      { op: "pool_put", name: "py-hold", id: "a", payload_b64: b64("x"), tags: {}, ttl: null },
+      { op: "pool_claim", name: "py-hold", where: {}, hold: 0 },
+      { op: "pool_claim", name: "py-hold", where: {}, hold: -1 },
+    ]);
+    expect(results.slice(1)).toEqual([{ error: expect.stringMatching(/invalid expire time/) }, { error: expect.stringMatching(/invalid expire time/) }]);
+    await expect(backend.poolClaimAny("ts-hold", {}, 0)).rejects.toBeInstanceOf(RangeError);
+    await expect(backend.poolClaimAny("ts-hold", {}, -1)).rejects.toBeInstanceOf(RangeError);
+    expect(await raw.exists("fleet:pool:py-hold:claim:a", "fleet:pool:ts-hold:claim:a")).toBe(0);
+  });
 });

@@ -27,7 +27,7 @@ import {
   parseJsonBytes,
   isJsonObject,
 } from "../codec";
-import { CorruptDataError, StaleGenerationError, maskUrl } from "../errors";
+import { CorruptDataError, StaleGenerationError, checkCounterValue, checkHoldSeconds, maskUrl } from "../errors";
 import {
   AUDIT_LIST,
   CATALOG_HASH,
@@ -175,7 +175,8 @@ export class MemoryBackend implements Backend {
       const pttl = this.raw.pttl(keys.poolClaim(name, id));
       out.push({ id, payload: d.payload, tags: d.tags, expiresAt: d.expiresAt, inUseUntil: pttl > 0 ? now + pttl / 1000 : null });
     }
-    return out;
+    // by id, as the Redis implementation lists them (Python's order is Redis's hash order)
+    return out.sort((a, b) => cmp(a.id, b.id));
   }
 
   async poolList(name: string): Promise<RawItem[]> {
@@ -193,6 +194,7 @@ export class MemoryBackend implements Backend {
   }
 
   async poolClaimAny(name: string, where: JsonObject, holdSeconds: number): Promise<RawItem | null> {
+    checkHoldSeconds(holdSeconds);
     // Python's order: latest expiry first, never-expiring items last (stable sort).
     const items = this.liveItems(name).sort((a, b) => (b.expiresAt ?? 0) - (a.expiresAt ?? 0));
     for (const item of items) {
@@ -296,7 +298,8 @@ export class MemoryBackend implements Backend {
   }
 
   async counterSet(name: string, value: number): Promise<void> {
-    this.raw.set(keys.counter(name), String(Math.trunc(value)));
+    checkCounterValue(value);
+    this.raw.set(keys.counter(name), String(value));
   }
 
   async counterDel(name: string): Promise<boolean> {
@@ -467,7 +470,8 @@ export class MemoryBackend implements Backend {
         found.add(ref);
       } else kept.push(b);
     }
-    const missing = [...new Set(which.refs)].filter((r) => !found.has(r.toLowerCase()));
+    // refs are hex: reported lower-cased and once each, as the Redis implementation reports them
+    const missing = [...new Set(which.refs.map((r) => r.toLowerCase()))].filter((r) => !found.has(r));
     return { taken, kept, missing };
   }
 
@@ -788,7 +792,8 @@ export class MemoryBackend implements Backend {
   }
 
   async catalogAll(): Promise<Map<string, Buffer>> {
-    return this.raw.hgetall(CATALOG_HASH);
+    // sorted by type, as the Redis implementation returns them
+    return new Map([...this.raw.hgetall(CATALOG_HASH)].sort(([a], [b]) => cmp(a, b)));
   }
 
   async catalogDelete(automationType: string): Promise<boolean> {

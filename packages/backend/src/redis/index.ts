@@ -21,7 +21,7 @@ import {
   workerRecordFromRaw,
   decodeUtf8,
 } from "../codec";
-import { CorruptDataError, StaleGenerationError } from "../errors";
+import { CorruptDataError, StaleGenerationError, checkCounterValue, checkHoldSeconds } from "../errors";
 import {
   AUDIT_LIST,
   CATALOG_HASH,
@@ -319,6 +319,7 @@ export class RedisBackend implements Backend {
   }
 
   async poolClaimAny(name: string, where: JsonObject, holdSeconds: number): Promise<RawItem | null> {
+    checkHoldSeconds(holdSeconds);
     const items = await this.poolList(name);
     // Python: newest expiry first (no expiry counts as 0), stable.
     items.sort((a, b) => (b.expiresAt ?? 0) - (a.expiresAt ?? 0));
@@ -474,7 +475,7 @@ export class RedisBackend implements Backend {
   }
 
   async counterSet(name: string, value: number): Promise<void> {
-    if (!Number.isSafeInteger(value)) throw new RangeError(`counter value must be an integer, got ${value}`);
+    checkCounterValue(value);
     await this.run((r) => r.set(keys.counter(name), String(value)));
   }
 
