@@ -1410,6 +1410,23 @@ export function describeBackendContract(name: string, factory: () => Promise<Bac
         expect([...(await be.catalogAll()).keys()]).toEqual(["10", "9", "a:1", "b"]);
       });
 
+      it("reads the NaN and Infinity Python writes in hardware, stats, frames and bodies, not as corrupt, and writes them back as Python does", async () => {
+        await be.workerRegister("t", "w", {});
+        await raw.set("wkr:t:w:hardware", '{"host": "h", "temp": NaN}');
+        await raw.set("wkr:t:w:stats", '{"rate": NaN, "peak": Infinity, "low": -Infinity}');
+        await raw.zadd("wkr:t:w:stats:history", 5, '{"rate": NaN}');
+        const rec = (await be.workerGet("t", "w"))!;
+        expect(rec.corrupt).toEqual([]);
+        expect(rec.hardware).toEqual({ host: "h", temp: NaN });
+        expect(rec.stats).toEqual({ rate: NaN, peak: Infinity, low: -Infinity });
+        expect((await be.workerStatsFrames("t", "w", { limit: 5 })).map((f) => f.frame)).toEqual([{ rate: NaN }]);
+        expect(await be.workerStatsHistory("t", "w")).toEqual([{ rate: NaN }]);
+        await be.workerSetStats("t", "w", rec.stats!);
+        expect(await raw.get("wkr:t:w:stats")).toEqual(b('{"rate": NaN, "peak": Infinity, "low": -Infinity}'));
+        await be.workerSetConfig("t", "w", { limit: NaN });
+        expect(await be.workerGetConfig("t", "w")).toEqual({ config: { limit: NaN }, gen: 1 });
+      });
+
       it("acks, nacks and fails numeric task ids by the text the reserve registered", async () => {
         for (const id of ["10", "9", "1.0", "12345678901234567890"]) await be.queuePush("q", `{"id": ${id}}`);
         const bodies = [];

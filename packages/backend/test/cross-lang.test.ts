@@ -493,13 +493,13 @@ describe("mixed fleets (issue 13)", () => {
       '{"id": 7, "payload": [1.5e-07, 1e+16, -0.0], "attempts": 2, "last_error": "before", "z": null}',
       '{"payload": {}, "id": "r3"}',
     ];
-    for (const body of bodies) {
-      for (const [attempts, error] of [[1, "Error: boom \u2603 \"quoted\""], [3, ""]] as const) {
-        const ts = withTaskFailure(Buffer.from(body), attempts, error)!;
-        const py = okOf(pythonOps([{ op: "retry_body", body_b64: b64(body), attempts, last_error: error }])[0]);
-        expect(ts.toString(), body).toBe(unb64(py).toString());
-      }
-    }
+    const failures = [[1, "Error: boom \u2603 \"quoted\""], [3, ""]] as const;
+    const cases = bodies.flatMap((body) => failures.map(([attempts, error]) => ({ body, attempts, error })));
+    const py = pythonOps(cases.map((c) => ({ op: "retry_body", body_b64: b64(c.body), attempts: c.attempts, last_error: c.error })));
+    cases.forEach((c, i) => {
+      const ts = withTaskFailure(Buffer.from(c.body), c.attempts, c.error)!;
+      expect(ts.toString(), c.body).toBe(unb64(okOf(py[i])).toString());
+    });
   });
 
   it("pool_put prunes exactly what the reference prunes, and nothing when the reference would stop with a TypeError", async () => {
@@ -538,5 +538,36 @@ describe("mixed fleets (issue 13)", () => {
     await expect(backend.poolClaimAny("ts-hold", {}, 0)).rejects.toBeInstanceOf(RangeError);
     await expect(backend.poolClaimAny("ts-hold", {}, -1)).rejects.toBeInstanceOf(RangeError);
     expect(await raw.exists("fleet:pool:py-hold:claim:a", "fleet:pool:ts-hold:claim:a")).toBe(0);
+  });
+
+  it("NaN and Infinity the reference writes are read, not corrupt, and written back byte for byte", async () => {
+    const stats = { rate: NaN, peak: Infinity, low: -Infinity, n: 3 };
+    const hardware = { host: "h", temp: NaN };
+    const results = pythonOps([
+      { op: "worker_register", type: "py-nan", id: "w", hardware },
+      { op: "worker_set_stats", type: "py-nan", id: "w", stats },
+      { op: "worker_stats_push", type: "py-nan", id: "w", ts: 5, frame: { rate: NaN } },
+    ]);
+    for (const r of results) okOf(r);
+    const rec = (await backend.workerGet("py-nan", "w"))!;
+    expect(rec).toMatchObject({ corrupt: [], stats, hardware });
+    expect((await backend.workerStatsFrames("py-nan", "w", { limit: 5 })).map((f) => f.frame)).toEqual([{ rate: NaN }]);
+    // what TypeScript writes from what it read is what Python wrote
+    await backend.workerRegister("ts-nan", "w", rec.hardware!);
+    await backend.workerSetStats("ts-nan", "w", rec.stats!);
+    await backend.workerStatsPush("ts-nan", "w", 5, { rate: NaN });
+    for (const k of ["hardware", "stats"]) expect(await raw.getBuffer(`wkr:ts-nan:w:${k}`), k).toEqual(await raw.getBuffer(`wkr:py-nan:w:${k}`));
+    expect(await raw.zrangeBuffer("wkr:ts-nan:w:stats:history", 0, -1)).toEqual(await raw.zrangeBuffer("wkr:py-nan:w:stats:history", 0, -1));
+    // and the reference reads it back
+    const [pyGet, pyHistory] = pythonOps([{ op: "worker_get", type: "ts-nan", id: "w" }, { op: "stats_history", type: "ts-nan", id: "w" }]);
+    expect(okOf(pyGet)).toMatchObject({ stats, hardware });
+    expect(okOf(pyHistory)).toEqual([{ rate: NaN }]);
+  });
+
+  it("empty config and gen values read as {} and 0 on both sides", async () => {
+    await raw.mset("wkr:py-empty:w:config", "", "wkr:py-empty:w:gen", "");
+    const [py] = pythonOps([{ op: "get_config", type: "py-empty", id: "w" }]);
+    expect(okOf(py)).toEqual({ config: {}, gen: 0 });
+    expect(await backend.workerGetConfig("py-empty", "w")).toEqual({ config: {}, gen: 0 });
   });
 });
