@@ -557,7 +557,7 @@ describe("mixed fleets (issue 13)", () => {
     await backend.workerSetStats("ts-nan", "w", rec.stats!);
     await backend.workerStatsPush("ts-nan", "w", 5, { rate: NaN });
     for (const k of ["hardware", "stats"]) expect(await raw.getBuffer(`wkr:ts-nan:w:${k}`), k).toEqual(await raw.getBuffer(`wkr:py-nan:w:${k}`));
-    expect(await raw.zrangeBuffer("wkr:ts-nan:w:stats:history", 0, -1)).toEqual(await raw.zrangeBuffer("wkr:py-nan:w:stats:history", 0, -1));
+    expect(await raw.zrangeBuffer("wkr:ts-nan:w:stats:history", 0, "-1")).toEqual(await raw.zrangeBuffer("wkr:py-nan:w:stats:history", 0, "-1"));
     // and the reference reads it back
     const [pyGet, pyHistory] = pythonOps([{ op: "worker_get", type: "ts-nan", id: "w" }, { op: "stats_history", type: "ts-nan", id: "w" }]);
     expect(okOf(pyGet)).toMatchObject({ stats, hardware });
