@@ -27,7 +27,7 @@ for (const [name, make] of [
       await backend.close();
     });
 
-    it("runs and acks every body with a usable id once, and dead-letters the others once, ending no reservation twice", async () => {
+    it("runs and acks every body with a usable id once, and dead-letters the others once, leaving nothing in :processing", async () => {
       const ran: string[] = [];
       const a = defineAutomation({
         type: uniqueName("ids"),
