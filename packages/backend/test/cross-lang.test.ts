@@ -10,10 +10,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { parseJsonBytes } from "../src/codec";
 import { pyJsonBytes } from "../src/pyjson";
 import { createRedisBackend, type RedisBackend } from "../src/redis";
-import { withTaskFailure } from "../src/task-body";
 import type { Backend, JsonObject } from "../src/types";
 import { poolPruneCases } from "./pool-prune-cases";
-import { TASK_ID_CASES } from "./task-ids";
+import { generatedTaskBodies, TASK_ID_CASES } from "./task-ids";
+import { taskIdOfBody, withTaskFailure } from "../src/task-body";
 
 const base = process.env.REDIS_TEST_URL;
 if (!base) throw new Error("REDIS_TEST_URL is not set: point it at a disposable redis-server, e.g. redis://127.0.0.1:6390/0");
@@ -485,6 +485,27 @@ describe("mixed fleets (issue 13)", () => {
       // a container id: the reference registers its repr
       else expect(pyIds, c.name).toEqual([expect.stringMatching(/^[[{]/)]);
     }
+  });
+
+  it("agrees with the reference and the Lua script on 400 generated bodies, broken ones included", async () => {
+    const bodies = generatedTaskBodies(20260113, 400);
+    const [py] = pythonOps([{ op: "reserve_each", queue_prefix: "py-gen", bodies_b64: bodies.map((x) => b64(x)) }]);
+    const results = okOf(py) as Array<{ error?: string; registered?: Record<string, string> }>;
+    let withIds = 0;
+    for (const [i, body] of bodies.entries()) {
+      const id = taskIdOfBody(body);
+      if (id !== null) withIds++;
+      await backend.queuePush(`ts-gen:${i}`, body);
+      await backend.queueReserve(`ts-gen:${i}`, 0, 30);
+      const lua = Object.keys(await raw.hgetall(`fleet:queue:ts-gen:${i}:processing:body`));
+      expect(lua, body.toString("latin1")).toEqual(id === null ? [] : [id]);
+      const p = results[i]!;
+      // where Python registers nothing usable (a random uuid, a container's repr, an encoding failure), no id
+      const pyIds = p.registered ? Object.keys(p.registered) : [];
+      if (id !== null) expect(pyIds, body.toString("latin1")).toEqual([id]);
+      else expect(p.error !== undefined || pyIds.length === 0 || /^[0-9a-f]{32}$|^[[{]/.test(pyIds[0]!), body.toString("latin1")).toBe(true);
+    }
+    expect(withIds).toBeGreaterThan(30);
   });
 
   it("a retry changes only attempts and last_error: the bytes the reference's own dict update writes", async () => {

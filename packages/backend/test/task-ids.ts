@@ -94,3 +94,38 @@ export const TASK_ID_CASES: TaskIdCase[] = [
   t("a form feed as whitespace", '\f{"id": "a"}', null, "random"),
   t("a non-breaking space as whitespace", '{"id":\u00a0"a"}', null, "random"),
 ];
+
+/**
+ * Bodies for a differential test of the rule: objects with ids of every kind, nested values,
+ * odd whitespace, escaped keys, repeated ids, then (sometimes) one random edit that may break
+ * them. Deterministic for a seed.
+ */
+export function generatedTaskBodies(seed: number, n: number): Buffer[] {
+  let state = seed;
+  const rnd = () => (state = (state * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+  const pick = <T>(a: readonly T[]): T => a[Math.floor(rnd() * a.length)]!;
+  const atoms = ['"id"', '"x"', '"\\u0069d"', "1", "-0", "0.5", "1e5", "1E-2", "NaN", "Infinity", "-Infinity", "true", "false", "null", '"é"', '"\\ud83d\\ude00"', '"\\ud800"', '""', "[]", "{}", "12345678901234567890", "01", "1.", "+1", '"a\\tb"', '"\\x"'];
+  const ws = () => pick(["", " ", "\n", "\t", "\r\n", "  "]);
+  const value = (d: number): string => {
+    const r = rnd();
+    if (d > 3 || r < 0.5) return pick(atoms);
+    if (r < 0.75) return `[${ws()}${Array.from({ length: Math.floor(rnd() * 3) }, () => value(d + 1)).join(`${ws()},${ws()}`)}${ws()}]`;
+    return object(d + 1);
+  };
+  const object = (d: number): string => {
+    const members = Array.from({ length: Math.floor(rnd() * 4) }, () => `${pick(['"id"', '"payload"', '"i\\u0064"', '"a"', '"id "'])}${ws()}:${ws()}${value(d)}`);
+    return `${ws()}{${ws()}${members.join(`${ws()},${ws()}`)}${ws()}}${ws()}`;
+  };
+  const mutate = (s: string): string => {
+    if (rnd() < 0.7) return s;
+    const i = Math.floor(rnd() * (s.length + 1));
+    const r = rnd();
+    if (r < 0.3) return s.slice(0, i) + s.slice(i + 1);
+    if (r < 0.6) return s.slice(0, i) + pick([",", "}", "]", '"', ":", "x", "\\", "\u0000", "\u00e9"]) + s.slice(i);
+    return s.slice(0, i) + s.slice(i).replace(/^./s, pick(["0", "{", "["]));
+  };
+  return Array.from({ length: n }, () => {
+    const text = mutate(object(0));
+    return rnd() < 0.05 ? Buffer.concat([Buffer.from(text), Buffer.from([0xff])]) : Buffer.from(text);
+  });
+}
