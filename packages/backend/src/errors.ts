@@ -70,3 +70,18 @@ export class NotFoundError extends FleetBackendError {
 export class CorruptDataError extends FleetBackendError {
   override name = "CorruptDataError";
 }
+
+// Argument checks both implementations share, so they refuse the same calls the same way.
+
+/**
+ * A pool claim's hold: Python's `SET ... NX EX hold` fails in Redis for hold <= 0 (it claims
+ * nothing), so both backends refuse it before touching anything. Fractions are allowed (PX).
+ */
+export function checkHoldSeconds(holdSeconds: number): void {
+  if (!(holdSeconds > 0) || !Number.isFinite(holdSeconds)) throw new RangeError(`hold seconds must be a positive number, got ${holdSeconds}`);
+}
+
+/** A counter value: an integer JavaScript holds exactly (Python's counter_set takes an int). */
+export function checkCounterValue(value: number): void {
+  if (!Number.isSafeInteger(value)) throw new RangeError(`counter value must be an integer, got ${value}`);
+}

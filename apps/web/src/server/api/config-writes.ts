@@ -11,6 +11,7 @@ import { catalogValidator, checkAgainst } from "./catalog-validation";
 import { badRequest, conflict, notFound, preconditionFailed, validationFailed } from "./errors";
 import { announceConfig, byString } from "./resources";
 import { Reply } from "./route";
+import { jsonForBrowser } from "./serialize";
 
 /**
  * `If-Match` as generations: null when absent or `*` (no precondition beyond existence),
@@ -85,7 +86,7 @@ export async function writeWorkerConfig(
   }
   noteConfigChange(workerId, record.config, written.config);
   await announceConfig(backend, automationType, workerId, written.gen);
-  return new Reply({ config: written.config, config_gen: written.gen }, { headers: { ETag: etag(written.gen) } });
+  return new Reply({ config: jsonForBrowser(written.config), config_gen: written.gen }, { headers: { ETag: etag(written.gen) } });
 }
 
 function invalidConfig(automationType: string, details: ErrorDetail[]) {

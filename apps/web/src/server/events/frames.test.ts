@@ -18,6 +18,8 @@ describe("SSE frames", () => {
   it("carries JSON payloads parsed and other payloads as text", () => {
     expect(busPayload(Buffer.from('{"n": 1, "s": "\\u00e9"}'))).toEqual({ n: 1, s: "é" });
     expect(busPayload(Buffer.from("42"))).toBe(42);
+    // Python's json.dumps writes NaN/Infinity: still JSON to the page, the token as a string
+    expect(busPayload(Buffer.from('{"rate": NaN, "max": Infinity}'))).toEqual({ rate: "NaN", max: "Infinity" });
     expect(busPayload(Buffer.from("not json"))).toBe("not json");
     expect(busPayload(Buffer.from([0xff, 0x41]))).toBe("\ufffdA");
   });

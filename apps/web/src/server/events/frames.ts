@@ -2,6 +2,8 @@
 import { decodeUtf8, parseJsonBytes } from "@fleet/backend";
 import type { LiveEventName } from "@fleet/schema";
 
+import { jsonForBrowser } from "../api/serialize";
+
 const encoder = new TextEncoder();
 
 /**
@@ -24,7 +26,7 @@ export function encodeComment(text: string): Uint8Array {
  */
 export function busPayload(payload: Buffer): unknown {
   const parsed = parseJsonBytes(payload);
-  if (parsed.ok) return parsed.value;
+  if (parsed.ok) return jsonForBrowser(parsed.value);
   return decodeUtf8(payload) ?? payload.toString("utf8");
 }
 
