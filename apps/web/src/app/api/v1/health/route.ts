@@ -1,6 +1,6 @@
 import { BackendUnavailableError } from "@fleet/backend";
 
-import { checkBackend } from "@/server/health";
+import { checkBackend, HEALTH_UNAVAILABLE_MESSAGE } from "@/server/health";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -20,7 +20,8 @@ export async function GET(): Promise<Response> {
     });
   } catch (err) {
     if (err instanceof BackendUnavailableError) {
-      return json(503, { error: { code: "backend_unavailable", message: err.message } });
+      console.warn(`[health] ${err.message}`);
+      return json(503, { error: { code: "backend_unavailable", message: HEALTH_UNAVAILABLE_MESSAGE } });
     }
     console.error("health check failed", err);
     return json(500, { error: { code: "internal", message: "The health check failed unexpectedly; see the server log." } });
