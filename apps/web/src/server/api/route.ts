@@ -70,7 +70,7 @@ export function route<S extends string, Q extends z.ZodType | undefined = undefi
   const where = `${spec.path}`;
   return async (request, context) => {
     try {
-      const principal = await authorize(request, spec.role);
+      const principal = await authorize(request, spec.role, { expectsBody: spec.body !== undefined });
       const params = await readParams(spec, request, context);
       const query = readQuery(spec.query, request);
       let body: unknown = undefined;

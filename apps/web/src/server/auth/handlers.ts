@@ -5,6 +5,7 @@
 import { z } from "zod";
 
 import { appendAudit, buildEntry } from "@/server/audit/audit";
+import { requireAllowedHost, requireJsonMutation } from "@/server/api/authorize";
 import { parseJsonBody, readBodyBytes } from "@/server/api/body";
 import { ApiError, errorResponse, jsonResponse, toErrorResponse } from "@/server/api/errors";
 import { getBackend } from "@/server/backend";
@@ -56,6 +57,7 @@ export function sessionInfo(headers: Headers): SessionInfo {
 
 export async function handleSession(request: Request): Promise<Response> {
   try {
+    requireAllowedHost(request);
     return jsonResponse(200, sessionInfo(request.headers));
   } catch (err) {
     return toErrorResponse(err, "GET /auth/session");
@@ -73,12 +75,14 @@ async function audit(principal: Principal, request: Request, action: string): Pr
 
 export async function handleSignIn(request: Request): Promise<Response> {
   try {
+    requireAllowedHost(request);
     const config = authConfig();
     if (config.users.size === 0 || !config.secret) {
       throw new ApiError("bad_request", "Sign-in with a password is not configured on this console (FLEET_AUTH_USERS).");
     }
     const problem = csrfProblem(request);
     if (problem !== null) throw new ApiError("forbidden", `Sign-in was refused because ${problem}; use the console's sign-in page.`);
+    requireJsonMutation(request, true);
     const parsed = SignInBody.safeParse(parseJsonBody(await readBodyBytes(request, SIGN_IN_BODY_LIMIT)));
     if (!parsed.success) throw new ApiError("bad_request", "Send {\"username\": \"…\", \"password\": \"…\"}.");
     const { username, password } = parsed.data;
@@ -116,8 +120,10 @@ export async function handleSignIn(request: Request): Promise<Response> {
 
 export async function handleSignOut(request: Request): Promise<Response> {
   try {
+    requireAllowedHost(request);
     const problem = csrfProblem(request);
     if (problem !== null) throw new ApiError("forbidden", `Sign-out was refused because ${problem}.`);
+    requireJsonMutation(request, false);
     const id = identify(request.headers, now());
     if (id.kind === "principal" && id.principal.via === "session") await audit(id.principal, request, "auth.signout");
     const res = jsonResponse(200, { signed_out: true });

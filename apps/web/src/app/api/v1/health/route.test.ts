@@ -19,7 +19,7 @@ async function useBackendUrl(url: string): Promise<void> {
 
 async function timedGet(): Promise<{ res: Response; body: any; ms: number }> {
   const started = performance.now();
-  const res = await GET();
+  const res = await GET(new Request("http://127.0.0.1:3000/api/v1/health"));
   const body: unknown = await res.json();
   return { res, body, ms: performance.now() - started };
 }
