@@ -55,6 +55,10 @@ export async function configureAuth(backendUrl: string, extra: Record<string, st
   process.env.FLEET_BACKEND_URL = backendUrl;
   // the tests' requests name http://console.test: a name, so it must be allowed (hosts.ts)
   process.env.FLEET_ALLOWED_HOSTS = "console.test";
+  // Handlers called here are not behind `next start -H 127.0.0.1`, i.e. as if listening on
+  // every interface, where session cookies are Secure; these tests speak plain http, as a
+  // lab would (cookies.test.ts covers the Secure cases).
+  process.env.FLEET_INSECURE_HTTP_COOKIES = "1";
   for (const [k, v] of Object.entries(extra)) process.env[k] = v;
   resetServerEnv();
   return getBackend();
