@@ -6,7 +6,7 @@
 // also pass the cross-site check before they may change anything.
 import { authConfig } from "@/server/auth/config";
 import { csrfProblem, isMutation } from "@/server/auth/csrf";
-import { identify } from "@/server/auth/identify";
+import { identifyLive } from "@/server/auth/sessions";
 import { ROLE_RANK, type Principal, type Role } from "@/server/auth/roles";
 
 import { ApiError } from "./errors";
@@ -18,7 +18,8 @@ export const forbidden = (message: string) => new ApiError("forbidden", message)
 
 export async function authorize(request: Request, role: Role): Promise<Principal> {
   const config = authConfig();
-  const id = identify(request.headers, Math.floor(Date.now() / 1000), config);
+  // identify(), and a session cookie's record (its session may have ended: sessions.ts)
+  const id = await identifyLive(request.headers, Math.floor(Date.now() / 1000), config);
   if (id.kind === "rejected") throw unauthenticated(id.reason);
   if (id.kind === "anonymous") {
     throw unauthenticated("Sign in to use the console (or send 'Authorization: Bearer <token>').");
