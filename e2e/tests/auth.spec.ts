@@ -1,6 +1,7 @@
 // With authentication on (a console of its own, users of each role): pages ask for sign-in,
 // a viewer cannot change anything (no controls, and the API says 403), an operator can
-// requeue a dead letter, an admin can edit a worker's config, and both land in the audit trail.
+// requeue a dead letter, an admin can edit a worker's config, and both land in the audit trail;
+// signing out ends the session on the server (a copied cookie is worth nothing afterwards).
 import type { Page } from "@playwright/test";
 
 import { Seeder, enc, expect, screenshotPath, test } from "../fixtures";
@@ -146,4 +147,38 @@ test("an admin edits a worker's config; the audit page shows it with the value b
   await expect(page).toHaveURL(/\/signin/);
   await page.goto(`${c.baseURL}/audit`);
   await expect(page).toHaveURL(/\/signin\?next=%2Faudit/);
+});
+
+test("signing out ends the session on the server: a cookie copied before sign-out is worth nothing after it", async ({ page, browser }) => {
+  await signIn(page, "vera", "/queues");
+  // what a stolen cookie is: the very same value, in another browser
+  const session = (await page.context().cookies()).find((k) => k.name.endsWith("fleet_session"));
+  expect(session, "the session cookie").toBeDefined();
+  const elsewhere = await browser.newContext();
+  try {
+    await elsewhere.addCookies([session!]);
+    const copy = await elsewhere.newPage();
+    await copy.goto(`${c.baseURL}/queues`);
+    await expect(copy.getByTestId("user-menu")).toContainText("Signed in as vera");
+    expect((await copy.request.get(`${c.baseURL}/api/v1/queues`)).status()).toBe(200);
+
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await expect(page).toHaveURL(/\/signin/);
+
+    // the copy, replayed: the API refuses it and the pages send it to sign in
+    const replayed = await copy.request.get(`${c.baseURL}/api/v1/queues`);
+    expect(replayed.status()).toBe(401);
+    expect((await replayed.json()).error.message).toContain("This session has ended");
+    const write = await copy.request.put(`${c.baseURL}/api/v1/counters/${enc(`e2e-revoked-${Date.now()}`)}`, {
+      data: { value: 1 },
+      headers: { origin: c.baseURL, "x-fleet-csrf": "1" },
+    });
+    expect(write.status()).toBe(401);
+    await copy.goto(`${c.baseURL}/queues`);
+    await expect(copy).toHaveURL(/\/signin\?next=%2Fqueues/);
+    await expect(copy.getByRole("heading", { name: "Sign in to Fleet Console" })).toBeVisible();
+    await copy.screenshot({ path: screenshotPath("auth-revoked-cookie") });
+  } finally {
+    await elsewhere.close();
+  }
 });

@@ -220,14 +220,14 @@ test.describe("with sign-in (a console of its own)", () => {
   test("the session cookie is __Host- and Secure over https, where HSTS is sent; plain on plain-http loopback", async ({ playwright }) => {
     const ctx = await playwright.request.newContext({ baseURL: c.baseURL });
     const plain = await ctx.post("/api/v1/auth/signin", { headers: signInHeaders(c.baseURL), data: { username: "ada", password: PASSWORD } });
-    expect(plain.headers()["set-cookie"]).toMatch(/^fleet_session=v1\.[^;]+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+$/);
+    expect(plain.headers()["set-cookie"]).toMatch(/^fleet_session=v2\.[^;]+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+$/);
     expect((await ctx.get("/signin")).headers()["strict-transport-security"]).toBeUndefined();
 
     // behind a TLS proxy (X-Forwarded-Proto: https)
     const origin = c.baseURL.replace(/^http:/, "https:");
     const tls = await ctx.post("/api/v1/auth/signin", { headers: signInHeaders(origin, { "x-forwarded-proto": "https" }), data: { username: "ada", password: PASSWORD } });
     expect(tls.status()).toBe(200);
-    expect(tls.headers()["set-cookie"]).toMatch(/^__Host-fleet_session=v1\.[^;]+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+; Secure$/);
+    expect(tls.headers()["set-cookie"]).toMatch(/^__Host-fleet_session=v2\.[^;]+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+; Secure$/);
     const page = await ctx.get("/signin", { headers: { "x-forwarded-proto": "https" } });
     expect(page.headers()["strict-transport-security"]).toBe("max-age=31536000");
     const api = await ctx.get("/api/v1/health", { headers: { "x-forwarded-proto": "https" } });

@@ -4,6 +4,28 @@ export const WORKER_ALL_INDEX = "wkrs:all";
 export const CATALOG_HASH = "fleet:catalog";
 export const AUDIT_LIST = "fleet:console:audit";
 
+/**
+ * The console's own keys, all under `fleet:console:` (Fleet itself never reads them):
+ * sessions, the per-user index of sessions, sign-in throttling counters and the audit
+ * trail's refusal counters. Ids are made by the console (digests, addresses, user names
+ * of the configuration), never raw client input.
+ */
+export const consoleKeys = {
+  /** string, the session record (JSON); TTL = the session's remaining lifetime. */
+  session: (id: string) => `fleet:console:session:${id}`,
+  /** zset of a user's session ids, score = expiry (unix ms); TTL = the longest session. */
+  userSessions: (user: string) => `fleet:console:user-sessions:${user}`,
+  /** hash {n, until}: failed sign-ins of one user name from one address. */
+  signInPair: (id: string) => `fleet:console:signin:pair:${id}`,
+  /** hash {n, until}: failed sign-ins from one address, whatever the user name. */
+  signInAddress: (id: string) => `fleet:console:signin:addr:${id}`,
+  /** hash {n, start}: refusals of one actor recorded in the current minute. */
+  auditRefusals: (actor: string) => `fleet:console:audit:refusals:${actor}`,
+} as const;
+
+/** A refusal counter outlives its window by this much, so a later window can report what was not listed. */
+export const REFUSAL_COUNTER_KEEP_MS = 24 * 3600 * 1000;
+
 export const WORKER_FIELDS = ["hardware", "config", "gen", "state", "stats", "stats:history"] as const;
 export type WorkerField = (typeof WORKER_FIELDS)[number];
 

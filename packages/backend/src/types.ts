@@ -361,4 +361,74 @@ export interface Backend {
   // ---- the console's audit trail (fleet:console:audit, newest first, capped)
   auditAppend(entry: BytesLike, maxEntries: number): Promise<void>;
   auditRange(offset: number, limit: number): Promise<{ total: number; items: Buffer[] }>;
+  /**
+   * Replaces the newest entry equal to `old` (byte for byte) by `entry`, in place; with
+   * `entry` null, removes it. When `old` is gone (trimmed away) a non-null `entry` is
+   * appended instead. True when `old` was found.
+   */
+  auditReplace(old: BytesLike, entry: BytesLike | null, maxEntries: number): Promise<boolean>;
+  /**
+   * Counts one refusal of `actor` against a limit per window
+   * (fleet:console:audit:refusals:<actor>) and says whether to record it; see RefusalSlot.
+   */
+  auditRefusalSlot(actor: string, limit: number, windowSeconds: number, nowMs?: number): Promise<RefusalSlot>;
+
+  // ---- the console's sessions (fleet:console:session:<id>, fleet:console:user-sessions:<user>)
+  /**
+   * Stores a session record for `ttlSeconds` and indexes it under its user. With `audit`,
+   * the audit entry is appended first in the same atomic step: when it cannot be written
+   * the session is not stored either.
+   */
+  sessionPut(id: string, user: string, record: BytesLike, ttlSeconds: number, opts?: { audit?: AuditWrite }): Promise<void>;
+  /** The record of a live session, null once it ended or expired. One GET. */
+  sessionGet(id: string): Promise<Buffer | null>;
+  sessionDelete(id: string): Promise<boolean>;
+  /** Ends every session of a user; answers how many were live. */
+  sessionDeleteForUser(user: string): Promise<number>;
+
+  // ---- sign-in throttling (fleet:console:signin:pair:<id>, fleet:console:signin:addr:<id>)
+  /**
+   * Reserves one sign-in attempt before the password is checked, atomically over both
+   * budgets: refused (with the wait) while either is backing off, else counted as a
+   * failure in both until `signInSettle` says otherwise.
+   */
+  signInReserve(pairId: string, addressId: string, policy: SignInPolicy, nowMs?: number): Promise<SignInReservation>;
+  /** `success`: the pair's record is cleared and the address's count refunded; `refund`: both refunded (the password was never checked). */
+  signInSettle(pairId: string, addressId: string, outcome: "success" | "refund", policy: SignInPolicy): Promise<void>;
 }
+
+export interface AuditWrite {
+  entry: BytesLike;
+  maxEntries: number;
+}
+
+/**
+ * `record`: write the refusal (and first, when `suppressedBefore` > 0, a summary of the
+ * refusals of the previous window that were not written); `marker`: the limit was just
+ * passed: write one entry saying so instead; `suppress`: write nothing.
+ */
+export interface RefusalSlot {
+  decision: "record" | "marker" | "suppress";
+  /** Refusals of the previous window that were counted but not written. */
+  suppressedBefore: number;
+  /** Start (unix ms) of the window `suppressedBefore` belongs to, or of the current one for a marker. */
+  windowStartMs: number;
+}
+
+/** Budgets of failed sign-ins; counts are of attempts reserved and not refunded. */
+export interface SignInPolicy {
+  /** Failures of one name from one address before each attempt must wait. */
+  pairFree: number;
+  /** The pair's record is forgotten this long after its last counted attempt. */
+  pairForgetMs: number;
+  /** Failures from one address, across names, before each attempt must wait. */
+  addressFree: number;
+  /** The address's count lives this long from its first failure (a fixed window). */
+  addressWindowMs: number;
+  /** The first wait; it doubles with each further failure ... */
+  baseDelayMs: number;
+  /** ... up to this. */
+  maxDelayMs: number;
+}
+
+export type SignInReservation = { allowed: true } | { allowed: false; waitMs: number };

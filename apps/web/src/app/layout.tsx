@@ -26,7 +26,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
   // anyway (src/proxy.ts); the session is known from the first paint.
   const requestHeaders = await headers();
   const nonce = requestHeaders.get("x-nonce") ?? undefined;
-  const session = sessionInfo(requestHeaders);
+  const session = await sessionInfo(requestHeaders, { onUnavailable: "signature" });
   // Nobody signed in: only the sign-in page is reachable (the proxy redirects the rest), and
   // it needs neither the shell nor the live stream, which would only answer 401.
   const signedOut = session.mode === "auth" && session.user === null;

@@ -31,6 +31,8 @@ import { CorruptDataError, StaleGenerationError, checkCounterValue, checkHoldSec
 import {
   AUDIT_LIST,
   CATALOG_HASH,
+  REFUSAL_COUNTER_KEEP_MS,
+  consoleKeys,
   WORKER_ALL_INDEX,
   WORKER_FIELDS,
   keys,
@@ -71,6 +73,10 @@ import type {
   WorkerRef,
   LeaseOption,
   ReservedTask,
+  AuditWrite,
+  RefusalSlot,
+  SignInPolicy,
+  SignInReservation,
 } from "../types";
 import { workerIndexEntryFromRaw } from "../worker-index";
 import { MemoryStore, type Value } from "./store";
@@ -895,6 +901,111 @@ export class MemoryBackend implements Backend {
   async auditRange(offset: number, limit: number): Promise<{ total: number; items: Buffer[] }> {
     const items = limit > 0 ? this.raw.lrange(AUDIT_LIST, Math.max(0, offset), Math.max(0, offset) + limit - 1) : [];
     return { total: this.raw.llen(AUDIT_LIST), items };
+  }
+
+  async auditReplace(old: BytesLike, entry: BytesLike | null, maxEntries: number): Promise<boolean> {
+    const needle = toBuffer(old);
+    const list = this.raw.lrange(AUDIT_LIST);
+    const i = list.findIndex((e) => e.equals(needle));
+    if (i >= 0) {
+      if (entry === null) list.splice(i, 1);
+      else list[i] = Buffer.from(toBuffer(entry));
+      this.raw.lreplace(AUDIT_LIST, list);
+      return true;
+    }
+    if (entry !== null) await this.auditAppend(entry, maxEntries);
+    return false;
+  }
+
+  async auditRefusalSlot(actor: string, limit: number, windowSeconds: number, nowMs = Date.now()): Promise<RefusalSlot> {
+    const key = consoleKeys.auditRefusals(actor);
+    const windowMs = Math.max(1, Math.round(windowSeconds * 1000));
+    const startText = this.raw.hget(key, "start");
+    const start = startText === null ? null : Number(startText.toString());
+    if (start === null || !Number.isFinite(start) || nowMs >= start + windowMs) {
+      const n = Number(this.raw.hget(key, "n")?.toString() ?? "0") || 0;
+      const before = start === null || !Number.isFinite(start) ? 0 : Math.max(0, n - limit);
+      this.raw.del(key);
+      this.raw.hset(key, { start: String(Math.round(nowMs)), n: "1" });
+      this.raw.expire(key, REFUSAL_COUNTER_KEEP_MS);
+      return { decision: "record", suppressedBefore: before, windowStartMs: start ?? 0 };
+    }
+    const n = (Number(this.raw.hget(key, "n")?.toString() ?? "0") || 0) + 1;
+    this.raw.hset(key, { n: String(n) });
+    this.raw.expire(key, REFUSAL_COUNTER_KEEP_MS);
+    const decision = n <= limit ? "record" : n === limit + 1 ? "marker" : "suppress";
+    return { decision, suppressedBefore: 0, windowStartMs: start };
+  }
+
+  // ---- console sessions
+
+  async sessionPut(id: string, user: string, record: BytesLike, ttlSeconds: number, opts: { audit?: AuditWrite } = {}): Promise<void> {
+    // the audit entry first: a wrong-typed trail throws before the session exists
+    if (opts.audit) await this.auditAppend(opts.audit.entry, opts.audit.maxEntries);
+    const ttlMs = Math.max(1, Math.round(ttlSeconds * 1000));
+    const now = Date.now();
+    this.raw.set(consoleKeys.session(id), record, { ttlMs });
+    const index = consoleKeys.userSessions(user);
+    this.raw.zremRangeByScore(index, Number.NEGATIVE_INFINITY, now);
+    this.raw.zadd(index, now + ttlMs, id);
+    if (this.raw.pttl(index) < ttlMs) this.raw.expire(index, ttlMs);
+  }
+
+  async sessionGet(id: string): Promise<Buffer | null> {
+    return this.raw.get(consoleKeys.session(id));
+  }
+
+  async sessionDelete(id: string): Promise<boolean> {
+    return this.raw.del(consoleKeys.session(id)) > 0;
+  }
+
+  async sessionDeleteForUser(user: string): Promise<number> {
+    const index = consoleKeys.userSessions(user);
+    const ids = this.raw.zrange(index).map((m) => m.member.toString("utf8"));
+    const live = this.raw.del(...ids.map((id) => consoleKeys.session(id)));
+    this.raw.del(index);
+    return live;
+  }
+
+  // ---- sign-in throttling (the same steps as signin-reserve-2.lua and signin-settle-2.lua)
+
+  async signInReserve(pairId: string, addressId: string, policy: SignInPolicy, nowMs = Date.now()): Promise<SignInReservation> {
+    const pair = consoleKeys.signInPair(pairId);
+    const address = consoleKeys.signInAddress(addressId);
+    const waiting = (key: string) => {
+      const until = Number(this.raw.hget(key, "until")?.toString() ?? "0") || 0;
+      return until > nowMs ? until - nowMs : 0;
+    };
+    const wait = Math.max(waiting(pair), waiting(address));
+    if (wait > 0) return { allowed: false, waitMs: Math.round(wait) };
+    const count = (key: string, free: number, ttlMs: number, sliding: boolean) => {
+      const n = (Number(this.raw.hget(key, "n")?.toString() ?? "0") || 0) + 1;
+      this.raw.hset(key, { n: String(n) });
+      if (n >= free) {
+        const delay = Math.min(policy.baseDelayMs * 2 ** Math.min(n - free, 40), policy.maxDelayMs);
+        this.raw.hset(key, { until: String(Math.round(nowMs + delay)) });
+      }
+      if (sliding || this.raw.pttl(key) < 0) this.raw.expire(key, ttlMs);
+    };
+    count(pair, policy.pairFree, policy.pairForgetMs, true);
+    count(address, policy.addressFree, policy.addressWindowMs, false);
+    return { allowed: true };
+  }
+
+  async signInSettle(pairId: string, addressId: string, outcome: "success" | "refund", policy: SignInPolicy): Promise<void> {
+    const refund = (key: string, free: number) => {
+      if (!this.raw.exists(key)) return;
+      const n = (Number(this.raw.hget(key, "n")?.toString() ?? "0") || 0) - 1;
+      if (n <= 0) this.raw.del(key);
+      else {
+        this.raw.hset(key, { n: String(n) });
+        if (n < free) this.raw.hdel(key, "until");
+      }
+    };
+    const pair = consoleKeys.signInPair(pairId);
+    if (outcome === "success") this.raw.del(pair);
+    else refund(pair, policy.pairFree);
+    refund(consoleKeys.signInAddress(addressId), policy.addressFree);
   }
 }
 

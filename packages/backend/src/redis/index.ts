@@ -25,6 +25,8 @@ import { CorruptDataError, StaleGenerationError, checkCounterValue, checkHoldSec
 import {
   AUDIT_LIST,
   CATALOG_HASH,
+  consoleKeys,
+  REFUSAL_COUNTER_KEEP_MS,
   WORKER_ALL_INDEX,
   WORKER_FIELDS,
   keys,
@@ -65,6 +67,10 @@ import type {
   WorkerRef,
   LeaseOption,
   ReservedTask,
+  AuditWrite,
+  RefusalSlot,
+  SignInPolicy,
+  SignInReservation,
 } from "../types";
 import { workerIndexEntryFromRaw } from "../worker-index";
 import { callScript, mapRedisError, RedisConnection, type RedisConnectionOptions } from "./connection";
@@ -1264,4 +1270,90 @@ export class RedisBackend implements Backend {
       return { total: asNumber(total), items: asBufferArray(items) };
     });
   }
+
+  async auditReplace(old: BytesLike, entry: BytesLike | null, maxEntries: number): Promise<boolean> {
+    const args = [toBuffer(old), entry === null ? EMPTY : toBuffer(entry), String(Math.max(0, maxEntries))];
+    return this.run(async (r) => asNumber(await callScript(r, "auditReplace", [AUDIT_LIST], args)) === 1);
+  }
+
+  async auditRefusalSlot(actor: string, limit: number, windowSeconds: number, nowMs = Date.now()): Promise<RefusalSlot> {
+    const windowMs = Math.max(1, Math.round(windowSeconds * 1000));
+    const args = [String(Math.round(nowMs)), String(limit), String(windowMs), String(REFUSAL_COUNTER_KEEP_MS)];
+    return this.run(async (r) => {
+      const [decision, before, start] = (await callScript(r, "auditRefusal", [consoleKeys.auditRefusals(actor)], args)) as unknown[];
+      return refusalSlot(asNumber(decision), asNumber(before), asNumber(start));
+    });
+  }
+
+  // ---- console sessions
+
+  async sessionPut(id: string, user: string, record: BytesLike, ttlSeconds: number, opts: { audit?: AuditWrite } = {}): Promise<void> {
+    const keys3 = [AUDIT_LIST, consoleKeys.session(id), consoleKeys.userSessions(user)];
+    const args = [
+      toBuffer(record),
+      String(toPx(ttlSeconds)),
+      id,
+      String(Date.now()),
+      opts.audit ? toBuffer(opts.audit.entry) : EMPTY,
+      String(Math.max(0, opts.audit?.maxEntries ?? 0)),
+    ];
+    await this.run((r) => callScript(r, "sessionPut", keys3, args));
+  }
+
+  async sessionGet(id: string): Promise<Buffer | null> {
+    return this.run((r) => r.getBuffer(consoleKeys.session(id)));
+  }
+
+  async sessionDelete(id: string): Promise<boolean> {
+    return this.run(async (r) => (await r.del(consoleKeys.session(id))) > 0);
+  }
+
+  async sessionDeleteForUser(user: string): Promise<number> {
+    const index = consoleKeys.userSessions(user);
+    return this.run(async (r) => {
+      let live = 0;
+      // Sessions made while this runs land in the index too: read it again until empty
+      // (bounded: a user signing in faster than this loop is not a case to wait for).
+      for (let round = 0; round < 10; round++) {
+        const ids = await r.zrange(index, "0", String(SESSION_BATCH - 1));
+        if (ids.length === 0) break;
+        live += asNumber(await callScript(r, "sessionDeleteUser", [index, ...ids.map((id) => consoleKeys.session(id))], ids));
+      }
+      return live;
+    });
+  }
+
+  // ---- sign-in throttling
+
+  async signInReserve(pairId: string, addressId: string, policy: SignInPolicy, nowMs = Date.now()): Promise<SignInReservation> {
+    const args = [
+      String(Math.round(nowMs)),
+      String(policy.pairFree),
+      String(policy.pairForgetMs),
+      String(policy.addressFree),
+      String(policy.addressWindowMs),
+      String(policy.baseDelayMs),
+      String(policy.maxDelayMs),
+    ];
+    return this.run(async (r) => {
+      const [ok, wait] = (await callScript(r, "signinReserve", [consoleKeys.signInPair(pairId), consoleKeys.signInAddress(addressId)], args)) as unknown[];
+      return asNumber(ok) === 1 ? { allowed: true } : { allowed: false, waitMs: Math.max(1, asNumber(wait)) };
+    });
+  }
+
+  async signInSettle(pairId: string, addressId: string, outcome: "success" | "refund", policy: SignInPolicy): Promise<void> {
+    const args = [outcome, String(policy.pairFree), String(policy.addressFree)];
+    await this.run((r) => callScript(r, "signinSettle", [consoleKeys.signInPair(pairId), consoleKeys.signInAddress(addressId)], args));
+  }
+}
+
+/** Session ids per script call when a user's sessions are ended. */
+const SESSION_BATCH = 500;
+
+function refusalSlot(decision: number, before: number, start: number): RefusalSlot {
+  return {
+    decision: decision === 1 ? "record" : decision === 2 ? "marker" : "suppress",
+    suppressedBefore: before,
+    windowStartMs: start,
+  };
 }

@@ -19,6 +19,8 @@ export interface AuditItem {
   method: string | null;
   path: string | null;
   status: number | null;
+  /** `done` (or absent, older entries), `pending`, `failed`, `refused`, `suppressed`. */
+  outcome?: string;
   details?: Record<string, unknown>;
   before?: unknown;
   after?: unknown;
@@ -37,17 +39,46 @@ const PAGE = 50;
 const FILTERS = ["actor", "action", "target"] as const;
 type Filter = (typeof FILTERS)[number];
 
+const OUTCOME_LABEL: Record<string, { text: string; title: string; className: string }> = {
+  refused: {
+    text: "refused",
+    title: "The console refused this request; nothing was changed.",
+    className: "bg-amber-100 text-amber-900 dark:bg-amber-950 dark:text-amber-200",
+  },
+  suppressed: {
+    text: "not all listed",
+    title: "Too many refusals of one actor within a minute: the rest were counted, not listed.",
+    className: "bg-slate-200 text-slate-800 dark:bg-slate-800 dark:text-slate-200",
+  },
+  pending: {
+    text: "outcome unknown",
+    title: "Written before the change; its outcome was never recorded (Redis went away, or the console stopped). The change may or may not have been made.",
+    className: "bg-red-100 text-red-900 dark:bg-red-950 dark:text-red-200",
+  },
+  failed: {
+    text: "failed",
+    title: "The change failed part way and may be incomplete.",
+    className: "bg-red-100 text-red-900 dark:bg-red-950 dark:text-red-200",
+  },
+};
+
 function Entry({ item }: { item: AuditItem }) {
+  const outcome = typeof item.outcome === "string" ? OUTCOME_LABEL[item.outcome] : undefined;
   const hasMore = item.details !== undefined || item.before !== undefined || item.after !== undefined || item.changes !== undefined || item.raw !== undefined;
   return (
     <li className="px-3 py-2.5" data-testid="audit-entry">
       <div className="flex flex-wrap items-baseline gap-x-3 gap-y-1 text-sm">
         <span className="w-28 shrink-0 text-slate-500 dark:text-slate-400">{item.ts !== null ? <RelativeTime at={item.ts} /> : "time unknown"}</span>
         <span className="font-medium">{item.actor ?? "unknown"}</span>
-        {item.role && <span className="rounded bg-slate-200 px-1.5 py-0.5 text-xs dark:bg-slate-800">{item.role}</span>}
+        {item.role && item.role !== "none" && <span className="rounded bg-slate-200 px-1.5 py-0.5 text-xs dark:bg-slate-800">{item.role}</span>}
         <code className="rounded bg-sky-50 px-1.5 py-0.5 text-xs text-sky-900 dark:bg-sky-950 dark:text-sky-100">{item.action ?? "?"}</code>
         <span className="min-w-0 break-all font-mono text-xs">{item.target ?? ""}</span>
         {item.via && item.via !== "session" && <span className="text-xs text-slate-500 dark:text-slate-400">via {item.via}</span>}
+        {outcome && (
+          <span className={`rounded px-1.5 py-0.5 text-xs font-medium ${outcome.className}`} title={outcome.title} data-testid="audit-outcome">
+            {outcome.text}
+          </span>
+        )}
         {item.corrupt && <CorruptBadge fields={item.corrupt} />}
       </div>
       {hasMore && (

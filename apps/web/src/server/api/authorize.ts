@@ -7,7 +7,7 @@
 import { authConfig } from "@/server/auth/config";
 import { contentTypeProblem, isMutation, originProblem } from "@/server/auth/csrf";
 import { hostProblem, misdirectedMessage } from "@/server/auth/hosts";
-import { identify } from "@/server/auth/identify";
+import { identifyLive } from "@/server/auth/sessions";
 import { ROLE_RANK, type Principal, type Role } from "@/server/auth/roles";
 
 import { ApiError } from "./errors";
@@ -38,7 +38,8 @@ export function requireJsonMutation(request: Request, expectsBody: boolean): voi
 export async function authorize(request: Request, role: Role, opts: { expectsBody?: boolean } = {}): Promise<Principal> {
   requireAllowedHost(request);
   const config = authConfig();
-  const id = identify(request.headers, Math.floor(Date.now() / 1000), config);
+  // identify(), and a session cookie's record (its session may have ended: sessions.ts)
+  const id = await identifyLive(request.headers, Math.floor(Date.now() / 1000), config);
   if (id.kind === "rejected") throw unauthenticated(id.reason);
   if (id.kind === "anonymous") {
     throw unauthenticated("Sign in to use the console (or send 'Authorization: Bearer <token>').");

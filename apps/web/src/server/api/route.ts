@@ -4,8 +4,10 @@
 import { automationTypeProblem, poolNameProblem, queueNameProblem, type Backend } from "@fleet/backend";
 import { z } from "zod";
 
-import { appendAudit, buildEntry, currentScope, runInAuditScope } from "@/server/audit/audit";
+import { actionFor, auditAfter, auditBefore, buildEntry, currentScope, failedEntry, runInAuditScope } from "@/server/audit/audit";
+import { recordRefusal } from "@/server/audit/refusals";
 import { isMutation } from "@/server/auth/csrf";
+import { identify } from "@/server/auth/identify";
 import { getBackend } from "@/server/backend";
 import { serverEnv } from "@/server/env";
 
@@ -98,13 +100,23 @@ export function route<S extends string, Q extends z.ZodType | undefined = undefi
           now: nowSeconds(),
           offlineAfterSeconds: serverEnv().FLEET_OFFLINE_AFTER_SECONDS,
         });
-      // Every successful mutation leaves one audit entry (src/server/audit/audit.ts).
+      // Every mutation leaves one audit entry, written before the change is made: no entry,
+      // no change (src/server/audit/audit.ts).
       const result = !isMutation(request.method)
         ? await run()
         : await runInAuditScope(async () => {
-            const r = await run();
+            const auditParams = params as Record<string, string>;
+            const pending = await auditBefore(backend, buildEntry(principal, request, spec.path, auditParams, 0));
+            let r: Awaited<ReturnType<typeof run>>;
+            try {
+              r = await run();
+            } catch (err) {
+              await auditAfter(backend, pending, failedEntry(pending.entry, err));
+              throw err;
+            }
             const status = (r instanceof Reply ? r.init.status : undefined) ?? spec.status ?? 200;
-            await appendAudit(backend, buildEntry(principal, request, spec.path, params as Record<string, string>, status, currentScope()));
+            const done = buildEntry(principal, request, spec.path, auditParams, status, currentScope());
+            await auditAfter(backend, pending, { ...done, id: pending.entry.id, ts: pending.entry.ts });
             return r;
           });
       const reply = result instanceof Reply ? result : new Reply(result);
@@ -115,9 +127,27 @@ export function route<S extends string, Q extends z.ZodType | undefined = undefi
       }
       return jsonResponse(reply.init.status ?? spec.status ?? 200, checked.data, reply.init.headers);
     } catch (err) {
+      if (isMutation(request.method) && err instanceof ApiError && (err.code === "unauthenticated" || err.code === "forbidden")) {
+        await recordRefusedMutation(spec.path, request, err);
+      }
       return toErrorResponse(err, `${request.method} ${where}`);
     }
   };
+}
+
+/** A mutation refused for its credentials, role or origin, into the audit trail (audit/refusals.ts). */
+async function recordRefusedMutation(template: string, request: Request, err: ApiError): Promise<void> {
+  let params: Record<string, string> = {};
+  try {
+    params = paramsFromUrl(template, request.url) ?? {};
+  } catch {
+    params = {};
+  }
+  const { action, target } = actionFor(request.method, template, params);
+  // a 403 knows who was refused; a 401 does not (whatever it carried did not prove it)
+  const id = err.code === "forbidden" ? identify(request.headers, nowSeconds()) : null;
+  const principal = id?.kind === "principal" ? id.principal : null;
+  await recordRefusal(request, { principal, action, target, status: err.status, reason: err.message });
 }
 
 function summarize(lead: string, details: Array<{ path: string; message: string }>): string {

@@ -1,18 +1,37 @@
 // The audit trail: every mutation the console makes, appended to fleet:console:audit
 // (newest first, capped at FLEET_AUDIT_MAX_ENTRIES, default 10,000), encoded like every
-// other JSON the console writes (Python's json.dumps). One entry per successful mutating
-// request, written by the route wrapper once the handler has succeeded; the handler's
-// own announcements (announceAdmin / announceConfig) and config before/after values are
-// collected on the way through an AsyncLocalStorage scope, so no route has to pass them.
+// other JSON the console writes (Python's json.dumps). The handler's own announcements
+// (announceAdmin / announceConfig) and config before/after values are collected on the
+// way through an AsyncLocalStorage scope, so no route has to pass them.
+//
+// A change is not made unless its entry is written (issue 12.9). The route wrapper writes
+// the entry BEFORE the change, with `"outcome": "pending"` and status 0; when that write
+// fails the request answers 503 and nothing is changed. After the change the same entry
+// is completed in place (`auditReplace`, found by its bytes, which hold a random `id`):
+// `"outcome": "done"`, the status and what the handler noted. A request that fails cleanly
+// (4xx: by the API's contract it changed nothing) removes its pending entry; any other
+// failure leaves `"outcome": "failed"` with its status, as the change may be incomplete.
+// An entry still `pending` means the console could not learn or record the outcome (Redis
+// went away during the request, or the process died): the change may or may not have been
+// made. Sign-in writes its entry in the same atomic step as the session (session-put-3.lua).
+// Refusals (401, 403, failed sign-ins) are recorded by refusals.ts.
 import { AsyncLocalStorage } from "node:async_hooks";
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 
-import { pyJsonBytes, type Backend } from "@fleet/backend";
+import { BackendUnavailableError, CorruptDataError, NotFoundError, StaleGenerationError, pyJsonBytes, type Backend } from "@fleet/backend";
 
+import { ApiError } from "@/server/api/errors";
 import { authConfig } from "@/server/auth/config";
 import type { Principal } from "@/server/auth/roles";
+import { logText } from "@/server/log-text";
+
+/** What became of the request an entry is about. */
+export type AuditOutcome = "pending" | "done" | "failed" | "refused" | "suppressed";
 
 export interface AuditEntry {
+  /** Random, so that an entry can be found again by its bytes (auditReplace). */
+  id: string;
+  outcome: AuditOutcome;
   ts: number;
   actor: string;
   role: string;
@@ -118,6 +137,8 @@ export function buildEntry(
 ): AuditEntry {
   const { action, target } = override ?? actionFor(request.method, template, params);
   const entry: AuditEntry = {
+    id: newAuditId(),
+    outcome: "done",
     ts: Math.round(Date.now()) / 1000,
     actor: principal.name,
     role: principal.role,
@@ -145,14 +166,74 @@ export function currentScope(): Scope | undefined {
   return storage.getStore();
 }
 
+export function newAuditId(): string {
+  return randomBytes(8).toString("hex");
+}
+
 /**
- * Appends one entry. The change has already happened when this runs, so a failure is
- * logged loudly rather than turned into an error answer for a write that succeeded.
+ * Appends one entry, for what has already happened (sign-out): a failure is logged loudly
+ * rather than turned into an error answer for a change that was made.
  */
 export async function appendAudit(backend: Backend, entry: AuditEntry): Promise<void> {
   try {
     await backend.auditAppend(pyJsonBytes(entry), authConfig().auditMaxEntries);
   } catch (err) {
-    console.error(`[audit] could not record ${entry.action} on ${entry.target} by ${entry.actor}`, err);
+    console.error(`[audit] could not record ${logText(entry.action)} on ${logText(entry.target)} by ${logText(entry.actor)}:`, errorText(err));
   }
+}
+
+export const AUDIT_UNWRITABLE =
+  "The change was not made: its entry could not be written to the audit trail (fleet:console:audit). The cause is in the server log.";
+
+/** What the route wrapper needs to complete a pending entry. */
+export interface PendingAudit {
+  entry: AuditEntry;
+  bytes: Buffer;
+}
+
+/** Writes the entry of a change before the change; throws 503 (change nothing!) when it cannot. */
+export async function auditBefore(backend: Backend, entry: AuditEntry): Promise<PendingAudit> {
+  const pending: AuditEntry = { ...entry, outcome: "pending", status: 0 };
+  const bytes = pyJsonBytes(pending);
+  try {
+    await backend.auditAppend(bytes, authConfig().auditMaxEntries);
+  } catch (err) {
+    // Redis is away: the usual 503 says so (and nothing was changed either)
+    if (err instanceof BackendUnavailableError) throw err;
+    console.error(`[audit] refused ${logText(entry.action)} on ${logText(entry.target)} by ${logText(entry.actor)}: its entry could not be written:`, errorText(err));
+    throw new ApiError("backend_unavailable", AUDIT_UNWRITABLE);
+  }
+  return { entry: pending, bytes };
+}
+
+/** Completes a pending entry: the final entry in its place, or (null) its removal. Failures are logged. */
+export async function auditAfter(backend: Backend, pending: PendingAudit, final: AuditEntry | null): Promise<void> {
+  try {
+    await backend.auditReplace(pending.bytes, final === null ? null : pyJsonBytes(final), authConfig().auditMaxEntries);
+  } catch (err) {
+    console.error(
+      `[audit] the entry ${pending.entry.id} (${logText(pending.entry.action)} on ${logText(pending.entry.target)}) stays pending: its outcome could not be written:`,
+      errorText(err),
+    );
+  }
+}
+
+/**
+ * The final entry of a change whose handler threw: none (the pending entry goes) when the
+ * failure is one that by the API's contract changed nothing, else `failed` with its status.
+ */
+export function failedEntry(pending: AuditEntry, err: unknown): AuditEntry | null {
+  if (err instanceof ApiError && err.status < 500) return null;
+  if (err instanceof NotFoundError || err instanceof StaleGenerationError || err instanceof CorruptDataError) return null;
+  const status = err instanceof BackendUnavailableError || (err instanceof ApiError && err.code === "backend_unavailable") ? 503 : 500;
+  return {
+    ...pending,
+    outcome: "failed",
+    status,
+    details: { ...(pending.details ?? {}), error: "the change failed part way and may be incomplete; the cause is in the server log" },
+  };
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }

@@ -7,7 +7,12 @@ import { csrfProblem } from "./csrf";
 import { hashPassword, parseHash, verifyPassword } from "./password";
 import { normalizeAddress, peerAddress, peerHeaderValue, PEER_HEADER } from "./peer";
 import { bindHostFromArgv, decideStartup, isLoopbackHost, type StartupFacts } from "./startup";
-import { FREE_FAILURES, MAX_DELAY_MS, SignInThrottle } from "./throttle";
+import { createMemoryBackend } from "@fleet/backend/memory";
+
+import { logText } from "@/server/log-text";
+
+import { BUSY, HashGate } from "./hash-gate";
+import { SIGN_IN_POLICY, SignInThrottle, addressBudgetId, pairBudgetId } from "./throttle";
 
 describe("password hashes", () => {
   it("are scrypt$N$r$p$salt$hash, salted, and verify only the right password", async () => {
@@ -152,25 +157,70 @@ describe("the cross-site check", () => {
 });
 
 describe("the sign-in backoff", () => {
-  it("lets 3 failures through, then doubles the wait up to the cap, per user and address", () => {
-    let t = 1_000_000;
-    const th = new SignInThrottle(() => t);
-    for (let i = 0; i < FREE_FAILURES; i++) {
-      expect(th.waitMs("ada", "1.2.3.4")).toBe(0);
-      th.fail("ada", "1.2.3.4");
+  it("reserves 3 attempts per user and address, then makes them wait; a success starts over", async () => {
+    const backend = createMemoryBackend();
+    const th = new SignInThrottle(backend);
+    const granted = [];
+    for (let i = 0; i < SIGN_IN_POLICY.pairFree; i++) {
+      const r = await th.reserve("ada", "1.2.3.4");
+      expect(r.allowed).toBe(true);
+      if (r.allowed) granted.push(r);
     }
-    expect(th.waitMs("ada", "1.2.3.4")).toBe(1000);
-    expect(th.waitMs("ADA", "1.2.3.4")).toBe(1000);
-    expect(th.waitMs("ada", "5.6.7.8")).toBe(0);
-    th.fail("ada", "1.2.3.4");
-    expect(th.waitMs("ada", "1.2.3.4")).toBe(2000);
-    for (let i = 0; i < 20; i++) th.fail("ada", "1.2.3.4");
-    expect(th.waitMs("ada", "1.2.3.4")).toBe(MAX_DELAY_MS);
-    t += MAX_DELAY_MS;
-    expect(th.waitMs("ada", "1.2.3.4")).toBe(0);
-    th.succeed("ada", "1.2.3.4");
-    th.fail("ada", "1.2.3.4");
-    expect(th.waitMs("ada", "1.2.3.4")).toBe(0);
+    const refused = await th.reserve("ADA", "1.2.3.4");
+    expect(refused).toEqual({ allowed: false, waitMs: expect.any(Number) });
+    if (!refused.allowed) {
+      expect(refused.waitMs).toBeGreaterThan(900);
+      expect(refused.waitMs).toBeLessThanOrEqual(SIGN_IN_POLICY.baseDelayMs);
+    }
+    expect((await th.reserve("ada", "5.6.7.8")).allowed).toBe(true);
+    await granted[2]!.settle("success");
+    expect((await th.reserve("ada", "1.2.3.4")).allowed).toBe(true);
+    await backend.close();
+  });
+
+  it("keeps budgets by address (IPv6 by its /64) and by name within it, whatever the name's shape", () => {
+    expect(addressBudgetId(null)).toBe("unknown");
+    expect(addressBudgetId("192.0.2.7")).toBe("192.0.2.7");
+    expect(addressBudgetId("2001:db8:1:2:3:4:5:6")).toBe("2001:db8:1:2::/64");
+    expect(addressBudgetId("2001:db8:0:2::9")).toBe("2001:db8:0:2::/64");
+    expect(addressBudgetId("2001:db8::1")).toBe("2001:db8:0:0::/64");
+    expect(addressBudgetId("::1")).toBe("0:0:0:0::/64");
+    expect(pairBudgetId("Ada", "2001:db8:0:2::9")).toBe(pairBudgetId("ada", "2001:db8:0:2::1"));
+    expect(pairBudgetId("ada", "192.0.2.7")).not.toBe(pairBudgetId("ada", "192.0.2.8"));
+    expect(pairBudgetId("x\n:*{}".repeat(50), null)).toMatch(/^[A-Za-z0-9_-]{32}$/);
+  });
+});
+
+describe("the password hash gate", () => {
+  it("runs at most `concurrency` checks at once; the rest wait their turn or give up", async () => {
+    const gate = new HashGate(2, 3, 200);
+    const releases: Array<() => void> = [];
+    const job = () => new Promise<string>((resolve) => releases.push(() => resolve("done")));
+    const running = [gate.run(job), gate.run(job), gate.run(job), gate.run(job), gate.run(job)];
+    expect(await gate.run(job)).toBe(BUSY); // 2 running, 3 waiting: no room
+    expect(gate.stats()).toMatchObject({ running: 2, waiting: 3 });
+    // release one at a time: each frees exactly one waiter
+    for (let i = 0; i < 5; i++) {
+      await new Promise((r) => setImmediate(r));
+      releases.shift()!();
+    }
+    expect(await Promise.all(running)).toEqual(["done", "done", "done", "done", "done"]);
+    expect(gate.stats()).toMatchObject({ running: 0, waiting: 0, maxRunning: 2, total: 5 });
+    // nobody releases: a waiter gives up after waitMs
+    const stuck = [gate.run(job), gate.run(job)];
+    expect(await gate.run(job)).toBe(BUSY);
+    releases.splice(0).forEach((r) => r());
+    await Promise.all(stuck);
+  });
+});
+
+describe("log text", () => {
+  it("escapes control characters, separators and bidi overrides, so a name cannot forge a line", () => {
+    expect(logText("ada\n[auth] signed in as root")).toBe("ada\\u000a[auth] signed in as root");
+    expect(logText("a\rb\u2028c\u202ed\u0000")).toBe("a\\u000db\\u2028c\\u202ed\\u0000");
+    expect(logText("back\\slash")).toBe("back\\\\slash");
+    expect(logText("x".repeat(200), 10)).toBe("xxxxxxxxxx…(200 chars)");
+    expect(logText("plain ada@example.test")).toBe("plain ada@example.test");
   });
 });
 

@@ -8,7 +8,7 @@ import * as queues from "@/app/api/v1/queues/route";
 
 import { handleSignIn, handleSignOut } from "./handlers";
 import { cookieTransport, listensOnLoopback, SECURE_SESSION_COOKIE, SESSION_COOKIE } from "./session";
-import { PASSWORDS, SAME_ORIGIN, call, clearAuth, configureAuth, resetThrottle } from "./test-env";
+import { PASSWORDS, SAME_ORIGIN, call, clearAuth, configureAuth } from "./test-env";
 
 afterAll(async () => {
   await clearAuth();
@@ -18,8 +18,8 @@ let n = 0;
 async function withEnv(extra: Record<string, string>): Promise<void> {
   await clearAuth();
   n += 1;
+  // a fresh memory backend per case: no sign-in budget or session carries over
   await configureAuth(`memory://cookies-${process.pid}-${n}`, extra);
-  resetThrottle();
 }
 
 const https = { ...SAME_ORIGIN, origin: "https://console.test", "x-forwarded-proto": "https" };
@@ -51,7 +51,7 @@ describe("the session cookie's transport", () => {
     const res = await signIn(https);
     expect(res.status, res.text).toBe(200);
     const set = res.headers.get("set-cookie")!;
-    expect(set).toMatch(/^__Host-fleet_session=v1\./);
+    expect(set).toMatch(/^__Host-fleet_session=v2\./);
     expect(set).toContain("; Path=/;");
     expect(set).toContain("; Secure");
     expect(set).not.toMatch(/Domain=/i);

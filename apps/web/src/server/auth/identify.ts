@@ -12,7 +12,8 @@ import { isRole, type Principal } from "./roles";
 export type AuthMode = "auth" | "open" | "insecure";
 
 export type Identity =
-  | { kind: "principal"; principal: Principal; expiresAt?: number }
+  /** `sessionId`: the id of the session cookie's record (sessions.ts), for session principals. */
+  | { kind: "principal"; principal: Principal; expiresAt?: number; sessionId?: string }
   | { kind: "anonymous" }
   /** Credentials were offered and are wrong: never fall back to another method. */
   | { kind: "rejected"; reason: string };
@@ -60,6 +61,10 @@ export function identify(headers: Headers, nowSeconds: number, config: AuthConfi
       if (trusted) {
         const name = user.trim();
         if (name === "" || name.length > 256) return { kind: "rejected", reason: "The proxy sent an empty or overlong user name." };
+        // The name goes into logs and the audit trail: no control or formatting characters.
+        if (/[\u0000-\u001f\u007f-\u009f\u2028-\u202e\u2066-\u2069]/.test(name)) {
+          return { kind: "rejected", reason: "The proxy sent a user name with control characters." };
+        }
         const roleText = config.proxy.roleHeader ? headers.get(config.proxy.roleHeader)?.trim().toLowerCase() : undefined;
         if (roleText !== undefined && roleText !== "" && !isRole(roleText)) {
           return { kind: "rejected", reason: "The proxy sent a role that is not viewer, operator or admin." };
@@ -74,7 +79,7 @@ export function identify(headers: Headers, nowSeconds: number, config: AuthConfi
   if (cookie) {
     const s = verifySessionValue(config, cookie, nowSeconds);
     // An expired or forged cookie is the same as none: the browser is sent to sign in.
-    if (s) return { kind: "principal", principal: { name: s.user.name, role: s.user.role, via: "session" }, expiresAt: s.exp };
+    if (s) return { kind: "principal", principal: { name: s.user.name, role: s.user.role, via: "session" }, expiresAt: s.exp, sessionId: s.sid };
   }
   return { kind: "anonymous" };
 }

@@ -60,8 +60,16 @@ export async function hashPassword(password: string, cost: { N?: number; r?: num
   return `scrypt$${N}$${r}$${p}$${salt.toString("base64url")}$${key.toString("base64url")}`;
 }
 
+let checks = 0;
+
+/** How many passwords this process has checked (verifyPassword calls): what the throttle tests count. */
+export function passwordChecks(): number {
+  return checks;
+}
+
 /** Constant-time comparison of the derived key; false for any malformed hash. */
 export async function verifyPassword(password: string, parsed: ParsedHash): Promise<boolean> {
+  checks += 1;
   const key = await scrypt(password, parsed.salt, parsed.hash.length, scryptOptions(parsed.N, parsed.r, parsed.p));
   return key.length === parsed.hash.length && timingSafeEqual(key, parsed.hash);
 }

@@ -1,6 +1,7 @@
 // Every mutating route of API v1 against a real Redis (REDIS_TEST_URL, database 11) with
 // authentication on: no credentials → 401, a role too low → 403, a cross-site cookie
-// request → 403, the right role → done and audited; a bearer token needs no CSRF header.
+// request → 403, each refusal recorded as such and nothing done; the right role → done and
+// audited; a bearer token needs no CSRF header.
 import type { Backend } from "@fleet/backend";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -22,7 +23,7 @@ import { redisTestUrl } from "@/server/api/test/harness";
 
 import { handleSignIn } from "./handlers";
 import type { Role } from "./roles";
-import { ORIGIN, PASSWORDS, SAME_ORIGIN, bearer, call, clearAuth, configureAuth, cookieOf, resetThrottle, type Handler } from "./test-env";
+import { ORIGIN, PASSWORDS, SAME_ORIGIN, bearer, call, clearAuth, configureAuth, cookieOf, type Handler } from "./test-env";
 
 const DB = 11;
 const now = () => Math.floor(Date.now() / 1000);
@@ -147,16 +148,15 @@ async function newestAudit(): Promise<Record<string, unknown>> {
   return JSON.parse(items[0]!.toString("utf8")) as Record<string, unknown>;
 }
 
+async function allAudit(): Promise<Array<Record<string, unknown>>> {
+  const { items } = await backend.auditRange(0, 1000);
+  return items.map((b) => JSON.parse(b.toString("utf8")) as Record<string, unknown>);
+}
+
 beforeAll(async () => {
   admin = new Redis(redisTestUrl(DB), { lazyConnect: true, maxRetriesPerRequest: 1 });
   await admin.connect();
   backend = await configureAuth(redisTestUrl(DB));
-  resetThrottle();
-  for (const role of ["viewer", "operator", "admin"] as const) {
-    const res = await call(handleSignIn, "POST", "/auth/signin", { headers: SAME_ORIGIN, body: { username: USER_OF[role], password: PASSWORDS[USER_OF[role]] } });
-    expect(res.status).toBe(200);
-    cookies[role] = cookieOf(res);
-  }
 });
 
 afterAll(async () => {
@@ -166,6 +166,14 @@ afterAll(async () => {
 
 beforeEach(async () => {
   await admin.flushdb();
+  // sessions live in Redis (sessions.ts): signed in again after every flush, then the
+  // sign-ins' own audit entries cleared, so each test sees only what it did
+  for (const role of ["viewer", "operator", "admin"] as const) {
+    const res = await call(handleSignIn, "POST", "/auth/signin", { headers: SAME_ORIGIN, body: { username: USER_OF[role], password: PASSWORDS[USER_OF[role]] } });
+    expect(res.status).toBe(200);
+    cookies[role] = cookieOf(res);
+  }
+  await admin.del("fleet:console:audit");
 });
 
 describe.each(ROUTES)("$method $path (needs $role)", (r) => {
@@ -177,7 +185,10 @@ describe.each(ROUTES)("$method $path (needs $role)", (r) => {
     expect(res.status).toBe(401);
     expect(res.json.error.code).toBe("unauthenticated");
     expect(await r.done(backend)).toBe(false);
-    expect(await auditTotal()).toBe(0);
+    // recorded as refused, nothing as done
+    expect(await allAudit()).toEqual([
+      expect.objectContaining({ outcome: "refused", action: `refused.${r.action}`, target: r.target, actor: "anonymous", status: 401, method: r.method }),
+    ]);
   });
 
   it("answers 403 to a role too low, by session and by token", async () => {
@@ -190,7 +201,12 @@ describe.each(ROUTES)("$method $path (needs $role)", (r) => {
     const byToken = await send(bearer(lower));
     expect(byToken.status).toBe(403);
     expect(await r.done(backend)).toBe(false);
-    expect(await auditTotal()).toBe(0);
+    const trail = await allAudit();
+    expect(trail).toEqual([
+      expect.objectContaining({ outcome: "refused", action: `refused.${r.action}`, actor: `${lower}-script`, role: lower, via: "token", status: 403 }),
+      expect.objectContaining({ outcome: "refused", action: `refused.${r.action}`, actor: USER_OF[lower], role: lower, via: "session", status: 403 }),
+    ]);
+    expect((trail[0]!.details as { reason: string }).reason).toContain(r.role);
   });
 
   it("refuses a cross-site request carrying the session cookie (403)", async () => {
@@ -208,7 +224,10 @@ describe.each(ROUTES)("$method $path (needs $role)", (r) => {
       expect(res.json.error.code).toBe("forbidden");
     }
     expect(await r.done(backend)).toBe(false);
-    expect(await auditTotal()).toBe(0);
+    const trail = await allAudit();
+    expect(trail).toHaveLength(attempts.length);
+    for (const e of trail) expect(e).toMatchObject({ outcome: "refused", action: `refused.${r.action}`, target: r.target, actor: "ada", via: "session", status: 403 });
+    expect(trail.some((e) => e.outcome === "done" || e.outcome === "pending")).toBe(false);
   });
 
   it("does it for the right role from the console's pages, and audits who did what to which target", async () => {
@@ -216,9 +235,11 @@ describe.each(ROUTES)("$method $path (needs $role)", (r) => {
     const res = await send({ ...SAME_ORIGIN, cookie: cookies[r.role] });
     expect(res.status, res.text).toBeLessThan(300);
     expect(await r.done(backend)).toBe(true);
+    // one entry, written before the change and completed in place after it
     expect(await auditTotal()).toBe(1);
     const entry = await newestAudit();
-    expect(entry).toMatchObject({ actor: USER_OF[r.role], role: r.role, via: "session", action: r.action, target: r.target, method: r.method, status: res.status });
+    expect(entry).toMatchObject({ outcome: "done", actor: USER_OF[r.role], role: r.role, via: "session", action: r.action, target: r.target, method: r.method, status: res.status });
+    expect(entry.id).toMatch(/^[0-9a-f]{16}$/);
     expect(Math.abs((entry.ts as number) - Date.now() / 1000)).toBeLessThan(30);
     // stored as Python's json.dumps writes it
     const raw = (await backend.auditRange(0, 1)).items[0]!.toString("utf8");

@@ -10,7 +10,6 @@ import { resetServerEnv } from "@/server/env";
 
 import { hashPassword } from "./password";
 import { peerHeaderValue, PEER_HEADER } from "./peer";
-import { signInThrottle } from "./throttle";
 
 export const ORIGIN = "http://console.test";
 export const SECRET = "test-secret-0123456789-abcdefghijklmnop";
@@ -113,8 +112,4 @@ export function bearer(role: keyof typeof TOKENS): Record<string, string> {
 
 export function fromPeer(address: string): Record<string, string> {
   return { [PEER_HEADER]: peerHeaderValue(address) };
-}
-
-export function resetThrottle(): void {
-  for (const u of Object.keys(PASSWORDS)) for (const a of [null, "127.0.0.1"]) signInThrottle().succeed(u, a);
 }

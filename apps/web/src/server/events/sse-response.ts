@@ -1,7 +1,13 @@
 // GET /api/v1/events: attaches one hub listener per connection and streams its frames.
 // The route only attaches and detaches; all Redis work is the hub's, shared by everyone.
+// A stream lives no longer than the credentials that opened it: it closes when its session
+// expires, and the credentials are checked again every `sessionCheckMs` (sign-out, a
+// removed user or token, a new password end it within that time).
+import { ApiError, badRequest, toErrorResponse } from "../api/errors";
 import { authorize } from "../api/authorize";
-import { badRequest, toErrorResponse } from "../api/errors";
+import { authConfig } from "../auth/config";
+import { identify } from "../auth/identify";
+import { identifyLive } from "../auth/sessions";
 import type { EventHub, HubEvent } from "./hub";
 import { encodeComment, parseTopicFilter, type TopicFilter } from "./frames";
 
@@ -22,11 +28,15 @@ export const DEFAULT_MAX_QUEUED_FRAMES = 10_000;
  */
 export const DEFAULT_SUBSCRIBE_WAIT_MS = 5_000;
 
+/** How often an open stream's credentials are checked again (issue 12.2: at least every 30 s). */
+export const DEFAULT_SESSION_CHECK_MS = 30_000;
+
 export interface EventsHandlerOptions {
   hub: () => EventHub;
   heartbeatMs?: number;
   maxQueuedFrames?: number;
   subscribeWaitMs?: number;
+  sessionCheckMs?: number;
 }
 
 const SSE_HEADERS = {
@@ -41,12 +51,14 @@ export function createEventsHandler(options: EventsHandlerOptions): (request: Re
   const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
   const maxQueued = options.maxQueuedFrames ?? DEFAULT_MAX_QUEUED_FRAMES;
   const subscribeWaitMs = options.subscribeWaitMs ?? DEFAULT_SUBSCRIBE_WAIT_MS;
+  const sessionCheckMs = options.sessionCheckMs ?? DEFAULT_SESSION_CHECK_MS;
 
   return async (request: Request): Promise<Response> => {
     let filter: TopicFilter;
     let hub: EventHub;
+    let principal: Awaited<ReturnType<typeof authorize>>;
     try {
-      await authorize(request, "viewer");
+      principal = await authorize(request, "viewer");
       // Resolved before the stream exists, so a broken configuration answers with the
       // error envelope instead of a stream that dies at once.
       hub = options.hub();
@@ -78,12 +90,16 @@ export function createEventsHandler(options: EventsHandlerOptions): (request: Re
           let closed = false;
           let detach: () => void = () => {};
           let heartbeat: ReturnType<typeof setInterval> | undefined;
+          let recheck: ReturnType<typeof setInterval> | undefined;
+          let expiry: ReturnType<typeof setTimeout> | undefined;
 
           const onAbort = () => cleanup();
           cleanup = () => {
             if (closed) return;
             closed = true;
             if (heartbeat) clearInterval(heartbeat);
+            if (recheck) clearInterval(recheck);
+            if (expiry) clearTimeout(expiry);
             detach();
             request.signal.removeEventListener("abort", onAbort);
             try {
@@ -124,6 +140,31 @@ export function createEventsHandler(options: EventsHandlerOptions): (request: Re
           });
           heartbeat = setInterval(() => send(encodeComment("heartbeat")), heartbeatMs);
           heartbeat.unref?.();
+
+          if (principal.via !== undefined && principal.via !== "none") {
+            const end = () => {
+              send(encodeComment("credentials ended"));
+              cleanup();
+            };
+            const expiresAt = sessionExpiry(request.headers);
+            if (expiresAt !== null) {
+              expiry = setTimeout(end, Math.min(Math.max(0, expiresAt * 1000 - Date.now()), 2 ** 31 - 1));
+              expiry.unref?.();
+            }
+            let checking = false;
+            recheck = setInterval(() => {
+              if (checking || closed) return;
+              checking = true;
+              void stillValid(request.headers, principal.name)
+                .then((ok) => {
+                  if (!ok) end();
+                })
+                .finally(() => {
+                  checking = false;
+                });
+            }, sessionCheckMs);
+            recheck.unref?.();
+          }
         },
         cancel() {
           cleanup();
@@ -135,4 +176,28 @@ export function createEventsHandler(options: EventsHandlerOptions): (request: Re
 
     return new Response(stream, { status: 200, headers: SSE_HEADERS });
   };
+}
+
+/** When the session cookie that opened a stream expires (unix seconds); null for other credentials. */
+function sessionExpiry(headers: Headers): number | null {
+  try {
+    const id = identify(headers, Math.floor(Date.now() / 1000), authConfig());
+    return id.kind === "principal" && id.sessionId !== undefined ? (id.expiresAt ?? null) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether the credentials that opened a stream still name the same principal. Redis
+ * unreachable: yes for now (checked again next time): the stream carries only what the hub
+ * reads from Redis, which is then nothing, and it still ends at the session's expiry.
+ */
+async function stillValid(headers: Headers, name: string): Promise<boolean> {
+  try {
+    const id = await identifyLive(headers, Math.floor(Date.now() / 1000), authConfig());
+    return id.kind === "principal" && id.principal.name === name;
+  } catch (err) {
+    return err instanceof ApiError && err.code === "backend_unavailable";
+  }
 }

@@ -1,0 +1,116 @@
+// Sign-in throttling under concurrency (issue 12, point 5), against a real Redis
+// (REDIS_TEST_URL, database 5): parallel guesses are counted before any password is
+// hashed, a per-address budget holds across user names, replicas share the counts, and
+// a right password gets in once the wait is over.
+import { createRedisBackend } from "@fleet/backend/redis";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+
+import * as queues from "@/app/api/v1/queues/route";
+import { redisTestUrl } from "@/server/api/test/harness";
+import { waitFor } from "@/server/events/test-helpers";
+
+import { handleSignIn } from "./handlers";
+import { hashGate } from "./hash-gate";
+import { passwordChecks } from "./password";
+import { SIGN_IN_POLICY, SignInThrottle } from "./throttle";
+import { PASSWORDS, SAME_ORIGIN, call, clearAuth, configureAuth, cookieOf, fromPeer } from "./test-env";
+
+const DB = 5;
+let admin: Redis;
+
+beforeAll(async () => {
+  admin = new Redis(redisTestUrl(DB), { lazyConnect: true, maxRetriesPerRequest: 1 });
+  await admin.connect();
+  await configureAuth(redisTestUrl(DB));
+});
+
+afterAll(async () => {
+  await admin.quit();
+  await clearAuth();
+});
+
+beforeEach(async () => {
+  await admin.flushdb();
+});
+
+const signIn = (username: string, password: string, address = "198.51.100.7") =>
+  call(handleSignIn, "POST", "/auth/signin", { headers: { ...SAME_ORIGIN, ...fromPeer(address) }, body: { username, password } });
+
+describe("parallel guesses", () => {
+  it("48 wrong passwords sent at once for one user from one address: at most 3 are checked, the rest answer 429 unchecked", async () => {
+    const checksBefore = passwordChecks();
+    const answers = await Promise.all(Array.from({ length: 48 }, (_, i) => signIn("ada", `guess-${i}`)));
+    const checks = passwordChecks() - checksBefore;
+    const statuses = answers.map((a) => a.status);
+    expect(checks).toBeLessThanOrEqual(SIGN_IN_POLICY.pairFree);
+    expect(statuses.filter((s) => s === 401)).toHaveLength(checks);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(48 - checks);
+    for (const a of answers.filter((x) => x.status === 429)) {
+      expect(Number(a.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+      expect(a.json.error.code).toBe("too_many_requests");
+    }
+    // never more than 2 hashes ran at once in this process
+    expect(hashGate().stats().maxRunning).toBeLessThanOrEqual(hashGate().concurrency);
+  });
+
+  it("the right password gets in once the wait is over (within seconds, not minutes)", async () => {
+    for (let i = 0; i < 3; i++) expect((await signIn("otto", `wrong-${i}`)).status).toBe(401);
+    expect((await signIn("otto", PASSWORDS.otto)).status).toBe(429);
+    // the first attempt the throttle lets through is checked, and it is right
+    const started = Date.now();
+    const ok = await waitFor(async () => {
+      const res = await signIn("otto", PASSWORDS.otto);
+      return res.status === 429 ? null : res;
+    }, { timeoutMs: 5000, stepMs: 100, what: "otto's backoff to end" });
+    expect(ok.status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(2500);
+    expect((await call(queues.GET, "GET", "/queues", { headers: { cookie: cookieOf(ok) } })).status).toBe(200);
+    // a success starts over: three more tries before the next wait
+    for (let i = 0; i < 3; i++) expect((await signIn("otto", `wrong-again-${i}`)).status).toBe(401);
+  });
+
+  it("one address guessing many names hits the address budget (30), whatever the names; another address does not", async () => {
+    const statuses = [];
+    for (let i = 0; i < SIGN_IN_POLICY.addressFree + 5; i++) statuses.push((await signIn(`nobody-${i}`, "guess", "203.0.113.9")).status);
+    expect(statuses.slice(0, SIGN_IN_POLICY.addressFree).every((s) => s === 401)).toBe(true);
+    expect(statuses.slice(SIGN_IN_POLICY.addressFree).every((s) => s === 429)).toBe(true);
+    // a user behind that address waits too (at most 5 minutes, README); elsewhere they sign in
+    expect((await signIn("vera", PASSWORDS.vera, "203.0.113.9")).status).toBe(429);
+    expect((await signIn("vera", PASSWORDS.vera, "203.0.113.10")).status).toBe(200);
+    // IPv6: one /64 is one address
+    for (let i = 0; i < SIGN_IN_POLICY.addressFree; i++) await signIn(`v6-${i}`, "guess", `2001:db8:5:6::${(i + 1).toString(16)}`);
+    expect((await signIn("vera", PASSWORDS.vera, "2001:db8:5:6::ffff")).status).toBe(429);
+    expect((await signIn("vera", PASSWORDS.vera, "2001:db8:5:7::1")).status).toBe(200);
+  });
+
+  it("the counts live in Redis with TTLs, so they are shared and forgotten", async () => {
+    await signIn("ada", "wrong");
+    const keys = (await admin.keys("fleet:console:signin:*")).sort();
+    expect(keys).toEqual(["fleet:console:signin:addr:198.51.100.7", expect.stringMatching(/^fleet:console:signin:pair:[A-Za-z0-9_-]{32}$/)]);
+    for (const k of keys) {
+      const ttl = await admin.pttl(k);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(30 * 60_000);
+    }
+  });
+});
+
+describe("replicas", () => {
+  it("two console processes on one Redis share the counts: guesses spread over both are throttled as one", async () => {
+    const one = createRedisBackend(redisTestUrl(DB));
+    const two = createRedisBackend(redisTestUrl(DB));
+    try {
+      const a = new SignInThrottle(one);
+      const b = new SignInThrottle(two);
+      const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? a : b).reserve("ada", "192.0.2.44")));
+      expect(answers.filter((r) => r.allowed)).toHaveLength(SIGN_IN_POLICY.pairFree);
+      // what one replica counted, the other refuses
+      expect((await b.reserve("ADA", "192.0.2.44")).allowed).toBe(false);
+      expect((await a.reserve("ada", "192.0.2.45")).allowed).toBe(true);
+    } finally {
+      await one.close();
+      await two.close();
+    }
+  });
+});
