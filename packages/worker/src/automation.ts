@@ -65,6 +65,8 @@ export interface Task<P> {
   lastError: string | null;
   /** The body as reserved. */
   body: Record<string, unknown>;
+  /** The body's exact bytes as reserved (integers beyond 2^53 and `1.0` as written). */
+  raw: Buffer;
 }
 
 interface AutomationBase<C extends ConfigSchema, O extends z.ZodType | undefined> {

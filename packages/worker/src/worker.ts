@@ -804,7 +804,7 @@ class Worker implements WorkerHandle {
     this.lastBusyAt = Date.now();
     this.changed();
     try {
-      const task: Task<unknown> = { id, payload, attempts: parsed.attempts, lastError: parsed.lastError, body: doc };
+      const task: Task<unknown> = { id, payload, attempts: parsed.attempts, lastError: parsed.lastError, body: doc, raw: body };
       const ctx = createContext(this.contextDeps(fencedBackend(this.backend, controller.signal)), slot.index, config, controller.signal);
       let out: unknown;
       try {

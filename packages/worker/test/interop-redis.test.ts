@@ -19,9 +19,10 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { Backend } from "@fleet/backend";
-import { isJsonObject, parseJsonBytes } from "@fleet/backend";
+import { isJsonObject, parseJsonBytes, taskIdOfBody, withTaskFailure } from "@fleet/backend";
+import { createHash } from "node:crypto";
 import { createRedisBackend } from "@fleet/backend/redis";
-import { defineAutomation, encodeTaskBody, runtimeConfigShape, startHousekeeping, startWorker, type Housekeeping, type WorkerHandle } from "../src/index";
+import { defineAutomation, encodeTaskBody, parseTaskBody, runtimeConfigShape, startHousekeeping, startMaster, startWorker, type Housekeeping, type Master, type WorkerHandle } from "../src/index";
 import { redisTestUrl, uniqueName, waitUntil } from "./helpers";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -252,6 +253,154 @@ describe("interop: Python and TypeScript workers share one queue through real Re
         `${deadIds.size} dead-lettered (${dead.length} DLQ entries), ${pyKills} Python SIGKILLs, ${tsSlotKills} TS slot kills`,
     );
   }, 180_000);
+
+  it("a Python producer, Python and TS workers and the TS master: odd ids, big integers, long tasks, kills; every task acked once or dead-lettered once, its bytes unchanged but for attempts and last_error", async () => {
+    const type = uniqueName("interop-mixed");
+    const ns = uniqueName("interop-mixed-run");
+    const visibility = 2;
+    const sha = (b: Buffer) => createHash("sha1").update(b).digest("hex");
+    const master: Master = await startMaster({ backend, automations: [], catalog: "none", lockName: uniqueName("interop-master"), sweepIntervalMs: 300, holdSeconds: 3 });
+    try {
+      expect(master.isLeader).toBe(true);
+
+      // 1. the Python producer writes 36 bodies as json.dumps does: ids 2^64+i, 0.5, 7.0, 1e-07, -(2^53+i), non-ASCII strings
+      const originals = new Map<string, Buffer>(); // task id (the shared rule) -> bytes as produced
+      const bySha = new Map<string, Buffer>();
+      const producer = startPython("py-producer", ["produce", "--url", url, "--queue", type, "--count", "36", "--hang", "3", "--fail", "4", "--long", "4"], (_p, line) => {
+        const [what, b64] = line.split(" ");
+        if (what !== "BODY" || !b64) return;
+        const body = Buffer.from(b64, "base64");
+        const id = taskIdOfBody(body);
+        if (id === null) throw new Error(`the shared rule found no id in ${body.toString()}`);
+        originals.set(id, body);
+        bySha.set(sha(body), body);
+      });
+      expect(await producer.exited).toBe(0);
+      expect(originals.size).toBe(36);
+      const kind = (id: string) => parseTaskBody(originals.get(id)!)!.payload as { hang: boolean; fail: boolean; long: boolean };
+      const ids = [...originals.keys()];
+      const failIds = new Set(ids.filter((id) => kind(id).fail));
+      const longIds = new Set(ids.filter((id) => kind(id).long));
+      expect(ids).toContain("18446744073709551616"); // 2**64 + 0, kept exactly
+      expect(ids).toContain("4e-07"); // (3 + 1) * 1e-07, in exponent form as Python prints it
+      expect(ids).toContain("2.0");
+
+      // 2. TypeScript workers (long tasks outlive the visibility window twice over; hang tasks are killed in their first run)
+      const hanging = new Set<string>();
+      const tsDeliveries: Array<{ id: string; raw: Buffer }> = [];
+      const automation = defineAutomation({
+        type,
+        kind: "batch",
+        config: z.object(runtimeConfigShape),
+        taskPayload: z.object({ n: z.number(), hang: z.boolean(), fail: z.boolean(), long: z.boolean() }).passthrough(),
+        run: async (ctx, task) => {
+          tsDeliveries.push({ id: task.id, raw: Buffer.from(task.raw) });
+          if (task.payload.hang && (await ctx.kv(ns).setNx(`hang:${task.id}`, "ts"))) {
+            hanging.add(task.id);
+            try {
+              await ctx.sleep(3_600_000);
+            } finally {
+              hanging.delete(task.id);
+            }
+          }
+          if (task.payload.fail) throw new Error(`typescript refuses task ${task.payload.n}`);
+          if (task.payload.long) await ctx.sleep(visibility * 2500);
+          await ctx.counter(`${ns}:done:${task.id}`).incr();
+        },
+      });
+      const workers: WorkerHandle[] = [];
+      for (const wid of ["ts-a", "ts-b"]) {
+        await backend.workerSetConfig(type, wid, { slots: 2, visibility_seconds: visibility, retry_base_ms: 100, max_attempts: 3 });
+        const w = await startWorker({ backend, automation, workerId: wid, heartbeatMs: 500 });
+        workers.push(w);
+        tsWorkers.push(w);
+      }
+      let tsKills = 0;
+      const killer = setInterval(() => {
+        for (const w of workers) tsKills += w.killBusySlots((id) => hanging.has(id)).length;
+      }, 20);
+
+      // 3. Python workers (SIGKILLed on a hang, replaced)
+      const pyStarts: Array<{ id: string; attempts: number; sha: string }> = [];
+      let pyKills = 0;
+      const onLine = (p: PyProc, line: string) => {
+        const [what, id, attempts, digest] = line.split(" ");
+        if (what === "START") pyStarts.push({ id: id!, attempts: Number(attempts), sha: digest! });
+        if (what === "HANG") {
+          pyKills++;
+          p.child.kill("SIGKILL");
+          pys.push(startPython(`py-m${pyKills}`, ["run", "--url", url, "--queue", type, "--ns", ns, "--visibility", String(visibility), "--atomic-drain"], onLine));
+        }
+      };
+      for (let i = 0; i < 2; i++) pys.push(startPython(`py-m-start${i}`, ["run", "--url", url, "--queue", type, "--ns", ns, "--visibility", String(visibility), "--atomic-drain"], onLine));
+
+      try {
+        const settled = async () => {
+          const [d] = await backend.queueDepths([type]);
+          if (!d || d.pending.total || d.processing || d.scheduled) return false;
+          return (await backend.dlqLength(type)) >= failIds.size;
+        };
+        await waitUntil(settled, 150_000, "the mixed queue to drain");
+        const sweeps = master.sweeps;
+        await waitUntil(() => master.sweeps >= sweeps + 2, 5000, "two more sweeps");
+        expect(await settled()).toBe(true);
+      } finally {
+        clearInterval(killer);
+      }
+
+      const problems: string[] = [];
+      // every task: done exactly once, or dead-lettered exactly once and never done
+      const done = await Promise.all(ids.map((id) => backend.counterGet(`${ns}:done:${id}`)));
+      const dead = await backend.dlqPeek(type, 1000);
+      const deadCount = new Map<string, number>();
+      for (const body of dead) {
+        const id = taskIdOfBody(body);
+        if (id === null) {
+          problems.push(`a dead letter without an id: ${body.toString()}`);
+          continue;
+        }
+        deadCount.set(id, (deadCount.get(id) ?? 0) + 1);
+        // its bytes: the original with attempts and last_error spliced in, nothing else
+        const env = parseTaskBody(body)!;
+        const expected = withTaskFailure(originals.get(id)!, 3, String(env.lastError));
+        if (!expected?.equals(body)) problems.push(`dead letter ${id} changed beyond attempts/last_error: ${body.toString()}`);
+      }
+      ids.forEach((id, i) => {
+        if (failIds.has(id)) {
+          if (done[i] !== 0) problems.push(`fail task ${id} recorded done ${done[i]}x`);
+          if (deadCount.get(id) !== 1) problems.push(`fail task ${id} is in the DLQ ${deadCount.get(id) ?? 0}x`);
+        } else {
+          if (done[i] !== 1) problems.push(`task ${id} recorded done ${done[i]}x`);
+          if (deadCount.has(id)) problems.push(`task ${id} is in the DLQ`);
+        }
+      });
+      // every TS delivery: the produced bytes, or those bytes with attempts and last_error spliced in
+      for (const { id, raw } of tsDeliveries) {
+        const env = parseTaskBody(raw)!;
+        const original = originals.get(id);
+        const expected = !original ? null : env.attempts === 0 && env.lastError === null ? original : withTaskFailure(original, env.attempts, String(env.lastError));
+        if (!expected?.equals(raw)) problems.push(`TS got task ${id} as ${raw.toString()}`);
+      }
+      // every first Python delivery: the produced bytes, and Python's id is the shared rule's
+      for (const s of pyStarts.filter((x) => x.attempts === 0)) {
+        const original = bySha.get(s.sha);
+        if (!original) problems.push(`Python got task ${s.id} in bytes never produced`);
+        else if (taskIdOfBody(original) !== s.id) problems.push(`Python calls task ${taskIdOfBody(original)} '${s.id}'`);
+      }
+      // a long task ran once: its lease was kept, not swept
+      for (const id of longIds) {
+        const runs = tsDeliveries.filter((d) => d.id === id).length + pyStarts.filter((d) => d.id === id).length;
+        if (runs !== 1) problems.push(`long task ${id} ran ${runs}x`);
+      }
+      expect(problems).toEqual([]);
+      expect(workers.reduce((n, w) => n + w.snapshot().leasesLost, 0)).toBe(0);
+      expect(tsDeliveries.length).toBeGreaterThan(0);
+      expect(pyStarts.length).toBeGreaterThan(0);
+      expect(pyKills + tsKills).toBeGreaterThanOrEqual(1);
+    } finally {
+      await master.stop();
+    }
+  }, 240_000);
 
   it("the upstream 0.1.0 reference can push a due retry that another reserver already took (its drain is two round trips)", async () => {
     const type = uniqueName("interop-drain");

@@ -7,6 +7,7 @@ never copied into this repository.
     worker.py run    --url URL --queue Q --ns NS [--submit N --hang K --fail F] [--visibility S] [--max-attempts M] [--atomic-drain]
     worker.py config --url URL --type T --worker-id W --set JSON [--force-gen G]
     worker.py drain-race --url URL --queue Q
+    worker.py produce --url URL --queue Q --count N [--fail F] [--hang H] [--long L]
 
 `--atomic-drain` replaces the reference's `_drain_scheduled` (ZRANGEBYSCORE, then a second
 round trip that ZREMRANGEBYSCOREs and RPUSHes what the first one read: two reservers can both
@@ -17,7 +18,7 @@ interop test uses it so that every duplicate it can still see is the TypeScript 
 TypeScript side meanwhile), then lets the reference finish its drain and says PUSHED.
 
 `run` prints one line per event on stdout: READY, SUBMITTED <ids,...>, HANG <id>,
-START <id> <attempts>, DONE <id>, RETRY <id> <attempts>, DEAD <id>, LATEACK <id>.
+START <id> <attempts> <sha1 of the body>, DONE <id>, RETRY <id> <attempts>, DEAD <id>, LATEACK <id>.
 """
 from __future__ import annotations
 
@@ -99,7 +100,8 @@ async def run(args) -> None:
         task_id = str(doc["id"])
         payload = doc.get("payload") or {}
         attempts = int(doc.get("attempts") or 0)
-        say("START", task_id, attempts)
+        import hashlib
+        say("START", task_id, attempts, hashlib.sha1(body).hexdigest())
         try:
             if payload.get("hang") and await backend.kv_setnx(args.ns, f"hang:{task_id}", b"py", None):
                 say("HANG", task_id)
@@ -127,6 +129,45 @@ async def run(args) -> None:
                 delay = min(5.0, args.retry_base * 2 ** (attempts - 1))
                 await backend.queue_nack(args.queue, task_id, new_body, delay_seconds=delay)
                 say("RETRY", task_id, attempts)
+
+
+def odd_id(i: int):
+    """Ids as a Python producer may write them: big integers, floats, booleans, strings."""
+    kind = i % 6
+    if kind == 0:
+        return 2**64 + i  # beyond 2^53: JavaScript numbers cannot hold it
+    if kind == 1:
+        return i + 0.5
+    if kind == 2:
+        return float(i)  # json.dumps writes 7.0, not 7
+    if kind == 3:
+        return (i + 1) * 1e-07  # repr in exponent form
+    if kind == 4:
+        return -(2**53 + i)
+    return f"py-{i}-\u00e9\u2603"  # non-ASCII: json.dumps escapes it
+
+
+async def produce(args) -> None:
+    """Pushes bodies as a Python producer writes them and prints BODY <base64> per body."""
+    import base64
+    mod = load_backend_module()
+    backend = mod.RedisBackend(args.url)
+    for i in range(args.count):
+        payload = {
+            "n": i,
+            "src": "py-producer",
+            "big": 2**63 + i,
+            "ratio": 1.0,
+            "tiny": 1e-12,
+            "hang": i < args.hang,
+            "fail": args.hang <= i < args.hang + args.fail,
+            "long": args.hang + args.fail <= i < args.hang + args.fail + args.long,
+        }
+        body = json.dumps({"id": odd_id(i), "payload": payload}).encode("utf-8")
+        await backend.queue_push(args.queue, body, priority=[1, 0, 0, -1][i % 4])
+        say("BODY", base64.b64encode(body).decode("ascii"))
+    say("PRODUCED", args.count)
+    await backend.aclose()
 
 
 async def drain_race(args) -> None:
@@ -179,6 +220,13 @@ def main() -> None:
     r.add_argument("--max-attempts", type=int, default=3)
     r.add_argument("--retry-base", type=float, default=0.1)
     r.add_argument("--atomic-drain", action="store_true")
+    pr = sub.add_parser("produce")
+    pr.add_argument("--url", required=True)
+    pr.add_argument("--queue", required=True)
+    pr.add_argument("--count", type=int, required=True)
+    pr.add_argument("--fail", type=int, default=0)
+    pr.add_argument("--hang", type=int, default=0)
+    pr.add_argument("--long", type=int, default=0)
     d = sub.add_parser("drain-race")
     d.add_argument("--url", required=True)
     d.add_argument("--queue", required=True)
@@ -190,7 +238,7 @@ def main() -> None:
     c.add_argument("--force-gen", type=int)
     args = p.parse_args()
     try:
-        commands = {"run": run, "config": config, "drain-race": drain_race}
+        commands = {"run": run, "config": config, "drain-race": drain_race, "produce": produce}
         asyncio.run(commands[args.cmd](args))
     except KeyboardInterrupt:
         pass
