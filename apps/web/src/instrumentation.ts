@@ -7,7 +7,7 @@ export async function register(): Promise<void> {
   const { serverEnv } = await import("./server/env");
   const { maskUrl } = await import("@fleet/backend");
   const { authConfig } = await import("./server/auth/config");
-  const { bindHostFromArgv, decideStartup } = await import("./server/auth/startup");
+  const { bindHostFromArgv, decideStartup, standaloneBindHost } = await import("./server/auth/startup");
   const { installPeerStamp } = await import("./server/auth/peer");
 
   const backendUrl = serverEnv().FLEET_BACKEND_URL;
@@ -20,7 +20,7 @@ export async function register(): Promise<void> {
   }
   const decision = decideStartup({
     backendUrl,
-    bindHost: bindHostFromArgv(process.argv),
+    bindHost: bindHostFromArgv(process.argv) ?? standaloneBindHost(process.env),
     authConfigured: config.enabled,
     insecureNoAuth: config.insecureNoAuth,
     development: process.env.NODE_ENV === "development",
@@ -30,6 +30,11 @@ export async function register(): Promise<void> {
     process.exit(1);
   }
   installPeerStamp();
+  const { installShutdownHandlers } = await import("./server/shutdown");
+  installShutdownHandlers({
+    graceMs: Number(process.env.FLEET_SHUTDOWN_GRACE_MS ?? 9500) - 1000,
+    log: (line) => console.log(line),
+  });
   console.log(`Fleet Console backend: ${maskUrl(backendUrl)}`);
   if (!/^memory:/i.test(backendUrl)) {
     // One look at the Redis now: a Cluster endpoint can never work (ClusterNotSupportedError

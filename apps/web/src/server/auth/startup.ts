@@ -55,3 +55,12 @@ export function bindHostFromArgv(argv: readonly string[]): string | null {
   }
   return null;
 }
+
+/**
+ * Next's standalone server (`node apps/web/server.js`, the container image) takes no -H: it
+ * listens on $HOSTNAME, every interface when unset. Null when not running standalone.
+ */
+export function standaloneBindHost(env: Record<string, string | undefined>): string | null {
+  if (!env.__NEXT_PRIVATE_STANDALONE_CONFIG) return null;
+  return env.HOSTNAME || "0.0.0.0";
+}

@@ -2,6 +2,7 @@
 // The route only attaches and detaches; all Redis work is the hub's, shared by everyone.
 import { authorize } from "../api/authorize";
 import { badRequest, toErrorResponse } from "../api/errors";
+import { isShuttingDown, onShutdown } from "../shutdown";
 import type { EventHub, HubEvent } from "./hub";
 import { encodeComment, parseTopicFilter, type TopicFilter } from "./frames";
 
@@ -43,6 +44,10 @@ export function createEventsHandler(options: EventsHandlerOptions): (request: Re
   const subscribeWaitMs = options.subscribeWaitMs ?? DEFAULT_SUBSCRIBE_WAIT_MS;
 
   return async (request: Request): Promise<Response> => {
+    if (isShuttingDown()) {
+      // a stream opened now would be closed at once: send the browser elsewhere (or back later)
+      return new Response(": server shutting down\n\n", { status: 503, headers: { "Retry-After": "1", "Content-Type": "text/event-stream; charset=utf-8" } });
+    }
     let filter: TopicFilter;
     let hub: EventHub;
     try {
@@ -78,11 +83,13 @@ export function createEventsHandler(options: EventsHandlerOptions): (request: Re
           let closed = false;
           let detach: () => void = () => {};
           let heartbeat: ReturnType<typeof setInterval> | undefined;
+          let unregister: () => void = () => {};
 
           const onAbort = () => cleanup();
           cleanup = () => {
             if (closed) return;
             closed = true;
+            unregister();
             if (heartbeat) clearInterval(heartbeat);
             detach();
             request.signal.removeEventListener("abort", onAbort);
@@ -118,6 +125,13 @@ export function createEventsHandler(options: EventsHandlerOptions): (request: Re
             return;
           }
           request.signal.addEventListener("abort", onAbort, { once: true });
+          // SIGTERM: say so, ask EventSource to come back soon (another replica, or this one
+          // restarted), and end the stream so the server can close
+          unregister = onShutdown(() => {
+            send(encodeComment("server shutting down"));
+            send(new TextEncoder().encode("retry: 1000\n\n"));
+            cleanup();
+          });
           detach = hub.attach((event: HubEvent) => {
             if (event.topic !== null && !filter(event.topic)) return;
             send(event.frame);
