@@ -26,8 +26,10 @@ if needs_build; then
   pnpm exec turbo run build --filter=@fleet/web...
 fi
 
-# Password masked, as the console itself shows it.
-shown_url="$(printf '%s' "$FLEET_BACKEND_URL" | sed -E 's#^([a-zA-Z][a-zA-Z0-9+.-]*://)([^:@/]*):[^@/]*@#\1\2:***@#')"
+# Credentials masked, as the console itself shows them (a password may hold `@`).
+# shellcheck source=mask-url.sh
+. "$ROOT/scripts/mask-url.sh"
+shown_url="$(mask_url "$FLEET_BACKEND_URL")"
 shown_host="$HOST"
 [ "$HOST" = "0.0.0.0" ] && shown_host=localhost
 echo "Fleet Console: http://$shown_host:$PORT  (backend $shown_url)"

@@ -2,7 +2,7 @@ import { fileURLToPath } from "node:url";
 
 import type { NextConfig } from "next";
 
-import { API_CSP } from "./src/server/auth/csp";
+import { API_CSP, HSTS, HTTPS_FIRST_HOP } from "./src/server/auth/csp";
 
 // Sent with every answer: pages get their nonce CSP from src/proxy.ts, API answers a CSP
 // that lets nothing load, run or frame.
@@ -36,6 +36,10 @@ const nextConfig: NextConfig = {
     return [
       { source: "/:path*", headers: SECURITY_HEADERS },
       { source: "/api/:path*", headers: [{ key: "Content-Security-Policy", value: API_CSP }] },
+      // HSTS whenever the console is reached over https (a TLS proxy in front says so in
+      // X-Forwarded-Proto, first hop): browsers then refuse plain http to this host for a
+      // year. Sent over plain http it would be ignored (RFC 6797), so a forged header is harmless.
+      { source: "/:path*", has: [{ type: "header", key: "x-forwarded-proto", value: HTTPS_FIRST_HOP }], headers: [{ key: "Strict-Transport-Security", value: HSTS }] },
     ];
   },
 };

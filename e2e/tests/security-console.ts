@@ -14,7 +14,7 @@ const WEB_DIR = process.env.E2E_WEB_DIR
 const NEXT_BIN = join(WEB_DIR, "node_modules/next/dist/bin/next");
 
 /** Variables the test runner may carry that would change what is being tested. */
-const SCRUBBED = ["FLEET_INSECURE_NO_AUTH", "FLEET_AUTH_USERS", "FLEET_AUTH_TOKENS", "FLEET_AUTH_SECRET", "FLEET_AUTH_PROXY_USER_HEADER", "FLEET_AUTH_PROXY_ROLE_HEADER", "FLEET_AUTH_TRUSTED_PROXIES"];
+const SCRUBBED = ["FLEET_INSECURE_NO_AUTH", "FLEET_ALLOWED_HOSTS", "FLEET_INSECURE_HTTP_COOKIES", "FLEET_AUTH_USERS", "FLEET_AUTH_TOKENS", "FLEET_AUTH_SECRET", "FLEET_AUTH_PROXY_USER_HEADER", "FLEET_AUTH_PROXY_ROLE_HEADER", "FLEET_AUTH_TRUSTED_PROXIES"];
 
 export function freePort(): Promise<number> {
   return new Promise((ok, fail) => {

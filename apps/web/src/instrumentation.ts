@@ -7,7 +7,7 @@ export async function register(): Promise<void> {
   const { serverEnv } = await import("./server/env");
   const { maskUrl } = await import("@fleet/backend");
   const { authConfig } = await import("./server/auth/config");
-  const { bindHostFromArgv, decideStartup, standaloneBindHost } = await import("./server/auth/startup");
+  const { bindHostFromArgv, decideStartup, isLoopbackHost } = await import("./server/auth/startup");
   const { installPeerStamp } = await import("./server/auth/peer");
 
   const backendUrl = serverEnv().FLEET_BACKEND_URL;
@@ -20,7 +20,7 @@ export async function register(): Promise<void> {
   }
   const decision = decideStartup({
     backendUrl,
-    bindHost: bindHostFromArgv(process.argv) ?? standaloneBindHost(process.env),
+    bindHost: bindHostFromArgv(process.argv),
     authConfigured: config.enabled,
     insecureNoAuth: config.insecureNoAuth,
     development: process.env.NODE_ENV === "development",
@@ -53,6 +53,18 @@ export async function register(): Promise<void> {
     } finally {
       await probe.close();
     }
+  }
+  const bindHost = bindHostFromArgv(process.argv);
+  const hosts = config.allowedHosts.list;
+  console.log(
+    `Fleet Console hosts: ${hosts === "any" ? "any (FLEET_ALLOWED_HOSTS=*, no DNS-rebinding check)" : hosts === null ? "loopback names and IP addresses (set FLEET_ALLOWED_HOSTS to serve a DNS name)" : hosts.map((h) => (h.port === null ? h.host : `${h.host}:${h.port}`)).join(", ")}`,
+  );
+  if (config.users.size > 0 && !isLoopbackHost(bindHost)) {
+    console.log(
+      config.insecureHttpCookies
+        ? "Fleet Console: FLEET_INSECURE_HTTP_COOKIES=1, session cookies travel over plain http too."
+        : "Fleet Console: listening beyond loopback, session cookies are Secure (__Host-): sign in over https.",
+    );
   }
   if (decision.mode === "auth") {
     const ways = [

@@ -1,6 +1,7 @@
 // Encodings shared by both implementations, so they decode the same bytes the same way.
 import { createHash } from "node:crypto";
 import { pyFloat, pyFloatRepr, pyJsonBytes } from "./pyjson";
+import { PY_INT_MAX_DIGITS, pyJsonScan } from "./pyjson-parse";
 import type { BytesLike, JsonObject, PoolItemRecord, StatsFrame, WorkerRecord } from "./types";
 
 export function toBuffer(v: BytesLike): Buffer {
@@ -25,14 +26,42 @@ export function decodeUtf8(buf: Buffer): string | null {
 
 export type JsonParse = { ok: true; value: unknown } | { ok: false };
 
+const LONG_DIGIT_RUN = new RegExp(`[0-9]{${PY_INT_MAX_DIGITS + 1}}`);
+
+/**
+ * JSON as Python's json.loads reads it (see pyjson-parse.ts), for reading and showing stored
+ * values: Python's `NaN`, `Infinity` and `-Infinity` come back as JS NaN and ±Infinity. The
+ * engine's JSON.parse reads the common case; the Python-compatible scanner decides whatever it
+ * refuses, and the rare text with an integer literal Python's int() would refuse. One
+ * leniency: a leading UTF-8 BOM is skipped (Python refuses it); decisions that must be
+ * Python's exactly (task ids, pool pruning) use pyJsonLoadsBytes.
+ */
 export function parseJsonBytes(buf: Buffer): JsonParse {
   const text = decodeUtf8(buf);
   if (text === null) return { ok: false };
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(text) as unknown };
+    value = JSON.parse(text) as unknown;
+  } catch {
+    const scanned = pyJsonScan(text);
+    return scanned.ok ? { ok: true, value: scanned.value } : { ok: false };
+  }
+  if (LONG_DIGIT_RUN.test(text) && !pyJsonScan(text, { build: false }).ok) return { ok: false };
+  return { ok: true, value };
+}
+
+const utf8KeepBom = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** Exactly `json.loads(raw.decode("utf-8"))` of Python: a BOM is refused, as Python refuses it. */
+export function pyJsonLoadsBytes(buf: Buffer): JsonParse {
+  let text: string;
+  try {
+    text = utf8KeepBom.decode(buf);
   } catch {
     return { ok: false };
   }
+  const scanned = pyJsonScan(text);
+  return scanned.ok ? { ok: true, value: scanned.value } : { ok: false };
 }
 
 export function isJsonObject(v: unknown): v is JsonObject {
@@ -70,9 +99,86 @@ export function decodePoolItem(raw: Buffer): { payload: Buffer; tags: JsonObject
   if (!parsed.ok || !isJsonObject(parsed.value)) return null;
   const { p, t, x } = parsed.value;
   if (typeof p !== "string" || !isJsonObject(t)) return null;
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(p) || p.length % 4 !== 0) return null;
+  // base64 as Python's b64decode reads it (characters outside the alphabet, a newline say, skipped)
+  const payload = pyB64Decode(p);
+  if (payload === null) return null;
   if (x !== undefined && x !== null && typeof x !== "number") return null;
-  return { payload: Buffer.from(p, "base64"), tags: t, expiresAt: typeof x === "number" ? x : null };
+  return { payload, tags: t, expiresAt: typeof x === "number" ? x : null };
+}
+
+const B64_VALUES = (() => {
+  const table = new Int8Array(128).fill(-1);
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  for (let i = 0; i < alphabet.length; i++) table[alphabet.charCodeAt(i)] = i;
+  return table;
+})();
+
+/**
+ * Python's `base64.b64decode(s)` (binascii.a2b_base64, non-strict) of a str: characters outside
+ * the alphabet are skipped, decoding stops at the padding that completes a quantum, and a
+ * dangling quantum is an error. Null where Python raises (non-ASCII text included).
+ */
+export function pyB64Decode(s: string): Buffer | null {
+  const out = Buffer.alloc(Math.floor((s.length * 3) / 4) + 3);
+  let n = 0;
+  let quadPos = 0;
+  let left = 0;
+  let pads = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c > 127) return null;
+    if (c === 61) {
+      // "=": ends the input once it completes a quantum, else ignored
+      if (quadPos >= 2 && quadPos + ++pads >= 4) return out.subarray(0, n);
+      continue;
+    }
+    const v = B64_VALUES[c]!;
+    if (v < 0) continue;
+    pads = 0;
+    if (quadPos === 0) {
+      left = v;
+      quadPos = 1;
+    } else if (quadPos === 1) {
+      out[n++] = (left << 2) | (v >> 4);
+      left = v & 0x0f;
+      quadPos = 2;
+    } else if (quadPos === 2) {
+      out[n++] = (left << 4) | (v >> 2);
+      left = v & 0x03;
+      quadPos = 3;
+    } else {
+      out[n++] = (left << 6) | v;
+      quadPos = 0;
+    }
+  }
+  return quadPos === 0 ? out.subarray(0, n) : null;
+}
+
+/**
+ * The items Python's pool_put prunes (`_prune_pool`): those `_decode_item` cannot read (not
+ * UTF-8 or JSON, not an object, no "p" or "t", "p" not base64 Python accepts) and those whose
+ * "x" is a number (or bool) below `now`. Everything else stays: `"t": null`, base64 with a
+ * newline, `"x": NaN`... An item whose "x" is a string, list or object makes Python's
+ * comparison raise a TypeError before it deletes anything, so then nothing is pruned at all.
+ */
+export function poolPruneVictims(items: Iterable<[string, Buffer]>, now: number): string[] {
+  const victims: string[] = [];
+  for (const [id, raw] of items) {
+    const parsed = pyJsonLoadsBytes(raw);
+    const d = parsed.ok && isJsonObject(parsed.value) ? parsed.value : null;
+    if (!d || !Object.hasOwn(d, "p") || !Object.hasOwn(d, "t") || typeof d.p !== "string" || pyB64Decode(d.p) === null) {
+      victims.push(id);
+      continue;
+    }
+    const x = d.x;
+    if (x === undefined || x === null) continue;
+    if (typeof x === "number" || typeof x === "boolean") {
+      if (Number(x) < now) victims.push(id);
+      continue;
+    }
+    return [];
+  }
+  return victims;
 }
 
 export function poolItemRecord(id: string, raw: Buffer, claimPttlMs: number, now: number): PoolItemRecord {
@@ -111,19 +217,6 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   return ak.length === Object.keys(bo).length && ak.every((k) => k in bo && jsonEqual(ao[k], bo[k]));
 }
 
-// ---- task bodies
-
-/** The task id a reserve registers: `str(envelope["id"])`; null when there is no usable id. */
-export function taskIdOfBody(body: Buffer): string | null {
-  const parsed = parseJsonBytes(body);
-  if (!parsed.ok || !isJsonObject(parsed.value)) return null;
-  const id = parsed.value.id;
-  if (id === undefined || id === null) return null;
-  // Python's str(True) is "True"
-  const s = typeof id === "string" ? id : typeof id === "number" ? String(id) : typeof id === "boolean" ? (id ? "True" : "False") : null;
-  return s ? s : null;
-}
-
 // ---- workers
 
 /** Raw values of one worker's keys, as read from storage (null = key absent). */
@@ -138,8 +231,27 @@ export interface WorkerRawValues {
   historyLen: number;
 }
 
+/**
+ * A worker's `config` as Python's worker_get_config reads it: absent or empty is `{}`; null
+ * when the stored value is not a JSON object.
+ */
+export function configFromRaw(raw: Buffer | null): JsonObject | null {
+  if (raw === null || raw.length === 0) return {};
+  const parsed = parseJsonBytes(raw);
+  return parsed.ok && isJsonObject(parsed.value) ? parsed.value : null;
+}
+
+/** A worker's `gen` as Python reads it: absent or empty is 0; null when it is not an integer. */
+export function genFromRaw(raw: Buffer | null): number | null {
+  if (raw === null || raw.length === 0) return 0;
+  const text = decodeUtf8(raw);
+  return text === null ? null : parseIntStrict(text);
+}
+
 function parseObjectField(buf: Buffer | null, field: string, corrupt: string[]): JsonObject | null {
   if (buf === null) return null;
+  // Python's worker_get reads an empty value as {} (`json.loads(raw) if raw else {}`)
+  if (buf.length === 0) return {};
   const parsed = parseJsonBytes(buf);
   if (parsed.ok && isJsonObject(parsed.value)) return parsed.value;
   corrupt.push(field);
@@ -153,8 +265,7 @@ export function workerRecordFromRaw(automationType: string, workerId: string, ra
   const stats = parseObjectField(raw.stats, "stats", corrupt);
   let configGen: number | null = null;
   if (raw.gen !== null) {
-    const text = decodeUtf8(raw.gen);
-    configGen = text === null ? null : parseIntStrict(text);
+    configGen = genFromRaw(raw.gen);
     if (configGen === null) corrupt.push("config_gen");
   }
   const hasState = Object.keys(raw.state).length > 0;

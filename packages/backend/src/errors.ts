@@ -1,10 +1,19 @@
-/** Masks the password (and a username-only secret) in a backend URL for messages and logs. */
+/**
+ * Masks the secret of a backend URL for messages and logs: everything between `//` and the
+ * LAST `@` is credentials (a password may itself hold `@`, `:` or `/`), of which only a
+ * user name before the first `:` stays visible. `scripts/mask-url.sh` does the same for
+ * `pnpm start`; a test keeps the two in step.
+ */
 export function maskUrl(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)([^@/]*)@/i, (_m, scheme: string, auth: string) => {
-    const i = auth.indexOf(":");
-    if (i < 0) return `${scheme}***@`;
-    return `${scheme}${auth.slice(0, i)}:***@`;
-  });
+  const sep = url.indexOf("://");
+  if (sep < 0 || !/^[a-z][a-z0-9+.-]*$/i.test(url.slice(0, sep))) return url;
+  const start = sep + 3;
+  const at = url.lastIndexOf("@");
+  if (at < start) return url;
+  const userinfo = url.slice(start, at);
+  const colon = userinfo.indexOf(":");
+  const shown = colon < 0 ? "***" : `${userinfo.slice(0, colon)}:***`;
+  return `${url.slice(0, start)}${shown}${url.slice(at)}`;
 }
 
 export class FleetBackendError extends Error {
@@ -69,4 +78,19 @@ export class NotFoundError extends FleetBackendError {
 /** Data in Redis has the wrong type for the operation (WRONGTYPE, a non-integer counter). */
 export class CorruptDataError extends FleetBackendError {
   override name = "CorruptDataError";
+}
+
+// Argument checks both implementations share, so they refuse the same calls the same way.
+
+/**
+ * A pool claim's hold: Python's `SET ... NX EX hold` fails in Redis for hold <= 0 (it claims
+ * nothing), so both backends refuse it before touching anything. Fractions are allowed (PX).
+ */
+export function checkHoldSeconds(holdSeconds: number): void {
+  if (!(holdSeconds > 0) || !Number.isFinite(holdSeconds)) throw new RangeError(`hold seconds must be a positive number, got ${holdSeconds}`);
+}
+
+/** A counter value: an integer JavaScript holds exactly (Python's counter_set takes an int). */
+export function checkCounterValue(value: number): void {
+  if (!Number.isSafeInteger(value)) throw new RangeError(`counter value must be an integer, got ${value}`);
 }

@@ -68,11 +68,12 @@ export function queueNameOfKey(key: string): string | null {
   return rest.length > 0 ? rest : null;
 }
 
-/** Pool name of `fleet:pool:<name>` (claim keys `fleet:pool:<name>:claim:<id>` are not pools). */
+/** Pool name of `fleet:pool:<name>` (claim keys `fleet:pool:<name>:claim:<id>` are not pools, see poolNameProblem). */
 export function poolNameOfKey(key: string): string | null {
   if (!key.startsWith("fleet:pool:")) return null;
   const rest = key.slice("fleet:pool:".length);
-  if (rest.includes(":claim:")) return null;
+  // `<name>:claim:<id>` is a claim key; so is `<name>:claim:` + an id that starts with `claim:`
+  if (rest.includes(":claim:") || rest.endsWith(":claim")) return null;
   return rest.length > 0 ? rest : null;
 }
 
@@ -83,4 +84,67 @@ export function kvPartsOfKey(key: string): { ns: string; key: string } | null {
   const i = rest.indexOf(":");
   if (i <= 0) return null;
   return { ns: rest.slice(0, i), key: rest.slice(i + 1) };
+}
+
+// ---- names that would build another structure's keys
+//
+// Fleet's keys are names joined with `:`, and names may contain `:` (../shared/API.md). A
+// name is refused where the keys it builds belong to something else by the ownership rules
+// above (`queueNameOfKey`, `poolNameOfKey`) or to a fixed key (`wkrs:all`). Each function
+// answers null for a usable name, else a sentence saying why, for an error message.
+// Streams (`stream:<name>`), locks (`fleet:lock:<name>`) and counters (`fleet:counter:<name>`)
+// build one key with a prefix of their own and no suffix: every name is usable. A kv
+// namespace ends at the first `:` of the key (`kvPartsOfKey`), so it cannot hold one.
+
+/** Why `name` cannot be a queue: its keys would be another queue's high, dead... list. */
+export function queueNameProblem(name: string): string | null {
+  if (name === "") return "a queue name cannot be empty";
+  const owner = queueNameOfKey(keys.queue(name));
+  if (owner === name) return null;
+  const what = name.slice(owner!.length + 1);
+  return `'${name}' cannot be a queue: fleet:queue:${name} is the ${QUEUE_SUFFIX_ROLE[what as QueueSuffix]} of queue '${owner}'`;
+}
+
+const QUEUE_SUFFIX_ROLE: Record<QueueSuffix, string> = {
+  high: "high-priority pending list",
+  low: "low-priority pending list",
+  processing: "reservation set",
+  "processing:body": "reserved-body hash",
+  scheduled: "scheduled set",
+  dead: "dead-letter list",
+};
+
+/** Why `name` cannot be a pool: its hash or its claim keys would be another pool's claim keys. */
+export function poolNameProblem(name: string): string | null {
+  if (name === "") return "a pool name cannot be empty";
+  const i = name.indexOf(":claim:");
+  if (i >= 0) return `'${name}' cannot be a pool: fleet:pool:${name} is a claim key of pool '${name.slice(0, i)}'`;
+  if (name.endsWith(":claim")) {
+    return `'${name}' cannot be a pool: its claim keys fleet:pool:${name}:<id> are claim keys of pool '${name.slice(0, -":claim".length)}'`;
+  }
+  return null;
+}
+
+/** Why `type` cannot be an automation type (a worker type): its index would be another key. */
+export function automationTypeProblem(type: string): string | null {
+  if (type === "") return "an automation type cannot be empty";
+  if (type === "all") return "'all' cannot be an automation type: its worker index wkrs:all is the index of every worker";
+  if (type.includes("|")) return `'${type}' cannot be an automation type: wkrs:all holds <type>|<id> and reads the type up to the first '|'`;
+  return null;
+}
+
+/**
+ * The other workers whose keys `wkr:<type>:<id>:…` are the same as this one's: `a:b`/`c`
+ * and `a`/`b:c` build the very same keys. Whether one of them exists is the caller's to ask.
+ */
+export function workerKeyTwins(automationType: string, workerId: string): Array<{ automationType: string; workerId: string }> {
+  const joined = `${automationType}:${workerId}`;
+  const out: Array<{ automationType: string; workerId: string }> = [];
+  for (let i = joined.indexOf(":"); i >= 0; i = joined.indexOf(":", i + 1)) {
+    const t = joined.slice(0, i);
+    const w = joined.slice(i + 1);
+    if (t === automationType || t === "" || w === "") continue;
+    out.push({ automationType: t, workerId: w });
+  }
+  return out;
 }

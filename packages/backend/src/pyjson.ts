@@ -1,6 +1,8 @@
 // JSON text byte-identical to Python's `json.dumps(obj)` with default arguments:
 // `", "` and `": "` separators, non-ASCII escaped as \uXXXX (astral characters as
-// surrogate pairs), floats as Python's repr, key order kept.
+// surrogate pairs), floats as Python's repr, key order kept; non-finite numbers as the
+// `NaN`, `Infinity` and `-Infinity` tokens Python writes (allow_nan=True), so a value Python
+// wrote with them is written back the same way.
 //
 // JavaScript has one number type. An integral number is written as a Python int
 // (`3`); wrap a value in `pyFloat()` where Python would hold a float (`time.time()`
@@ -15,7 +17,11 @@ export function pyFloat(value: number): PyFloat {
   return new PyFloat(value);
 }
 
-/** Python's `repr(float)`: shortest round-trip digits, exponent outside [1e-4, 1e16). */
+/**
+ * Python's `repr(float)`: shortest round-trip digits, exponent outside [1e-4, 1e16); the
+ * non-finite values as json.dumps writes them (`NaN`, `Infinity`, `-Infinity`; str() of them
+ * is `nan`, `inf`, `-inf`: see pyFloatStr).
+ */
 export function pyFloatRepr(x: number): string {
   if (Number.isNaN(x)) return "NaN";
   if (x === Infinity) return "Infinity";
@@ -41,7 +47,7 @@ export function pyFloatRepr(x: number): string {
 }
 
 function encodeNumber(n: number): string {
-  if (!Number.isFinite(n)) throw new TypeError(`cannot encode ${n} as JSON`);
+  if (!Number.isFinite(n)) return pyFloatRepr(n);
   if (Number.isInteger(n) && Math.abs(n) < 1e21) return BigInt(n).toString();
   return pyFloatRepr(n);
 }
@@ -73,10 +79,7 @@ export function pyJsonString(s: string): string {
 /** `json.dumps(value)` as Python writes it. `undefined` object members are skipped. */
 export function pyJsonDumps(value: unknown): string {
   if (value === null || value === undefined) return "null";
-  if (value instanceof PyFloat) {
-    if (!Number.isFinite(value.value)) throw new TypeError(`cannot encode ${value.value} as JSON`);
-    return pyFloatRepr(value.value);
-  }
+  if (value instanceof PyFloat) return pyFloatRepr(value.value);
   switch (typeof value) {
     case "boolean":
       return value ? "true" : "false";

@@ -11,7 +11,12 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { sha1Hex } from "../src/codec";
 import { CorruptDataError, StaleGenerationError } from "../src/errors";
 import { keys } from "../src/keys";
-import { pyJsonBytes } from "../src/pyjson";
+import { pyFloatRepr, pyJsonBytes } from "../src/pyjson";
+import { taskIdOfBody } from "../src/task-body";
+import { TASK_ID_CASES } from "./task-ids";
+import { poolPruneCases } from "./pool-prune-cases";
+
+export { TASK_ID_CASES, type TaskIdCase } from "./task-ids";
 import type { Backend, BusMessage, BytesLike, WorkerRef } from "../src/types";
 
 export type RawType = "none" | "string" | "hash" | "set" | "zset" | "list";
@@ -217,6 +222,26 @@ export function describeBackendContract(name: string, factory: () => Promise<Bac
         await be.poolPut("p", "new", "x", {}, null);
         expect(Object.keys(await raw.hgetall("fleet:pool:p"))).toEqual(["new"]);
         expect(await be.poolSize("q")).toBe(1);
+      });
+
+      it("prunes on put only what Python's pool_put prunes", async () => {
+        const cases = poolPruneCases(now() - 3600, now() + 3600);
+        for (const pc of cases) await raw.hset("fleet:pool:p", pc.id, pc.raw);
+        await be.poolPut("p", "new", "x", {}, null);
+        const left = Object.keys(await raw.hgetall("fleet:pool:p")).sort();
+        expect(left).toEqual(["new", ...cases.filter((pc) => !pc.pruned).map((pc) => pc.id)].sort());
+        // what stays is kept byte for byte
+        const stored = await raw.hgetall("fleet:pool:p");
+        for (const pc of cases.filter((x) => !x.pruned)) expect(stored[pc.id], pc.id).toEqual(pc.raw);
+        expect((await be.poolItems("p")).find((i) => i.id === "b64-newline")?.payload).toEqual(b("hello"));
+      });
+
+      it("prunes nothing when an item's x is not a number: Python's prune stops with a TypeError first", async () => {
+        await raw.hset("fleet:pool:p", "old", '{"p": "", "t": {}, "x": 1000}');
+        await raw.hset("fleet:pool:p", "bad", "{");
+        await raw.hset("fleet:pool:p", "x-text", '{"p": "", "t": {}, "x": "2020-01-01"}');
+        await be.poolPut("p", "new", "x", {}, null);
+        expect(Object.keys(await raw.hgetall("fleet:pool:p")).sort()).toEqual(["bad", "new", "old", "x-text"]);
       });
 
       it("claims exclusively, with a claim key holding \"1\" for hold seconds", async () => {
@@ -493,12 +518,34 @@ export function describeBackendContract(name: string, factory: () => Promise<Bac
       });
 
       it("delivers a body with no usable id once and leaves it unregistered", async () => {
-        const bad = [b("not json"), b('{"payload": 1}'), b('{"id": "", "payload": 1}'), b('{"id": null}'), b("[1, 2]"), NOT_UTF8];
+        const bad = [b("not json"), b('{"payload": 1}'), b('{"id": "", "payload": 1}'), b('{"id": [1]}'), b("[1, 2]"), NOT_UTF8];
         for (const x of bad) await be.queuePush("q", x);
         for (const x of bad) expect(await be.queueReserve("q", 0, 30)).toEqual(x);
         expect(await be.queueReserve("q", 0, 30)).toBeNull();
         expect(await raw.keys()).toEqual([]);
         expect((await be.queueDepths(["q"]))[0]!.processing).toBe(0);
+      });
+
+      it("registers the one task id of src/task-body.ts for every body of the shared table", async () => {
+        // one queue per case: several cases share an id ("inf", "-0.0")
+        const q = (i: number) => `ids:${i}`;
+        for (const [i, c] of TASK_ID_CASES.entries()) await be.queuePush(q(i), c.body);
+        for (const [i, c] of TASK_ID_CASES.entries()) {
+          expect(await be.queueReserve(q(i), 0, 30), c.name).toEqual(c.body);
+          const registered = await raw.hgetall(keys.queueProcessingBody(q(i)));
+          expect(registered, c.name).toEqual(c.id === null ? {} : { [c.id]: c.body });
+          expect(taskIdOfBody(c.body), c.name).toBe(c.id);
+        }
+      });
+
+      it("registers float ids as Python's repr of the float, for any double", async () => {
+        const xs = Array.from({ length: 300 }, (_, i) => (i % 2 ? -1 : 1) * Math.random() * 10 ** Math.floor(Math.random() * 60 - 30));
+        xs.push(0.1, 0.2 + 0.1, 1 / 3, 2 ** 53, 2 ** 53 + 2, 1e15 + 0.3, 123456789.125, 5e-324, 2.2250738585072014e-308, Number.MAX_VALUE);
+        const literal = (x: number) => (/[.e]/.test(String(x)) ? String(x) : `${x}.0`);
+        for (const x of xs) await be.queuePush("f", `{"id": ${literal(x)}}`);
+        for (let i = 0; i < xs.length; i++) await be.queueReserve("f", 0, 30);
+        const ids = Object.keys(await raw.hgetall(keys.queueProcessingBody("f"))).sort();
+        expect(ids).toEqual([...new Set(xs.map((x) => pyFloatRepr(x)))].sort());
       });
 
       it("waits up to the timeout for a body, and wakes for a push", async () => {
@@ -905,6 +952,30 @@ export function describeBackendContract(name: string, factory: () => Promise<Bac
         expect((await be.workerSetConfig("t", "new", {}, { expectedGen: 0 })).gen).toBe(1);
       });
 
+      it("reads empty config and gen values as {} and 0, as Python does, and writes over them", async () => {
+        await be.workerRegister("t", "w", { host: "h" });
+        await raw.set("wkr:t:w:config", "");
+        await raw.set("wkr:t:w:gen", "");
+        expect(await be.workerGetConfig("t", "w")).toEqual({ config: {}, gen: 0 });
+        expect(await be.workerGet("t", "w")).toMatchObject({ config: {}, configGen: 0, corrupt: [] });
+        await raw.set("wkr:t:w:hardware", "");
+        await raw.set("wkr:t:w:stats", "");
+        expect(await be.workerGet("t", "w")).toMatchObject({ hardware: {}, stats: {}, corrupt: [] });
+        const [entry] = await be.workersIndex([{ automationType: "t", workerId: "w" }], { hostname: true });
+        expect(entry).toMatchObject({ hostname: null, corrupt: [] });
+        // INCR refuses "", so the write stores the 1 it would have made from 0
+        expect(await be.workerSetConfig("t", "w", { a: 1 }, { expectedGen: 0 })).toEqual({ config: { a: 1 }, gen: 1 });
+        expect(await raw.get("wkr:t:w:gen")).toEqual(b("1"));
+        await raw.set("wkr:t:w:gen", "");
+        await expect(be.workerSetConfig("t", "w", { a: 2 }, { expectedGen: 3 })).rejects.toMatchObject({ currentGen: 0 });
+        await raw.set("wkr:t:x:gen", "");
+        expect(await be.workerSetConfigMany([{ automationType: "t", workerId: "w", config: { a: 3 } }, { automationType: "t", workerId: "x", config: {}, expectedGen: 0 }])).toEqual([
+          { automationType: "t", workerId: "w", gen: 1 },
+          { automationType: "t", workerId: "x", gen: 1 },
+        ]);
+        expect(await raw.get("wkr:t:w:config")).toEqual(b('{"a": 3}'));
+      });
+
       it("refuses a config write over a non-integer gen, writing nothing", async () => {
         await be.workerRegister("t", "w", {});
         await raw.set("wkr:t:w:gen", "abc");
@@ -1289,6 +1360,86 @@ export function describeBackendContract(name: string, factory: () => Promise<Bac
         expect(await be.catalogDelete("t")).toBe(true);
         expect(await be.catalogDelete("t")).toBe(false);
         expect([...(await be.catalogAll()).keys()]).toEqual(["u:v"]);
+      });
+    });
+
+    // Where the two implementations used to differ; each compared with backend.py.
+    describe("both implementations agree (issue 13)", () => {
+      it("refuses a claim hold of zero or less, claiming nothing (Python's SET ... EX 0 fails)", async () => {
+        await be.poolPut("p", "a", "x", {}, null);
+        for (const hold of [0, -5, Number.NaN]) await expect(be.poolClaimAny("p", {}, hold)).rejects.toBeInstanceOf(RangeError);
+        expect(await raw.type(keys.poolClaim("p", "a"))).toBe("none");
+        const got = await be.poolClaimAny("p", {}, 0.5);
+        expect(got?.id).toBe("a");
+        expect(await raw.pttl(keys.poolClaim("p", "a"))).toBeGreaterThan(0);
+        expect(await raw.pttl(keys.poolClaim("p", "a"))).toBeLessThanOrEqual(500);
+      });
+
+      it("lists pool items by id and claims equal expiries in id order, numeric ids included", async () => {
+        // insertion order differs from id order; Python's tie order is Redis's hash order
+        for (const id of ["b", "10", "a", "9", "1.0", "01"]) await be.poolPut("p", id, id, {}, null);
+        await be.poolPut("p", "soon", "s", {}, 100);
+        await be.poolPut("p", "later", "l", {}, 1000);
+        const ids = ["01", "1.0", "10", "9", "a", "b", "later", "soon"];
+        expect((await be.poolList("p")).map((i) => i.id)).toEqual(ids);
+        expect((await be.poolItems("p")).map((i) => i.id)).toEqual(ids);
+        const claimed: string[] = [];
+        for (let i = 0; i < 8; i++) claimed.push((await be.poolClaimAny("p", {}, 30))!.id);
+        expect(claimed).toEqual(["later", "soon", "01", "1.0", "10", "9", "a", "b"]);
+        expect((await be.poolClaimAny("p", {}, 30))).toBeNull();
+      });
+
+      it("refuses a counter value that is not an integer, writing nothing", async () => {
+        await be.counterSet("c", 5);
+        for (const v of [1.5, Number.NaN, Infinity, 2 ** 53, -0.5]) await expect(be.counterSet("c", v)).rejects.toBeInstanceOf(RangeError);
+        expect(await raw.get("fleet:counter:c")).toEqual(b("5"));
+        await be.counterSet("c", -(2 ** 53 - 1));
+        expect(await be.counterGet("c")).toBe(-(2 ** 53 - 1));
+      });
+
+      it("reports missing dead-letter refs in lower case, once each, whatever case they were given in", async () => {
+        await be.queueDead("q", "a");
+        const missing = sha1Hex("gone");
+        expect(await be.dlqDelete("q", { refs: [sha1Hex("a").toUpperCase(), missing.toUpperCase(), missing] })).toEqual({ deleted: 1, missing: [missing] });
+        await be.queueDead("q", "b");
+        expect(await be.dlqRequeue("q", { refs: [missing.toUpperCase(), sha1Hex("b").toUpperCase()] })).toEqual({ requeued: 1, missing: [missing] });
+      });
+
+      it("lists the catalog sorted by type", async () => {
+        for (const t of ["b", "a:1", "10", "9"]) await be.catalogSet(t, "{}");
+        expect([...(await be.catalogAll()).keys()]).toEqual(["10", "9", "a:1", "b"]);
+      });
+
+      it("reads the NaN and Infinity Python writes in hardware, stats, frames and bodies, not as corrupt, and writes them back as Python does", async () => {
+        await be.workerRegister("t", "w", {});
+        await raw.set("wkr:t:w:hardware", '{"host": "h", "temp": NaN}');
+        await raw.set("wkr:t:w:stats", '{"rate": NaN, "peak": Infinity, "low": -Infinity}');
+        await raw.zadd("wkr:t:w:stats:history", 5, '{"rate": NaN}');
+        const rec = (await be.workerGet("t", "w"))!;
+        expect(rec.corrupt).toEqual([]);
+        expect(rec.hardware).toEqual({ host: "h", temp: NaN });
+        expect(rec.stats).toEqual({ rate: NaN, peak: Infinity, low: -Infinity });
+        expect((await be.workerStatsFrames("t", "w", { limit: 5 })).map((f) => f.frame)).toEqual([{ rate: NaN }]);
+        expect(await be.workerStatsHistory("t", "w")).toEqual([{ rate: NaN }]);
+        await be.workerSetStats("t", "w", rec.stats!);
+        expect(await raw.get("wkr:t:w:stats")).toEqual(b('{"rate": NaN, "peak": Infinity, "low": -Infinity}'));
+        await be.workerSetConfig("t", "w", { limit: NaN });
+        expect(await be.workerGetConfig("t", "w")).toEqual({ config: { limit: NaN }, gen: 1 });
+      });
+
+      it("acks, nacks and fails numeric task ids by the text the reserve registered", async () => {
+        for (const id of ["10", "9", "1.0", "12345678901234567890"]) await be.queuePush("q", `{"id": ${id}}`);
+        const bodies = [];
+        for (let i = 0; i < 4; i++) bodies.push((await be.queueReserve("q", 0, 30))!);
+        expect((await raw.zrange(keys.queueProcessing("q"))).map((e) => String(e.member)).sort()).toEqual(["1.0", "10", "12345678901234567890", "9"]);
+        expect(await be.queueAck("q", "10")).toBe(true);
+        expect(await be.queueAck("q", "1")).toBe(false);
+        expect(await be.queueAck("q", "1.0")).toBe(true);
+        expect(await be.queueFail("q", "12345678901234567890", bodies[3]!)).toBe(true);
+        expect(await be.queueNack("q", "9", bodies[1]!, { delaySeconds: 0 })).toBe(true);
+        expect(await raw.type(keys.queueProcessing("q"))).toBe("none");
+        expect(await raw.lrange(keys.queueDead("q"))).toEqual([b("{\"id\": 12345678901234567890}")]);
+        expect(await raw.lrange(keys.queue("q"))).toEqual([b('{"id": 9}')]);
       });
     });
 

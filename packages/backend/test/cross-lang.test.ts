@@ -7,8 +7,13 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { parseJsonBytes } from "../src/codec";
+import { pyJsonBytes } from "../src/pyjson";
 import { createRedisBackend, type RedisBackend } from "../src/redis";
 import type { Backend, JsonObject } from "../src/types";
+import { poolPruneCases } from "./pool-prune-cases";
+import { generatedTaskBodies, TASK_ID_CASES } from "./task-ids";
+import { taskIdOfBody, withTaskFailure } from "../src/task-body";
 
 const base = process.env.REDIS_TEST_URL;
 if (!base) throw new Error("REDIS_TEST_URL is not set: point it at a disposable redis-server, e.g. redis://127.0.0.1:6390/0");
@@ -110,6 +115,25 @@ function python(command: "write" | "read" | "release" | "ack", input: unknown): 
   if (res.status !== 0) throw new Error(`python ${command} failed (${res.status}): ${res.stderr || res.error}`);
   return JSON.parse(res.stdout);
 }
+
+type PyResult = { ok: any } | { error: string };
+
+/**
+ * Single reference calls (fleet_py.py `ops`), each reported as {ok} or {error}. Input and
+ * output travel as Python's JSON, so NaN and Infinity pass both ways.
+ */
+function pythonOps(ops: Array<Record<string, unknown>>): PyResult[] {
+  const res = spawnSync(PYTHON, [HELPER, "ops", URL_DB], { input: pyJsonBytes({ ops }), timeout: 60_000 });
+  if (res.status !== 0) throw new Error(`python ops failed (${res.status}): ${res.stderr?.toString() || res.error}`);
+  const parsed = parseJsonBytes(res.stdout);
+  if (!parsed.ok) throw new Error(`python ops printed no JSON: ${res.stdout.toString().slice(0, 200)}`);
+  return (parsed.value as { results: PyResult[] }).results;
+}
+
+const okOf = (r: PyResult | undefined): any => {
+  if (!r || !("ok" in r)) throw new Error(`the reference failed: ${r && "error" in r ? r.error : "no result"}`);
+  return r.ok;
+};
 
 // ---- the TypeScript side: the same writes and the same view
 
@@ -435,5 +459,136 @@ describe("both write the same bytes", () => {
     expect(await raw.hget(`wkr:${t}:${id}:state`, "last_seen")).toBe(String(FROZEN));
     const item = JSON.parse((await raw.hget("fleet:pool:py:accounts", "acc-1"))!);
     expect(item).toEqual({ p: "AAEC+v8=", t: { region: "eu", tier: 1 }, x: FROZEN + 3600 });
+  });
+});
+
+describe("mixed fleets (issue 13)", () => {
+  it("registers the id the reference registers, for every body of the shared table", async () => {
+    const [py] = pythonOps([{ op: "reserve_each", queue_prefix: "py-ids", bodies_b64: TASK_ID_CASES.map((c) => b64(c.body)) }]);
+    const results = okOf(py) as Array<{ error?: string; body_b64?: string; registered?: Record<string, string> }>;
+    for (const [i, c] of TASK_ID_CASES.entries()) {
+      const q = `ts-ids:${i}`;
+      await backend.queuePush(q, c.body);
+      expect(await backend.queueReserve(q, 0, 30), c.name).toEqual(c.body);
+      const ts = await raw.hgetallBuffer(`fleet:queue:${q}:processing:body`);
+      expect(Object.fromEntries(Object.entries(ts).map(([k, v]) => [k, b64(v)])), c.name).toEqual(c.id === null ? {} : { [c.id]: b64(c.body) });
+      const p = results[i]!;
+      if (c.python === "raises") {
+        expect(p.error, c.name).toMatch(/UnicodeEncodeError/);
+        continue;
+      }
+      expect(p.body_b64, c.name).toBe(b64(c.body));
+      const pyIds = Object.keys(p.registered!);
+      if (c.python === "same") expect(p.registered, c.name).toEqual(c.id === null ? {} : { [c.id]: b64(c.body) });
+      // unparseable: the reference registers a random uuid4 hex that nobody can ever ack
+      else if (c.python === "random") expect(pyIds, c.name).toEqual([expect.stringMatching(/^[0-9a-f]{32}$/)]);
+      // a container id: the reference registers its repr
+      else expect(pyIds, c.name).toEqual([expect.stringMatching(/^[[{]/)]);
+    }
+  });
+
+  it("agrees with the reference and the Lua script on 400 generated bodies, broken ones included", async () => {
+    const bodies = generatedTaskBodies(20260113, 400);
+    const [py] = pythonOps([{ op: "reserve_each", queue_prefix: "py-gen", bodies_b64: bodies.map((x) => b64(x)) }]);
+    const results = okOf(py) as Array<{ error?: string; registered?: Record<string, string> }>;
+    let withIds = 0;
+    for (const [i, body] of bodies.entries()) {
+      const id = taskIdOfBody(body);
+      if (id !== null) withIds++;
+      await backend.queuePush(`ts-gen:${i}`, body);
+      await backend.queueReserve(`ts-gen:${i}`, 0, 30);
+      const lua = Object.keys(await raw.hgetall(`fleet:queue:ts-gen:${i}:processing:body`));
+      expect(lua, body.toString("latin1")).toEqual(id === null ? [] : [id]);
+      const p = results[i]!;
+      // where Python registers nothing usable (a random uuid, a container's repr, an encoding failure), no id
+      const pyIds = p.registered ? Object.keys(p.registered) : [];
+      if (id !== null) expect(pyIds, body.toString("latin1")).toEqual([id]);
+      else expect(p.error !== undefined || pyIds.length === 0 || /^[0-9a-f]{32}$|^[[{]/.test(pyIds[0]!), body.toString("latin1")).toBe(true);
+    }
+    expect(withIds).toBeGreaterThan(30);
+  });
+
+  it("a retry changes only attempts and last_error: the bytes the reference's own dict update writes", async () => {
+    const bodies = [
+      '{"id": "r1", "payload": {"big": 12345678901234567890, "f": 1.0, "10": "ten", "2": "two", "s": "caf\\u00e9 \\ud83d\\ude00", "nan": NaN, "inf": -Infinity}}',
+      '{"id": 7, "payload": [1.5e-07, 1e+16, -0.0], "attempts": 2, "last_error": "before", "z": null}',
+      '{"payload": {}, "id": "r3"}',
+    ];
+    const failures = [[1, "Error: boom \u2603 \"quoted\""], [3, ""]] as const;
+    const cases = bodies.flatMap((body) => failures.map(([attempts, error]) => ({ body, attempts, error })));
+    const py = pythonOps(cases.map((c) => ({ op: "retry_body", body_b64: b64(c.body), attempts: c.attempts, last_error: c.error })));
+    cases.forEach((c, i) => {
+      const ts = withTaskFailure(Buffer.from(c.body), c.attempts, c.error)!;
+      expect(ts.toString(), c.body).toBe(unb64(okOf(py[i])).toString());
+    });
+  });
+
+  it("pool_put prunes exactly what the reference prunes, and nothing when the reference would stop with a TypeError", async () => {
+    const cases = poolPruneCases(Date.now() / 1000 - 3600, Date.now() / 1000 + 3600);
+    const plant = (pool: string, extra: Array<[string, Buffer]> = []) =>
+      [...cases.map((c) => [c.id, c.raw] as [string, Buffer]), ...extra].map(([field, value]) => ({ op: "hset", key: `fleet:pool:${pool}`, field, value_b64: b64(value) }));
+    const typeErrorItem: [string, Buffer] = ["x-text", Buffer.from('{"p": "", "t": {}, "x": "2020-01-01"}')];
+    const results = pythonOps([
+      ...plant("py-prune"),
+      { op: "pool_put", name: "py-prune", id: "new", payload_b64: b64("x"), tags: {}, ttl: null },
+      ...plant("py-prune-te", [typeErrorItem]),
+      { op: "pool_put", name: "py-prune-te", id: "new", payload_b64: b64("x"), tags: {}, ttl: null },
+    ]);
+    const pyLeft = okOf(results[cases.length]);
+    expect(pyLeft).toEqual(["new", ...cases.filter((c) => !c.pruned).map((c) => c.id)].sort());
+    expect(results.at(-1)).toEqual({ error: expect.stringMatching(/^TypeError/) });
+
+    for (const [field, value] of cases.map((c) => [c.id, c.raw] as const)) await raw.hset("fleet:pool:ts-prune", field, value);
+    await backend.poolPut("ts-prune", "new", "x", {}, null);
+    expect((await raw.hkeys("fleet:pool:ts-prune")).sort()).toEqual(pyLeft);
+
+    for (const [field, value] of [...cases.map((c) => [c.id, c.raw] as const), typeErrorItem]) await raw.hset("fleet:pool:ts-prune-te", field, value);
+    await backend.poolPut("ts-prune-te", "new", "x", {}, null);
+    expect((await raw.hkeys("fleet:pool:ts-prune-te")).sort()).toEqual((await raw.hkeys("fleet:pool:py-prune-te")).sort());
+    expect(await raw.hlen("fleet:pool:ts-prune-te")).toBe(cases.length + 2);
+  });
+
+  it("a claim with a hold of zero or less fails and claims nothing, in the reference as here", async () => {
+    await backend.poolPut("ts-hold", "a", "x", {}, null);
+    const results = pythonOps([
+      { op: "pool_put", name: "py-hold", id: "a", payload_b64: b64("x"), tags: {}, ttl: null },
+      { op: "pool_claim", name: "py-hold", where: {}, hold: 0 },
+      { op: "pool_claim", name: "py-hold", where: {}, hold: -1 },
+    ]);
+    expect(results.slice(1)).toEqual([{ error: expect.stringMatching(/invalid expire time/) }, { error: expect.stringMatching(/invalid expire time/) }]);
+    await expect(backend.poolClaimAny("ts-hold", {}, 0)).rejects.toBeInstanceOf(RangeError);
+    await expect(backend.poolClaimAny("ts-hold", {}, -1)).rejects.toBeInstanceOf(RangeError);
+    expect(await raw.exists("fleet:pool:py-hold:claim:a", "fleet:pool:ts-hold:claim:a")).toBe(0);
+  });
+
+  it("NaN and Infinity the reference writes are read, not corrupt, and written back byte for byte", async () => {
+    const stats = { rate: NaN, peak: Infinity, low: -Infinity, n: 3 };
+    const hardware = { host: "h", temp: NaN };
+    const results = pythonOps([
+      { op: "worker_register", type: "py-nan", id: "w", hardware },
+      { op: "worker_set_stats", type: "py-nan", id: "w", stats },
+      { op: "worker_stats_push", type: "py-nan", id: "w", ts: 5, frame: { rate: NaN } },
+    ]);
+    for (const r of results) okOf(r);
+    const rec = (await backend.workerGet("py-nan", "w"))!;
+    expect(rec).toMatchObject({ corrupt: [], stats, hardware });
+    expect((await backend.workerStatsFrames("py-nan", "w", { limit: 5 })).map((f) => f.frame)).toEqual([{ rate: NaN }]);
+    // what TypeScript writes from what it read is what Python wrote
+    await backend.workerRegister("ts-nan", "w", rec.hardware!);
+    await backend.workerSetStats("ts-nan", "w", rec.stats!);
+    await backend.workerStatsPush("ts-nan", "w", 5, { rate: NaN });
+    for (const k of ["hardware", "stats"]) expect(await raw.getBuffer(`wkr:ts-nan:w:${k}`), k).toEqual(await raw.getBuffer(`wkr:py-nan:w:${k}`));
+    expect(await raw.zrangeBuffer("wkr:ts-nan:w:stats:history", 0, "-1")).toEqual(await raw.zrangeBuffer("wkr:py-nan:w:stats:history", 0, "-1"));
+    // and the reference reads it back
+    const [pyGet, pyHistory] = pythonOps([{ op: "worker_get", type: "ts-nan", id: "w" }, { op: "stats_history", type: "ts-nan", id: "w" }]);
+    expect(okOf(pyGet)).toMatchObject({ stats, hardware });
+    expect(okOf(pyHistory)).toEqual([{ rate: NaN }]);
+  });
+
+  it("empty config and gen values read as {} and 0 on both sides", async () => {
+    await raw.mset("wkr:py-empty:w:config", "", "wkr:py-empty:w:gen", "");
+    const [py] = pythonOps([{ op: "get_config", type: "py-empty", id: "w" }]);
+    expect(okOf(py)).toEqual({ config: {}, gen: 0 });
+    expect(await backend.workerGetConfig("py-empty", "w")).toEqual({ config: {}, gen: 0 });
   });
 });

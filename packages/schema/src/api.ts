@@ -16,6 +16,9 @@ export const ErrorCodeSchema = z.enum([
   "validation_failed",
   "backend_unavailable",
   "internal",
+  // added by the console (API.md: "add, never rename")
+  "unsupported_media_type",
+  "misdirected_request",
 ]);
 export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
 
@@ -42,6 +45,8 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   validation_failed: 422,
   backend_unavailable: 503,
   internal: 500,
+  unsupported_media_type: 415,
+  misdirected_request: 421,
 };
 
 // ---------- values that may not be JSON or UTF-8

@@ -1,6 +1,8 @@
 // Task bodies: `{"id": "<32 hex>", "payload": {...}}`, plus `attempts` and `last_error` once a run failed.
+// Reading and editing them is @fleet/backend's (src/task-body.ts): the id is the one the reserve
+// registered, and a retry changes only `attempts` and `last_error`, byte for byte.
 import { randomBytes } from "node:crypto";
-import { isJsonObject, parseJsonBytes, pyJsonBytes } from "@fleet/backend";
+import { parseTaskEnvelope, pyJsonBytes, withTaskFailure } from "@fleet/backend";
 
 export function newTaskId(): string {
   return randomBytes(16).toString("hex");
@@ -18,14 +20,18 @@ export interface ParsedTaskBody {
   doc: Record<string, unknown>;
 }
 
-/** Null when the body is not a JSON object with a usable id (such a body is delivered unregistered). */
+/** The bytes each parsed doc came from, so that withFailure edits them rather than re-encoding the doc. */
+const sourceBodies = new WeakMap<object, Buffer>();
+
+/**
+ * Null exactly when the body has no usable id, i.e. when the reserve left it unregistered (one
+ * rule, @fleet/backend's taskIdOfBody), so dead-lettering it has no reservation to end.
+ */
 export function parseTaskBody(body: Buffer): ParsedTaskBody | null {
-  const parsed = parseJsonBytes(body);
-  if (!parsed.ok || !isJsonObject(parsed.value)) return null;
-  const doc = parsed.value;
-  const rawId = doc.id;
-  const id = typeof rawId === "string" ? rawId : typeof rawId === "number" ? String(rawId) : "";
-  if (!id) return null;
+  const envelope = parseTaskEnvelope(body);
+  if (!envelope) return null;
+  const { id, doc } = envelope;
+  sourceBodies.set(doc, body);
   const attempts = typeof doc.attempts === "number" && Number.isInteger(doc.attempts) && doc.attempts >= 0 ? doc.attempts : 0;
   const lastError = typeof doc.last_error === "string" && doc.last_error !== "" ? doc.last_error : null;
   return { id, payload: doc.payload, attempts, lastError, doc };
@@ -34,14 +40,16 @@ export function parseTaskBody(body: Buffer): ParsedTaskBody | null {
 const MAX_ERROR_CHARS = 2000;
 
 /**
- * The body re-encoded with `attempts` and `last_error` set. Existing keys keep their place
- * (as a Python dict update would), new ones go last.
+ * The body with `attempts` and `last_error` set and every other byte as it was (integers
+ * beyond 2^53, `1.0`, key order, escapes): existing members keep their place, new ones go last,
+ * as a Python dict update would. `doc` is what parseTaskBody returned; a doc from anywhere else
+ * is encoded as Python's json.dumps would.
  */
 export function withFailure(doc: Record<string, unknown>, attempts: number, error: string): Buffer {
-  const next: Record<string, unknown> = { ...doc };
-  next.attempts = attempts;
-  next.last_error = error.length > MAX_ERROR_CHARS ? `${error.slice(0, MAX_ERROR_CHARS)}…` : error;
-  return pyJsonBytes(next);
+  const lastError = error.length > MAX_ERROR_CHARS ? `${error.slice(0, MAX_ERROR_CHARS)}…` : error;
+  const source = sourceBodies.get(doc);
+  const edited = source ? withTaskFailure(source, attempts, lastError) : null;
+  return edited ?? pyJsonBytes({ ...doc, attempts, last_error: lastError });
 }
 
 /** Exponential backoff: base * 2^(attempts-1), capped, with ±20 % jitter so retries of a burst spread out. */

@@ -129,7 +129,7 @@ describe("loaders", () => {
   beforeAll(() => {
     process.env.FLEET_INSECURE_NO_AUTH = "1";
     vi.stubGlobal("fetch", async (input: string, init?: RequestInit) => {
-      const url = new URL(input, "http://console.test");
+      const url = new URL(input, "http://127.0.0.1:3000");
       asked.push(`${url.pathname}${url.search}`);
       const hit = routes.find(([re]) => re.test(url.pathname));
       if (!hit) throw new Error(`no route for ${url.pathname}`);
@@ -180,7 +180,7 @@ describe("loaders", () => {
   it("dead letters: read at the index, checked by ref", async () => {
     await backend.queueDead("jobs", '{"id": "small"}');
     await backend.queueDead("jobs", big("dead"));
-    const page = await dead.GET(new Request("http://x/api/v1/queues/jobs/dead"));
+    const page = await dead.GET(new Request("http://127.0.0.1:3000/api/v1/queues/jobs/dead"));
     const row = ((await page.json()) as { items: Array<{ ref: string; index: number; body: RawValue }> }).items[1]!;
     expect(await deadLetterLoader("jobs", row.index, row.ref, row.body)(8 << 20)).toMatchObject({ text: big("dead"), truncated: false });
     expect(asked.at(-1)).toBe(`/api/v1/queues/jobs/dead?offset=1&limit=1&preview_bytes=${row.body.bytes}`);

@@ -37,6 +37,13 @@ export const AuthEnvSchema = z.object({
     .optional()
     .transform((v) => v === "1" || v === "true"),
   FLEET_AUDIT_MAX_ENTRIES: positiveInt(10_000),
+  /** Host names the console answers to (src/server/auth/hosts.ts parses the list). */
+  FLEET_ALLOWED_HOSTS: z.string().optional(),
+  /** 1: session cookies without `Secure` even beyond loopback (a plain-http lab; README). */
+  FLEET_INSECURE_HTTP_COOKIES: z
+    .enum(["0", "1", "true", "false"], { message: "must be 1 (or true) to send cookies without Secure over plain http, 0 otherwise" })
+    .optional()
+    .transform((v) => v === "1" || v === "true"),
 });
 
 export type AuthEnv = z.infer<typeof AuthEnvSchema>;

@@ -27,7 +27,7 @@ describe("the console on a Sentinel-managed Redis", () => {
     const answers: Array<{ t: number; status: number; ok: unknown; code?: unknown }> = [];
     const ask = async () => {
       const t = Date.now();
-      const res = await GET();
+      const res = await GET(new Request("http://127.0.0.1:3000/api/v1/health"));
       const body = (await res.json()) as { ok?: unknown; error?: { code?: unknown } };
       answers.push({ t, status: res.status, ok: body.ok, code: body.error?.code });
       return res.status;

@@ -3,7 +3,7 @@
   before anything is written.
 
   KEYS[2i-1] wkr:<type>:<id>:config  for worker i = 1..n
-  KEYS[2i]   wkr:<type>:<id>:gen
+  KEYS[2i]   wkr:<type>:<id>:gen     (absent or empty reads as 0, as in Python)
 
   ARGV[2i-1] config JSON for worker i
   ARGV[2i]   expected generation for worker i, or "" for none
@@ -15,7 +15,7 @@ local n = #KEYS / 2
 for i = 1, n do
   local raw = redis.call("GET", KEYS[2 * i])
   local current = 0
-  if raw then
+  if raw and raw ~= "" then
     if not (raw == "0" or (#raw <= 18 and string.match(raw, "^-?[1-9]%d*$"))) then return { -1, i, raw } end
     current = tonumber(raw)
   end
@@ -27,6 +27,12 @@ end
 local out = { 1 }
 for i = 1, n do
   redis.call("SET", KEYS[2 * i - 1], ARGV[2 * i - 1])
-  out[i + 1] = redis.call("INCR", KEYS[2 * i])
+  -- INCR refuses an empty value: write the 1 it would have made from 0
+  if redis.call("GET", KEYS[2 * i]) == "" then
+    redis.call("SET", KEYS[2 * i], "1")
+    out[i + 1] = 1
+  else
+    out[i + 1] = redis.call("INCR", KEYS[2 * i])
+  end
 end
 return out

@@ -1,6 +1,7 @@
 --[[
-  Remove pool items the client found expired or undecodable, but only those whose stored
-  value is still the one it judged: an item re-put in between stays.
+  Remove pool items the client judged Python's _prune_pool would remove (undecodable by
+  Python, or expired by "x": codec.ts poolPruneVictims), but only those whose stored value is
+  still the one it judged: an item re-put in between stays.
 
   KEYS[1] fleet:pool:<name>  hash item id -> item JSON
 

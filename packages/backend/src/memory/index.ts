@@ -11,21 +11,23 @@
 import { randomBytes } from "node:crypto";
 import {
   decodePoolItem,
+  configFromRaw,
   decodeUtf8,
   encodePoolItem,
+  genFromRaw,
   encodeUnixFloat,
   parseIntStrict,
   poolItemRecord,
+  poolPruneVictims,
   sha1Hex,
   statsFrameFromRaw,
   tagsMatch,
-  taskIdOfBody,
   toBuffer,
   workerRecordFromRaw,
   parseJsonBytes,
   isJsonObject,
 } from "../codec";
-import { CorruptDataError, StaleGenerationError, maskUrl } from "../errors";
+import { CorruptDataError, StaleGenerationError, checkCounterValue, checkHoldSeconds, maskUrl } from "../errors";
 import {
   AUDIT_LIST,
   CATALOG_HASH,
@@ -72,6 +74,7 @@ import type {
 } from "../types";
 import { workerIndexEntryFromRaw } from "../worker-index";
 import { MemoryStore, type Value } from "./store";
+import { taskIdOfBody } from "../task-body";
 
 export { MemoryStore, SortedSet } from "./store";
 export type { RedisType, Value, ZMember } from "./store";
@@ -179,12 +182,8 @@ export class MemoryBackend implements Backend {
     const expiresAt = ttlSeconds != null && ttlSeconds > 0 ? now + ttlSeconds : null;
     const key = keys.pool(name);
     this.raw.hset(key, { [itemId]: encodePoolItem(payload, tags, expiresAt) });
-    // Python prunes on every put: undecodable and expired items go.
-    const doomed: string[] = [];
-    for (const [id, raw] of this.raw.hgetall(key)) {
-      const d = decodePoolItem(raw);
-      if (!d || (d.expiresAt !== null && d.expiresAt < now)) doomed.push(id);
-    }
+    // Python prunes on every put: what it cannot decode and what has expired, nothing else.
+    const doomed = poolPruneVictims(this.raw.hgetall(key), now);
     if (doomed.length) this.raw.hdel(key, ...doomed);
   }
 
@@ -197,7 +196,8 @@ export class MemoryBackend implements Backend {
       const pttl = this.raw.pttl(keys.poolClaim(name, id));
       out.push({ id, payload: d.payload, tags: d.tags, expiresAt: d.expiresAt, inUseUntil: pttl > 0 ? now + pttl / 1000 : null });
     }
-    return out;
+    // by id, as the Redis implementation lists them (Python's order is Redis's hash order)
+    return out.sort((a, b) => cmp(a.id, b.id));
   }
 
   async poolList(name: string): Promise<RawItem[]> {
@@ -215,6 +215,7 @@ export class MemoryBackend implements Backend {
   }
 
   async poolClaimAny(name: string, where: JsonObject, holdSeconds: number): Promise<RawItem | null> {
+    checkHoldSeconds(holdSeconds);
     // Python's order: latest expiry first, never-expiring items last (stable sort).
     const items = this.liveItems(name).sort((a, b) => (b.expiresAt ?? 0) - (a.expiresAt ?? 0));
     for (const item of items) {
@@ -325,7 +326,8 @@ export class MemoryBackend implements Backend {
   }
 
   async counterSet(name: string, value: number): Promise<void> {
-    this.raw.set(keys.counter(name), String(Math.trunc(value)));
+    checkCounterValue(value);
+    this.raw.set(keys.counter(name), String(value));
   }
 
   async counterDel(name: string): Promise<boolean> {
@@ -548,7 +550,8 @@ export class MemoryBackend implements Backend {
         found.add(ref);
       } else kept.push(b);
     }
-    const missing = [...new Set(which.refs)].filter((r) => !found.has(r.toLowerCase()));
+    // refs are hex: reported lower-cased and once each, as the Redis implementation reports them
+    const missing = [...new Set(which.refs.map((r) => r.toLowerCase()))].filter((r) => !found.has(r));
     return { taken, kept, missing };
   }
 
@@ -710,22 +713,15 @@ export class MemoryBackend implements Backend {
   async workerGetConfig(automationType: string, workerId: string): Promise<{ config: JsonObject; gen: number }> {
     const rawCfg = this.raw.get(keys.worker(automationType, workerId, "config"));
     const gen = this.currentGen(automationType, workerId);
-    let config: JsonObject = {};
-    if (rawCfg !== null && rawCfg.length > 0) {
-      const parsed = parseJsonBytes(rawCfg);
-      if (!parsed.ok || !isJsonObject(parsed.value)) throw new CorruptDataError(`config of ${automationType}/${workerId} is not a JSON object`);
-      config = parsed.value;
-    }
+    const config = configFromRaw(rawCfg);
+    if (config === null) throw new CorruptDataError(`config of ${automationType}/${workerId} is not a JSON object`);
     if (gen === null) throw new CorruptDataError(`config generation of ${automationType}/${workerId} is not an integer`);
     return { config, gen };
   }
 
-  /** 0 when absent (as Python reads it), null when the stored value is not an integer. */
+  /** 0 when absent or empty (as Python reads it), null when the stored value is not an integer. */
   private currentGen(automationType: string, workerId: string): number | null {
-    const raw = this.raw.get(keys.worker(automationType, workerId, "gen"));
-    if (raw === null) return 0;
-    const text = decodeUtf8(raw);
-    return text === null ? null : parseIntStrict(text);
+    return genFromRaw(this.raw.get(keys.worker(automationType, workerId, "gen")));
   }
 
   /** Checks every write before any is applied, so a failure writes nothing. */
@@ -738,7 +734,13 @@ export class MemoryBackend implements Backend {
     }
     return writes.map((w) => {
       this.raw.set(keys.worker(w.automationType, w.workerId, "config"), pyJsonBytes(w.config));
-      return this.raw.incrBy(keys.worker(w.automationType, w.workerId, "gen"), 1);
+      const genKey = keys.worker(w.automationType, w.workerId, "gen");
+      // an empty gen reads as 0, but INCR refuses it: write the 1 INCR would have made
+      if (this.raw.get(genKey)?.length === 0) {
+        this.raw.set(genKey, "1");
+        return 1;
+      }
+      return this.raw.incrBy(genKey, 1);
     });
   }
 
@@ -870,7 +872,8 @@ export class MemoryBackend implements Backend {
   }
 
   async catalogAll(): Promise<Map<string, Buffer>> {
-    return this.raw.hgetall(CATALOG_HASH);
+    // sorted by type, as the Redis implementation returns them
+    return new Map([...this.raw.hgetall(CATALOG_HASH)].sort(([a], [b]) => cmp(a, b)));
   }
 
   async catalogDelete(automationType: string): Promise<boolean> {
@@ -899,10 +902,13 @@ export function createMemoryBackend(url = "memory://"): MemoryBackend {
   return new MemoryBackend(url);
 }
 
+/** Bytes that are never UTF-8, so they never parse: what a key of the wrong type reads as. */
+const UNREADABLE = Buffer.from([0xff]);
+
 /** A key of the wrong type reads as an unparseable value (corrupt), never as an error. */
 function stringOrUnreadable(v: Value | undefined): Buffer | null {
   if (v === undefined) return null;
-  return v.type === "string" ? v.value : Buffer.alloc(0);
+  return v.type === "string" ? v.value : UNREADABLE;
 }
 
 function ttlMs(ttlSeconds: number | null | undefined): number | null {

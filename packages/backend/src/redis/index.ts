@@ -4,6 +4,8 @@
 import { randomBytes } from "node:crypto";
 import { Redis, type ChainableCommander, type Command } from "ioredis";
 import {
+  configFromRaw,
+  genFromRaw,
   decodePoolItem,
   encodePoolItem,
   encodeUnixFloat,
@@ -12,13 +14,14 @@ import {
   parseIntStrict,
   parseJsonBytes,
   poolItemRecord,
+  poolPruneVictims,
   statsFrameFromRaw,
   tagsMatch,
   toBuffer,
   workerRecordFromRaw,
   decodeUtf8,
 } from "../codec";
-import { CorruptDataError, StaleGenerationError } from "../errors";
+import { CorruptDataError, StaleGenerationError, checkCounterValue, checkHoldSeconds } from "../errors";
 import {
   AUDIT_LIST,
   CATALOG_HASH,
@@ -294,13 +297,12 @@ export class RedisBackend implements Backend {
     const hash = keys.pool(name);
     await this.run(async (r) => {
       const [, all] = await this.conn.execValues(r.pipeline().hset(hash, itemId, encoded).hgetallBuffer(hash));
-      // Python prunes expired and undecodable items on every put; the script only removes
-      // values still equal to what was judged here, so a concurrent re-put survives.
+      // Python prunes what it cannot decode and what has expired on every put (and nothing
+      // else); the script only removes values still equal to what was judged here, so a
+      // concurrent re-put survives.
+      const items = hashRecord(all);
       const prune: Buffer[] = [];
-      for (const [id, raw] of Object.entries(hashRecord(all))) {
-        const d = decodePoolItem(raw);
-        if (!d || (d.expiresAt !== null && d.expiresAt < now)) prune.push(Buffer.from(id, "utf8"), raw);
-      }
+      for (const id of poolPruneVictims(Object.entries(items), now)) prune.push(Buffer.from(id, "utf8"), items[id]!);
       if (prune.length > 0) await callScript(r, "poolPrune", [hash], prune);
     });
   }
@@ -337,6 +339,7 @@ export class RedisBackend implements Backend {
   }
 
   async poolClaimAny(name: string, where: JsonObject, holdSeconds: number): Promise<RawItem | null> {
+    checkHoldSeconds(holdSeconds);
     const items = await this.poolList(name);
     // Python: newest expiry first (no expiry counts as 0), stable.
     items.sort((a, b) => (b.expiresAt ?? 0) - (a.expiresAt ?? 0));
@@ -497,7 +500,7 @@ export class RedisBackend implements Backend {
   }
 
   async counterSet(name: string, value: number): Promise<void> {
-    if (!Number.isSafeInteger(value)) throw new RangeError(`counter value must be an integer, got ${value}`);
+    checkCounterValue(value);
     await this.run((r) => r.set(keys.counter(name), String(value)));
   }
 
@@ -942,19 +945,11 @@ export class RedisBackend implements Backend {
     const k = this.wk(automationType, workerId);
     return this.run(async (r) => {
       const [rawCfg, rawGen] = await r.mgetBuffer(k.config, k.gen);
-      let config: JsonObject = {};
-      if (rawCfg) {
-        const parsed = parseJsonBytes(rawCfg);
-        if (!parsed.ok || !isJsonObject(parsed.value)) throw new CorruptDataError(`config of worker ${automationType}/${workerId} is not a JSON object`);
-        config = parsed.value;
-      }
-      let gen = 0;
-      if (rawGen) {
-        const text = decodeUtf8(rawGen);
-        const n = text === null ? null : parseIntStrict(text);
-        if (n === null) throw new CorruptDataError(`config generation of worker ${automationType}/${workerId} is not an integer`);
-        gen = n;
-      }
+      // absent or empty values read as {} and 0, as Python's worker_get_config reads them
+      const config = configFromRaw(rawCfg ?? null);
+      if (config === null) throw new CorruptDataError(`config of worker ${automationType}/${workerId} is not a JSON object`);
+      const gen = genFromRaw(rawGen ?? null);
+      if (gen === null) throw new CorruptDataError(`config generation of worker ${automationType}/${workerId} is not an integer`);
       return { config, gen };
     });
   }
@@ -973,8 +968,7 @@ export class RedisBackend implements Backend {
       if (status === 1) return { config, gen: asNumber(res[1]) };
       const raw = asBuffer(res[1]);
       if (status === 0) {
-        const current = raw === null ? 0 : parseIntStrict(raw.toString("utf8"));
-        throw new StaleGenerationError(expected ?? 0, current);
+        throw new StaleGenerationError(expected ?? 0, genFromRaw(raw));
       }
       if (expected !== undefined) throw new StaleGenerationError(expected, null);
       throw new CorruptDataError(`config generation of worker ${automationType}/${workerId} is not an integer`);
@@ -996,7 +990,7 @@ export class RedisBackend implements Backend {
       if (status === 1) return writes.map((w, i) => ({ automationType: w.automationType, workerId: w.workerId, gen: asNumber(res[i + 1]) }));
       const w = writes[asNumber(res[1]) - 1]!;
       const raw = asBuffer(res[2]);
-      if (status === 0) throw new StaleGenerationError(w.expectedGen ?? 0, raw === null ? 0 : parseIntStrict(raw.toString("utf8")));
+      if (status === 0) throw new StaleGenerationError(w.expectedGen ?? 0, genFromRaw(raw));
       if (w.expectedGen !== undefined) throw new StaleGenerationError(w.expectedGen, null);
       throw new CorruptDataError(`config generation of worker ${w.automationType}/${w.workerId} is not an integer`);
     });

@@ -2,12 +2,15 @@
 cross-language tests. It is imported from $FLEET_PY_BACKEND (default: ../shared/spec
 relative to the repository root), never copied into this project.
 
-usage: fleet_py.py write|read|release|ack REDIS_URL   (JSON on stdin, JSON on stdout)
+usage: fleet_py.py write|read|release|ack|ops REDIS_URL   (JSON on stdin, JSON on stdout)
 
   write    performs the writes the spec lists, then prints {"result": ..., "view": ...}
   read     prints {"view": ...}: everything the reference reads back for the spec's names
   release  {"tokens": {lock: token}} -> {"released": {lock: bool}}
   ack      {"queue": name, "ids": [...]} -> {"acked": [bool, ...]}
+  ops      {"ops": [{"op": ..., ...}, ...]} -> {"results": [{"ok": value} | {"error": "Type: message"}, ...]}:
+           single reference calls, each run on its own, an exception reported rather than raised
+           (see OPS below)
 
 Bytes travel as base64 ("..._b64" keys); everything else as plain JSON.
 """
@@ -190,8 +193,116 @@ async def ack(b, queue: str, ids: list) -> list:
     return [await b.queue_ack(queue, task_id) for task_id in ids]
 
 
+async def op_reserve_each(b, o: dict):
+    """Each body alone on queue "<prefix>:<i>", reserved once: what the reference registers for it."""
+    out = []
+    for i, body in enumerate(o["bodies_b64"]):
+        name = f"{o['queue_prefix']}:{i}"
+        await b.queue_push(name, unb64(body))
+        try:
+            got = await b.queue_reserve(name, 0.1, 30)
+        except Exception as e:  # noqa: BLE001 - reported, as the caller compares outcomes
+            out.append({"error": f"{type(e).__name__}: {e}"})
+            continue
+        registered = await b.r.hgetall(b.QUEUE_PROCESSING_BODY.format(name=name))
+        out.append({
+            "body_b64": b64(got),
+            "registered": {k.decode("utf-8", "surrogateescape"): b64(v) for k, v in registered.items()},
+        })
+    return out
+
+
+async def op_retry_body(b, o: dict):
+    """The body as a Python runtime re-encodes it after a failure: a dict update, then json.dumps."""
+    envelope = json.loads(unb64(o["body_b64"]).decode("utf-8"))
+    envelope["attempts"] = o["attempts"]
+    envelope["last_error"] = o["last_error"]
+    return b64(json.dumps(envelope).encode("utf-8"))
+
+
+async def op_get_config(b, o: dict):
+    cfg, gen = await b.worker_get_config(o["type"], o["id"])
+    return {"config": cfg, "gen": gen}
+
+
+async def op_worker_get(b, o: dict):
+    return await b.worker_get(o["type"], o["id"])
+
+
+async def op_stats_history(b, o: dict):
+    return await b.worker_stats_history(o["type"], o["id"])
+
+
+async def op_pool_put(b, o: dict):
+    await b.pool_put(o["name"], o["id"], unb64(o["payload_b64"]), o["tags"], o.get("ttl"))
+    return sorted(k.decode("utf-8") for k in await b.r.hkeys(b.POOL_HASH.format(name=o["name"])))
+
+
+async def op_pool_claim(b, o: dict):
+    got = await b.pool_claim_any(o["name"], o.get("where", {}), o["hold"])
+    return None if got is None else got.id
+
+
+async def op_pool_list(b, o: dict):
+    return [it.id for it in await b.pool_list(o["name"])]
+
+
+async def op_counter_set(b, o: dict):
+    await b.counter_set(o["name"], o["value"])
+    return b64(await b.r.get(b.COUNTER_KEY.format(name=o["name"])))
+
+
+async def op_hset(b, o: dict):
+    """Raw writes for planting exactly what a test needs."""
+    await b.r.hset(o["key"], o["field"], unb64(o["value_b64"]))
+
+
+async def op_set(b, o: dict):
+    await b.r.set(o["key"], unb64(o["value_b64"]))
+
+
+async def op_worker_register(b, o: dict):
+    await b.worker_register(o["type"], o["id"], o["hardware"])
+
+
+async def op_worker_set_stats(b, o: dict):
+    await b.worker_set_stats(o["type"], o["id"], o["stats"])
+
+
+async def op_worker_stats_push(b, o: dict):
+    await b.worker_stats_push(o["type"], o["id"], o["ts"], o["frame"])
+
+
+OPS = {
+    "reserve_each": op_reserve_each,
+    "retry_body": op_retry_body,
+    "get_config": op_get_config,
+    "worker_get": op_worker_get,
+    "stats_history": op_stats_history,
+    "pool_put": op_pool_put,
+    "pool_claim": op_pool_claim,
+    "pool_list": op_pool_list,
+    "counter_set": op_counter_set,
+    "hset": op_hset,
+    "set": op_set,
+    "worker_register": op_worker_register,
+    "worker_set_stats": op_worker_set_stats,
+    "worker_stats_push": op_worker_stats_push,
+}
+
+
+async def run_ops(b, ops: list) -> list:
+    results = []
+    for o in ops:
+        try:
+            results.append({"ok": await OPS[o["op"]](b, o)})
+        except Exception as e:  # noqa: BLE001 - the caller asserts on the reference's failures too
+            results.append({"error": f"{type(e).__name__}: {e}"})
+    return results
+
+
 async def main() -> None:
-    if len(sys.argv) != 3 or sys.argv[1] not in ("write", "read", "release", "ack"):
+    if len(sys.argv) != 3 or sys.argv[1] not in ("write", "read", "release", "ack", "ops"):
         sys.exit(__doc__)
     command, url = sys.argv[1], sys.argv[2]
     spec = json.loads(sys.stdin.read())
@@ -207,6 +318,9 @@ async def main() -> None:
             print(json.dumps({"view": await view(b, spec)}))
         elif command == "release":
             print(json.dumps({"released": await release_locks(b, spec["tokens"])}))
+        elif command == "ops":
+            # NaN and Infinity travel as Python writes them (json.dumps' default allow_nan)
+            print(json.dumps({"results": await run_ops(b, spec["ops"])}))
         else:
             print(json.dumps({"acked": await ack(b, spec["queue"], spec["ids"])}))
     finally:

@@ -2,10 +2,11 @@
 // declares the role it needs (../shared/API.md, "Security"): reads `viewer`; task
 // submission, DLQ and pool actions `operator`; config writes, deletions and
 // force-releases `admin`. Who is asking is src/server/auth/identify.ts; requests
-// authenticated by ambient browser credentials (session cookie, SSO proxy headers) must
-// also pass the cross-site check before they may change anything.
+// not authenticated by a bearer token must also pass the cross-site check before they may
+// change anything, and every request must name an allowed host.
 import { authConfig } from "@/server/auth/config";
-import { csrfProblem, isMutation } from "@/server/auth/csrf";
+import { contentTypeProblem, isMutation, originProblem } from "@/server/auth/csrf";
+import { hostProblem, misdirectedMessage } from "@/server/auth/hosts";
 import { identify } from "@/server/auth/identify";
 import { ROLE_RANK, type Principal, type Role } from "@/server/auth/roles";
 
@@ -16,7 +17,26 @@ export { ROLE_RANK, type Principal, type Role };
 export const unauthenticated = (message: string) => new ApiError("unauthenticated", message);
 export const forbidden = (message: string) => new ApiError("forbidden", message);
 
-export async function authorize(request: Request, role: Role): Promise<Principal> {
+/** Throws 421 unless the request names a host this console serves (hosts.ts, DNS rebinding). */
+export function requireAllowedHost(request: Request): void {
+  const problem = hostProblem(request.headers, request.url, authConfig().allowedHosts);
+  if (problem !== null) throw new ApiError("misdirected_request", misdirectedMessage(problem));
+}
+
+/**
+ * Throws 415 unless a mutation's body is declared JSON (csrf.ts): a cross-site page can send
+ * `text/plain` without a preflight, never `application/json`.
+ */
+export function requireJsonMutation(request: Request, expectsBody: boolean): void {
+  if (!isMutation(request.method)) return;
+  const problem = contentTypeProblem(request, expectsBody);
+  if (problem !== null) {
+    throw new ApiError("unsupported_media_type", `This change was refused because ${problem}; send the body as JSON with Content-Type: application/json.`);
+  }
+}
+
+export async function authorize(request: Request, role: Role, opts: { expectsBody?: boolean } = {}): Promise<Principal> {
+  requireAllowedHost(request);
   const config = authConfig();
   const id = identify(request.headers, Math.floor(Date.now() / 1000), config);
   if (id.kind === "rejected") throw unauthenticated(id.reason);
@@ -24,8 +44,11 @@ export async function authorize(request: Request, role: Role): Promise<Principal
     throw unauthenticated("Sign in to use the console (or send 'Authorization: Bearer <token>').");
   }
   const principal = id.principal;
-  if ((principal.via === "session" || principal.via === "proxy") && isMutation(request.method)) {
-    const problem = csrfProblem(request);
+  // In every mode, a token's request excepted: only the console's own pages may change
+  // anything from a browser (csrf.ts).
+  const via = principal.via ?? "none";
+  if (via !== "token" && isMutation(request.method)) {
+    const problem = originProblem(request, via === "session" || via === "proxy");
     if (problem !== null) {
       console.warn(`[auth] refused a cross-site ${request.method} ${new URL(request.url).pathname} for ${principal.name}: ${problem}`);
       throw forbidden(`This change was refused because ${problem}; make it from the console's own pages.`);
@@ -34,5 +57,6 @@ export async function authorize(request: Request, role: Role): Promise<Principal
   if (ROLE_RANK[principal.role] < ROLE_RANK[role]) {
     throw forbidden(`This needs the ${role} role; ${principal.name} has the ${principal.role} role.`);
   }
+  requireJsonMutation(request, opts.expectsBody ?? false);
   return principal;
 }

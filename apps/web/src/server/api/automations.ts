@@ -1,7 +1,7 @@
 // GET /automations and /automations/{type}: the union of catalog entries and worker
 // types, each with its worker counts, its queue and its stream. A handful of batched
 // reads whatever the number of automations.
-import type { Backend, WorkerRecord } from "@fleet/backend";
+import { queueNameProblem, type Backend, type WorkerRecord } from "@fleet/backend";
 import type { Automation } from "@fleet/schema";
 
 import { notFound } from "./errors";
@@ -23,7 +23,8 @@ export async function listAutomations(backend: Backend, now: number, offlineAfte
     else byType.set(r.automationType, [r]);
   }
   return types.map((type, i) => {
-    const queue = depths[i] ? toQueue(depths[i]) : null;
+    // a type like `x:dead` has no queue of its own: those keys are queue x's
+    const queue = depths[i] && queueNameProblem(type) === null ? toQueue(depths[i]) : null;
     const streamLength = streams[i]?.length ?? 0;
     return toAutomation({
       automationType: type,
@@ -44,7 +45,7 @@ export async function getAutomation(backend: Backend, type: string, now: number,
   ]);
   if (catalog === null && refs.length === 0) throw notFound(`There is no automation '${type}' (no catalog entry and no worker).`);
   const records = await backend.workersGet(refs);
-  const queue = depths[0] ? toQueue(depths[0]) : null;
+  const queue = depths[0] && queueNameProblem(type) === null ? toQueue(depths[0]) : null;
   return toAutomation({
     automationType: type,
     catalog,

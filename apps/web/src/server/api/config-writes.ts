@@ -11,6 +11,8 @@ import { catalogValidator, checkAgainst } from "./catalog-validation";
 import { badRequest, conflict, notFound, preconditionFailed, validationFailed } from "./errors";
 import { announceConfig, byString } from "./resources";
 import { Reply } from "./route";
+import { jsonForBrowser } from "./serialize";
+import { refuseSharedWorkerKeys } from "./workers";
 
 /**
  * `If-Match` as generations: null when absent or `*` (no precondition beyond existence),
@@ -66,6 +68,7 @@ export async function writeWorkerConfig(
   const ifMatch = parseIfMatch(request.headers.get("if-match"));
   const [record, catalog] = await Promise.all([backend.workerGet(automationType, workerId), backend.catalogGet(automationType)]);
   if (record === null) throw notFound(`There is no worker '${workerId}' of automation '${automationType}'.`);
+  await refuseSharedWorkerKeys(backend, [record]);
   const gen = currentGen(record);
   if (ifMatch !== null && !ifMatch.includes(gen)) {
     throw preconditionFailed(`The config has changed: it is at generation ${gen}, not ${ifMatch.join(" or ")}. Reload it and apply your change again.`);
@@ -85,7 +88,7 @@ export async function writeWorkerConfig(
   }
   noteConfigChange(workerId, record.config, written.config);
   await announceConfig(backend, automationType, workerId, written.gen);
-  return new Reply({ config: written.config, config_gen: written.gen }, { headers: { ETag: etag(written.gen) } });
+  return new Reply({ config: jsonForBrowser(written.config), config_gen: written.gen }, { headers: { ETag: etag(written.gen) } });
 }
 
 function invalidConfig(automationType: string, details: ErrorDetail[]) {
@@ -101,6 +104,7 @@ export async function rolloutConfig(backend: Backend, automationType: string, bo
   const [refs, catalog] = await Promise.all([backend.workerList(automationType), backend.catalogGet(automationType)]);
   if (refs.length === 0 && catalog === null) throw notFound(`There is no automation '${automationType}' (no catalog entry and no worker).`);
   refs.sort((a, b) => byString(a.workerId, b.workerId));
+  await refuseSharedWorkerKeys(backend, refs);
   const records = await backend.workersGet(refs);
   const validate = catalogValidator(automationType, catalog, "config");
   const details: ErrorDetail[] = [];

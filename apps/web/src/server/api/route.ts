@@ -1,7 +1,7 @@
 // The one wrapper every API v1 route handler goes through: authorize, parse path
 // params, query and body with zod, resolve the backend, run the handler, check the
 // answer against its schema, and map every failure to the one error envelope.
-import type { Backend } from "@fleet/backend";
+import { automationTypeProblem, poolNameProblem, queueNameProblem, type Backend } from "@fleet/backend";
 import { z } from "zod";
 
 import { appendAudit, buildEntry, currentScope, runInAuditScope } from "@/server/audit/audit";
@@ -11,7 +11,7 @@ import { serverEnv } from "@/server/env";
 
 import { authorize, type Principal, type Role } from "./authorize";
 import { parseJsonBody, readBodyBytes } from "./body";
-import { ApiError, badRequest, jsonResponse, toErrorResponse, validationFailed, zodDetails } from "./errors";
+import { ApiError, badRequest, jsonResponse, notFound, toErrorResponse, validationFailed, zodDetails } from "./errors";
 import { nowSeconds } from "./serialize";
 
 /** Names of the `[param]` segments of a path template such as `/workers/[type]/[id]`. */
@@ -70,7 +70,7 @@ export function route<S extends string, Q extends z.ZodType | undefined = undefi
   const where = `${spec.path}`;
   return async (request, context) => {
     try {
-      const principal = await authorize(request, spec.role);
+      const principal = await authorize(request, spec.role, { expectsBody: spec.body !== undefined });
       const params = await readParams(spec, request, context);
       const query = readQuery(spec.query, request);
       let body: unknown = undefined;
@@ -151,6 +151,8 @@ async function readParams<S extends string>(
   for (const name of names) {
     const v = values[name];
     if (v === undefined || v === "") throw badRequest(`The path parameter '${name}' is missing or empty.`);
+    const problem = nameProblem(spec.path, name, v);
+    if (problem !== null) throw notFound(`${problem[0]!.toUpperCase()}${problem.slice(1)}.`);
   }
   if (!spec.params) return values as PathParams<S>;
   const parsed = spec.params.safeParse(values);
@@ -159,6 +161,27 @@ async function readParams<S extends string>(
     throw badRequest(summarize("The path is invalid", details), details);
   }
   return parsed.data;
+}
+
+/**
+ * Names that would build another structure's keys (a queue `x:dead`, a pool `p:claim:i`,
+ * an automation `all`) are refused on every route, before anything is read or written:
+ * by the ownership rules of the key layout no such thing can exist (404). Which rule
+ * applies follows from the collection the parameter names: `/queues/[name]`,
+ * `/pools/[name]`, `/automations/[type]`, `/workers/[type]/…`.
+ */
+const NAME_RULES: Record<string, (name: string) => string | null> = {
+  queues: queueNameProblem,
+  pools: poolNameProblem,
+  automations: automationTypeProblem,
+  workers: automationTypeProblem,
+};
+
+export function nameProblem(template: string, param: string, value: string): string | null {
+  const segs = template.split("/");
+  const i = segs.indexOf(`[${param}]`);
+  const rule = i > 0 ? NAME_RULES[segs[i - 1]!] : undefined;
+  return rule ? rule(value) : null;
 }
 
 export function paramsFromUrl(template: string, url: string): Record<string, string> | null {

@@ -1,7 +1,7 @@
 import type { WorkerRecord } from "@fleet/backend";
 import { describe, expect, it } from "vitest";
 
-import { parseCatalogDoc, toAutomation, toRawValue, toWorker, workerStatus } from "./serialize";
+import { jsonForBrowser, parseCatalogDoc, toAutomation, toRawValue, toWorker, workerStatus } from "./serialize";
 
 const record = (over: Partial<WorkerRecord> = {}): WorkerRecord => ({
   automationType: "t",
@@ -90,5 +90,26 @@ describe("catalog documents", () => {
       stream: { length: 3 },
       corrupt: ["schemas"],
     });
+  });
+});
+
+describe("jsonForBrowser: Python's NaN and Infinity", () => {
+  it("turns non-finite numbers into the strings of Python's tokens, deep, copying only what changes", () => {
+    const clean = { a: [1, { b: "NaN" }], c: null };
+    expect(jsonForBrowser(clean)).toBe(clean);
+    const doc = { a: [1, NaN, { b: Infinity }], c: -Infinity, d: { e: 1 } };
+    const out = jsonForBrowser(doc);
+    expect(out).toEqual({ a: [1, "NaN", { b: "Infinity" }], c: "-Infinity", d: { e: 1 } });
+    expect(out.d).toBe(doc.d);
+    expect(doc.a[1]).toBeNaN();
+    expect(JSON.parse(JSON.stringify(out))).toEqual(out);
+  });
+
+  it("shows Python-written values: workers, raw values", () => {
+    const w = toWorker(record({ stats: { rate: NaN }, hardware: { t: Infinity }, config: { x: -Infinity } }), 1000, 60);
+    expect(w).toMatchObject({ stats: { rate: "NaN" }, hardware: { t: "Infinity" }, config: { x: "-Infinity" } });
+    expect(w.corrupt).toBeUndefined();
+    const raw = toRawValue(Buffer.from('{"id": "a", "payload": {"v": NaN}}'));
+    expect(raw).toMatchObject({ json: { id: "a", payload: { v: "NaN" } }, text: '{"id": "a", "payload": {"v": NaN}}' });
   });
 });

@@ -34,6 +34,45 @@ import {
 export const DEFAULT_PREVIEW_BYTES: number = SCHEMA_DEFAULT_PREVIEW_BYTES;
 
 /**
+ * A JSON document read from Redis, as the browser gets it. Python's json.dumps writes
+ * non-finite floats as the tokens `NaN`, `Infinity` and `-Infinity`; the backend reads them as
+ * JS numbers (so a stats frame with `"rate": NaN` is shown, not reported corrupt), but JSON
+ * has no such numbers and JSON.stringify would silently turn them into null. The API sends
+ * each as the string of the token Python wrote ("NaN", "Infinity", "-Infinity"), so the page
+ * shows what is stored; a raw value's `text` keeps the exact bytes. Writes keep them: a config
+ * merge patch leaves such a member alone and the backend writes it back as the bare token.
+ * Returns the value itself (no copy) when it holds no non-finite number.
+ */
+export function jsonForBrowser<T>(value: T): T {
+  return convertNonFinite(value) as T;
+}
+
+function convertNonFinite(v: unknown): unknown {
+  if (typeof v === "number") return Number.isFinite(v) ? v : Number.isNaN(v) ? "NaN" : v > 0 ? "Infinity" : "-Infinity";
+  if (typeof v !== "object" || v === null) return v;
+  if (Array.isArray(v)) {
+    let out: unknown[] | null = null;
+    for (let i = 0; i < v.length; i++) {
+      const c = convertNonFinite(v[i]);
+      if (c !== v[i] && out === null) out = v.slice();
+      if (out) out[i] = c;
+    }
+    return out ?? v;
+  }
+  if (Buffer.isBuffer(v)) return v;
+  let out: Record<string, unknown> | null = null;
+  for (const [k, x] of Object.entries(v)) {
+    const c = convertNonFinite(x);
+    if (c !== x && out === null) out = { ...(v as Record<string, unknown>) };
+    if (out) {
+      if (k === "__proto__") Object.defineProperty(out, k, { value: c, writable: true, enumerable: true, configurable: true });
+      else out[k] = c;
+    }
+  }
+  return out ?? v;
+}
+
+/**
  * A worker's status. `offline` when `now - last_seen` exceeds the threshold or when
  * `last_seen` is missing or unreadable; otherwise the lower-cased state.
  *
@@ -62,10 +101,10 @@ export function toWorker(record: WorkerRecord, now: number, offlineAfterSeconds:
     status: workerStatus(record.state, record.lastSeen, now, offlineAfterSeconds),
     last_seen: record.lastSeen,
     last_error: record.lastError,
-    config: record.config,
+    config: jsonForBrowser(record.config),
     config_gen: record.configGen,
-    hardware: record.hardware,
-    stats: record.stats,
+    hardware: jsonForBrowser(record.hardware),
+    stats: jsonForBrowser(record.stats),
   };
   if (record.corrupt.length > 0) worker.corrupt = [...record.corrupt];
   return worker;
@@ -135,7 +174,7 @@ export function toRawValue(buf: Buffer, previewBytes: number = DEFAULT_PREVIEW_B
   const shown = truncated ? buf.subarray(0, utf8CutPoint(buf, previewBytes)) : buf;
   const parsed = parseJsonBytes(shown);
   return {
-    json: parsed.ok ? parsed.value : null,
+    json: parsed.ok ? jsonForBrowser(parsed.value) : null,
     text: decodeUtf8(shown),
     base64: shown.toString("base64"),
     bytes: buf.length,
@@ -158,7 +197,7 @@ export function toPoolSummary(s: PoolSummaryRecord): PoolSummary {
 export function toPoolItem(item: PoolItemRecord, previewBytes: number = DEFAULT_PREVIEW_BYTES): PoolItem {
   const out: PoolItem = {
     id: item.id,
-    tags: item.tags,
+    tags: jsonForBrowser(item.tags),
     expires_at: item.expiresAt,
     in_use_until: item.inUseUntil,
     payload: item.payload === null ? null : toRawValue(item.payload, previewBytes),

@@ -3,7 +3,7 @@
 // batch lands whole or not at all.
 import { randomBytes } from "node:crypto";
 
-import { isJsonObject, pyJsonBytes, type Backend } from "@fleet/backend";
+import { isJsonObject, pyJsonBytes, queueNameProblem, type Backend } from "@fleet/backend";
 import { TaskSubmissionSchema, type ErrorDetail, type Priority, type SubmitTasksResult } from "@fleet/schema";
 import { z } from "zod";
 
@@ -49,6 +49,9 @@ export function newTaskId(): string {
 }
 
 export async function submitTasks(backend: Backend, automationType: string, body: unknown): Promise<SubmitTasksResult> {
+  // The type names the queue the tasks go to: `x:dead` or `x:high` would be queue x's lists.
+  const problem = queueNameProblem(automationType);
+  if (problem !== null) throw notFound(`Tasks cannot be submitted to '${automationType}': ${problem}.`);
   const tasks = parseSubmission(body);
   const [catalog, known, depths] = await Promise.all([
     backend.catalogGet(automationType),

@@ -2,9 +2,10 @@
 // and (for `q`) hostname, so the whole fleet is read through the light batched index and
 // full records (config, stats, hardware...) only for the page. 10,000 workers stay a few
 // round trips, and the decoding cost follows `limit`, not the fleet's size.
-import type { Backend, WorkerIndexEntry } from "@fleet/backend";
+import { workerKeyTwins, type Backend, type WorkerIndexEntry } from "@fleet/backend";
 import type { WorkerList, WorkerStatus, WorkersSort } from "@fleet/schema";
 
+import { conflict } from "./errors";
 import { byString, page } from "./resources";
 import { emptyWorkerCounts, toWorker, workerStatus } from "./serialize";
 
@@ -59,4 +60,22 @@ function comparator(sort: WorkersSort): (a: Ranked, b: Ranked) => number {
 /** `q` matches the worker id or the hostname of its hardware payload, case-insensitively. */
 function matches(entry: WorkerIndexEntry, needle: string): boolean {
   return entry.workerId.toLowerCase().includes(needle) || (entry.hostname?.toLowerCase().includes(needle) ?? false);
+}
+
+/**
+ * Refuses a write to workers whose keys are also another registered worker's: `a:b`/`c`
+ * and `a`/`b:c` both build `wkr:a:b:c:…`, so deleting or configuring one would change the
+ * other (which may belong to another automation, with another config schema). Both names
+ * are allowed (API.md), only the ambiguous pair is refused; nothing has been written.
+ */
+export async function refuseSharedWorkerKeys(backend: Backend, refs: ReadonlyArray<{ automationType: string; workerId: string }>): Promise<void> {
+  const twins = refs.flatMap((r) => workerKeyTwins(r.automationType, r.workerId).map((t) => ({ of: r, twin: t })));
+  if (twins.length === 0) return;
+  const records = await backend.workersGet(twins.map((t) => t.twin));
+  const clash = twins.find((_, i) => records[i]?.registered === true);
+  if (!clash) return;
+  throw conflict(
+    `Worker '${clash.of.workerId}' of automation '${clash.of.automationType}' has the same keys (wkr:${clash.of.automationType}:${clash.of.workerId}:…) as worker '${clash.twin.workerId}' of automation '${clash.twin.automationType}'; ` +
+      "the console cannot change one without the other, so nothing was changed. Remove one of them with the worker itself or redis-cli.",
+  );
 }

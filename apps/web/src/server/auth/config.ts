@@ -6,6 +6,7 @@ import { BlockList, isIP } from "node:net";
 
 import { authEnv, type AuthEnv } from "@/server/env";
 
+import { parseAllowedHosts, type HostPolicy } from "./hosts";
 import { parseHash, type ParsedHash } from "./password";
 import { normalizeAddress } from "./peer";
 import { isRole, type Role } from "./roles";
@@ -41,6 +42,10 @@ export interface AuthConfig {
   proxy: ProxyAuth | null;
   sessionTtlSeconds: number;
   auditMaxEntries: number;
+  /** FLEET_ALLOWED_HOSTS (hosts.ts). */
+  allowedHosts: HostPolicy;
+  /** FLEET_INSECURE_HTTP_COOKIES=1: no `Secure` on plain http beyond loopback (session.ts). */
+  insecureHttpCookies: boolean;
 }
 
 export const USER_NAME = /^[A-Za-z0-9._@+-]{1,64}$/;
@@ -163,6 +168,8 @@ export function buildAuthConfig(env: AuthEnv): AuthConfig {
     proxy,
     sessionTtlSeconds: env.FLEET_AUTH_SESSION_TTL_SECONDS,
     auditMaxEntries: env.FLEET_AUDIT_MAX_ENTRIES,
+    allowedHosts: parseAllowedHosts(env.FLEET_ALLOWED_HOSTS),
+    insecureHttpCookies: env.FLEET_INSECURE_HTTP_COOKIES,
   };
 }
 

@@ -20,3 +20,8 @@ export function pageCsp(nonce: string, development: boolean): string {
 
 /** API answers are data, never documents: nothing in them may load or run. */
 export const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+
+/** Strict-Transport-Security over https (next.config.ts). No includeSubDomains: the console does not speak for its neighbours. */
+export const HSTS = "max-age=31536000";
+/** An X-Forwarded-Proto whose first hop is https (a `has` value of next.config.ts: a regex, anchored by Next). */
+export const HTTPS_FIRST_HOP = "https(?:,.*)?";

@@ -5,6 +5,7 @@
 import { z } from "zod";
 
 import { appendAudit, buildEntry } from "@/server/audit/audit";
+import { requireAllowedHost, requireJsonMutation } from "@/server/api/authorize";
 import { parseJsonBody, readBodyBytes } from "@/server/api/body";
 import { ApiError, errorResponse, jsonResponse, toErrorResponse } from "@/server/api/errors";
 import { getBackend } from "@/server/backend";
@@ -15,7 +16,8 @@ import { authMode, identify } from "./identify";
 import { dummyHash, verifyPassword } from "./password";
 import { peerAddress } from "./peer";
 import type { Principal } from "./roles";
-import { clearSessionCookieHeader, createSessionValue, sessionCookieHeader } from "./session";
+import { clearSessionCookieHeader, cookieTransport, createSessionValue, isHttps, sessionCookieHeader } from "./session";
+import { isLoopbackHost } from "./startup";
 import { signInThrottle } from "./throttle";
 
 export const WRONG_CREDENTIALS = "The user name or password is wrong.";
@@ -56,6 +58,7 @@ export function sessionInfo(headers: Headers): SessionInfo {
 
 export async function handleSession(request: Request): Promise<Response> {
   try {
+    requireAllowedHost(request);
     return jsonResponse(200, sessionInfo(request.headers));
   } catch (err) {
     return toErrorResponse(err, "GET /auth/session");
@@ -71,14 +74,34 @@ async function audit(principal: Principal, request: Request, action: string): Pr
   }
 }
 
+/**
+ * A sign-in whose cookie would be Secure (the console listens beyond loopback) arriving over
+ * plain http from another machine: the browser would drop the cookie and the user would
+ * land on the sign-in page again, and the password has just crossed the network in clear.
+ * Say so instead. On a loopback name browsers keep Secure cookies over http.
+ */
+function plainHttpProblem(request: Request, insecureHttpCookies: boolean): string | null {
+  if (!cookieTransport(request.headers, request.url, insecureHttpCookies).secure || isHttps(request.headers, request.url)) return null;
+  const host = (request.headers.get("host") ?? "").replace(/:\d+$/, "");
+  if (isLoopbackHost(host)) return null;
+  return (
+    "Sign-in over plain http is refused: this console listens beyond loopback, so its session cookie is Secure and would only travel over https. " +
+    "Serve it over https (a TLS proxy that sends X-Forwarded-Proto: https), or set FLEET_INSECURE_HTTP_COOKIES=1 on a network you trust."
+  );
+}
+
 export async function handleSignIn(request: Request): Promise<Response> {
   try {
+    requireAllowedHost(request);
     const config = authConfig();
     if (config.users.size === 0 || !config.secret) {
       throw new ApiError("bad_request", "Sign-in with a password is not configured on this console (FLEET_AUTH_USERS).");
     }
     const problem = csrfProblem(request);
     if (problem !== null) throw new ApiError("forbidden", `Sign-in was refused because ${problem}; use the console's sign-in page.`);
+    requireJsonMutation(request, true);
+    const plain = plainHttpProblem(request, config.insecureHttpCookies);
+    if (plain !== null) throw new ApiError("forbidden", plain);
     const parsed = SignInBody.safeParse(parseJsonBody(await readBodyBytes(request, SIGN_IN_BODY_LIMIT)));
     if (!parsed.success) throw new ApiError("bad_request", "Send {\"username\": \"…\", \"password\": \"…\"}.");
     const { username, password } = parsed.data;
@@ -103,11 +126,12 @@ export async function handleSignIn(request: Request): Promise<Response> {
     }
     throttle.succeed(username, address);
     const ttl = config.sessionTtlSeconds;
+    const transport = cookieTransport(request.headers, request.url, config.insecureHttpCookies);
     const value = createSessionValue(config.secret, user, now(), ttl);
     const principal: Principal = { name: user.name, role: user.role, via: "session" };
     await audit(principal, request, "auth.signin");
     const res = jsonResponse(200, { user: { name: user.name, role: user.role, via: "session" }, expires_at: now() + ttl });
-    res.headers.append("Set-Cookie", sessionCookieHeader(request, value, ttl));
+    res.headers.append("Set-Cookie", sessionCookieHeader(transport, value, ttl));
     return res;
   } catch (err) {
     return toErrorResponse(err, "POST /auth/signin");
@@ -116,12 +140,14 @@ export async function handleSignIn(request: Request): Promise<Response> {
 
 export async function handleSignOut(request: Request): Promise<Response> {
   try {
+    requireAllowedHost(request);
     const problem = csrfProblem(request);
     if (problem !== null) throw new ApiError("forbidden", `Sign-out was refused because ${problem}.`);
+    requireJsonMutation(request, false);
     const id = identify(request.headers, now());
     if (id.kind === "principal" && id.principal.via === "session") await audit(id.principal, request, "auth.signout");
     const res = jsonResponse(200, { signed_out: true });
-    res.headers.append("Set-Cookie", clearSessionCookieHeader(request));
+    res.headers.append("Set-Cookie", clearSessionCookieHeader(cookieTransport(request.headers, request.url, authConfig().insecureHttpCookies)));
     return res;
   } catch (err) {
     return toErrorResponse(err, "POST /auth/signout");

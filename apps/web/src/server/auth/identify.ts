@@ -5,7 +5,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 
 import { authConfig, type AuthConfig } from "./config";
 import { peerAddress } from "./peer";
-import { SESSION_COOKIE, readCookie, verifySessionValue } from "./session";
+import { cookieTransport, readCookie, verifySessionValue } from "./session";
 import { isRole, type Principal } from "./roles";
 
 /** How the console runs: `auth` asks everybody; `open` and `insecure` treat everybody as admin. */
@@ -69,7 +69,8 @@ export function identify(headers: Headers, nowSeconds: number, config: AuthConfi
     }
   }
 
-  const cookie = readCookie(headers.get("cookie"), SESSION_COOKIE);
+  // `url` is unknown here (the layout has only headers): https is known from X-Forwarded-Proto
+  const cookie = readCookie(headers.get("cookie"), cookieTransport(headers, undefined, config.insecureHttpCookies).name);
   if (cookie) {
     const s = verifySessionValue(config, cookie, nowSeconds);
     // An expired or forged cookie is the same as none: the browser is sent to sign in.

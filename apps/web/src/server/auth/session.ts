@@ -7,8 +7,11 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 
 import type { AuthConfig, ConfiguredUser } from "./config";
+import { bindHostFromArgv, isLoopbackHost } from "./startup";
 
+/** The session cookie on plain-http loopback; `__Host-` prefixed wherever it is Secure (cookieTransport). */
 export const SESSION_COOKIE = "fleet_session";
+export const SECURE_SESSION_COOKIE = "__Host-fleet_session";
 
 interface SessionPayload {
   u: string;
@@ -59,24 +62,52 @@ export function readCookie(header: string | null, name: string): string | null {
   return null;
 }
 
-export function isHttps(request: Request): boolean {
-  const proto = request.headers.get("x-forwarded-proto");
+/** Reached over https: a TLS proxy's X-Forwarded-Proto (first hop), else the URL's scheme. */
+export function isHttps(headers: Headers, url?: string): boolean {
+  const proto = headers.get("x-forwarded-proto");
   if (proto) return proto.split(",")[0]!.trim().toLowerCase() === "https";
+  if (url === undefined) return false;
   try {
-    return new URL(request.url).protocol === "https:";
+    return new URL(url).protocol === "https:";
   } catch {
     return false;
   }
 }
 
-export function sessionCookieHeader(request: Request, value: string, maxAgeSeconds: number): string {
+export interface CookieTransport {
+  /** The cookie is `Secure` (and so may carry the `__Host-` prefix). */
+  secure: boolean;
+  name: typeof SESSION_COOKIE | typeof SECURE_SESSION_COOKIE;
+}
+
+/**
+ * How the session cookie travels. `Secure` whenever the console is reached over https, or
+ * listens beyond loopback (then the network between browser and console is not this
+ * machine's own) unless FLEET_INSECURE_HTTP_COOKIES=1 says it is a plain-http lab. A Secure
+ * cookie is named `__Host-fleet_session`: the browser then takes it only with Secure,
+ * Path=/ and no Domain, so a sibling subdomain or a plain-http page cannot plant or shadow
+ * it. On plain-http loopback the prefix cannot be used (browsers refuse `__Host-` without
+ * Secure), and the cookie is `fleet_session`. Only the cookie of the current transport is
+ * read: a plain one is never accepted where the prefixed one is expected.
+ */
+export function cookieTransport(headers: Headers, url: string | undefined, insecureHttpCookies: boolean, boundToLoopback: boolean = listensOnLoopback()): CookieTransport {
+  const secure = isHttps(headers, url) || (!boundToLoopback && !insecureHttpCookies);
+  return { secure, name: secure ? SECURE_SESSION_COOKIE : SESSION_COOKIE };
+}
+
+/** `next start -H <loopback>` (what `pnpm start` does by default); without -H Next listens on every interface. */
+export function listensOnLoopback(argv: readonly string[] = process.argv): boolean {
+  return isLoopbackHost(bindHostFromArgv(argv));
+}
+
+export function sessionCookieHeader(transport: CookieTransport, value: string, maxAgeSeconds: number): string {
   // SameSite=Lax: a link from chat or mail to a console page still arrives signed in;
   // such top-level GETs never change anything, and every mutation is checked in csrf.ts.
-  const attrs = [`${SESSION_COOKIE}=${value}`, "Path=/", "HttpOnly", "SameSite=Lax", `Max-Age=${maxAgeSeconds}`];
-  if (isHttps(request)) attrs.push("Secure");
+  const attrs = [`${transport.name}=${value}`, "Path=/", "HttpOnly", "SameSite=Lax", `Max-Age=${maxAgeSeconds}`];
+  if (transport.secure) attrs.push("Secure");
   return attrs.join("; ");
 }
 
-export function clearSessionCookieHeader(request: Request): string {
-  return sessionCookieHeader(request, "", 0);
+export function clearSessionCookieHeader(transport: CookieTransport): string {
+  return sessionCookieHeader(transport, "", 0);
 }

@@ -46,14 +46,14 @@ export function decideStartup(f: StartupFacts): StartupDecision {
 }
 
 /** The -H / --hostname that `next start` was given, from its argv. */
-export function bindHostFromArgv(argv: readonly string[]): string | null {
+export function bindHostFromArgv(argv: readonly string[], env: Record<string, string | undefined> = process.env): string | null {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === "-H" || a === "--hostname") return argv[i + 1] ?? null;
     const m = /^(?:-H|--hostname)=(.+)$/.exec(a);
     if (m) return m[1]!;
   }
-  return null;
+  return standaloneBindHost(env);
 }
 
 /**

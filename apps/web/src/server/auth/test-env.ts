@@ -28,6 +28,8 @@ const AUTH_VARS = [
   "FLEET_INSECURE_NO_AUTH",
   "FLEET_AUTH_SESSION_TTL_SECONDS",
   "FLEET_BACKEND_URL",
+  "FLEET_ALLOWED_HOSTS",
+  "FLEET_INSECURE_HTTP_COOKIES",
 ] as const;
 
 const sha = (t: string) => createHash("sha256").update(t).digest("hex");
@@ -51,6 +53,12 @@ export async function configureAuth(backendUrl: string, extra: Record<string, st
   process.env.FLEET_AUTH_PROXY_ROLE_HEADER = "X-Forwarded-Role";
   process.env.FLEET_AUTH_TRUSTED_PROXIES = `${PROXY_ADDRESS},fd00::/8`;
   process.env.FLEET_BACKEND_URL = backendUrl;
+  // the tests' requests name http://console.test: a name, so it must be allowed (hosts.ts)
+  process.env.FLEET_ALLOWED_HOSTS = "console.test";
+  // Handlers called here are not behind `next start -H 127.0.0.1`, i.e. as if listening on
+  // every interface, where session cookies are Secure; these tests speak plain http, as a
+  // lab would (cookies.test.ts covers the Secure cases).
+  process.env.FLEET_INSECURE_HTTP_COOKIES = "1";
   for (const [k, v] of Object.entries(extra)) process.env[k] = v;
   resetServerEnv();
   return getBackend();

@@ -2,6 +2,9 @@
 import { decodeUtf8, parseJsonBytes } from "@fleet/backend";
 import type { LiveEventName } from "@fleet/schema";
 
+import { jsonForBrowser } from "../api/serialize";
+import { compileGlob, countStars, matchCompiledGlob, REDIS_GLOB, topicCodePoints } from "@/lib/glob";
+
 const encoder = new TextEncoder();
 
 /**
@@ -24,12 +27,13 @@ export function encodeComment(text: string): Uint8Array {
  */
 export function busPayload(payload: Buffer): unknown {
   const parsed = parseJsonBytes(payload);
-  if (parsed.ok) return parsed.value;
+  if (parsed.ok) return jsonForBrowser(parsed.value);
   return decodeUtf8(payload) ?? payload.toString("utf8");
 }
 
 export const MAX_TOPIC_PATTERNS = 32;
 export const MAX_TOPIC_PATTERN_LENGTH = 200;
+export const MAX_TOPIC_PATTERN_STARS = 16;
 
 export type TopicFilter = (topic: string) => boolean;
 
@@ -37,6 +41,8 @@ export type TopicFilter = (topic: string) => boolean;
  * Parses `topics=a,b.*` into a predicate. Globs as Redis PSUBSCRIBE reads them: `*` any
  * run of characters (dots included), `?` one character, `\` escapes the next one. An
  * absent or empty parameter lets every topic through. Throws RangeError on abuse.
+ * Matching never builds a regular expression from the parameter (src/lib/glob.ts): its
+ * cost per message is bounded by the topic's length times the patterns' total length.
  */
 export function parseTopicFilter(param: string | null): TopicFilter {
   const patterns = (param ?? "")
@@ -47,27 +53,17 @@ export function parseTopicFilter(param: string | null): TopicFilter {
   if (patterns.length > MAX_TOPIC_PATTERNS) {
     throw new RangeError(`topics takes at most ${MAX_TOPIC_PATTERNS} patterns, got ${patterns.length}`);
   }
-  const regexes = patterns.map((p) => {
+  const globs = patterns.map((p) => {
     if (p.length > MAX_TOPIC_PATTERN_LENGTH) {
       throw new RangeError(`a topics pattern may be at most ${MAX_TOPIC_PATTERN_LENGTH} characters long`);
     }
-    return globToRegExp(p);
+    if (countStars(p, REDIS_GLOB) > MAX_TOPIC_PATTERN_STARS) {
+      throw new RangeError(`a topics pattern may hold at most ${MAX_TOPIC_PATTERN_STARS} '*'`);
+    }
+    return compileGlob(p, REDIS_GLOB);
   });
-  return (topic) => regexes.some((r) => r.test(topic));
-}
-
-export function globToRegExp(glob: string): RegExp {
-  let src = "";
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i]!;
-    if (c === "\\" && i + 1 < glob.length) src += escapeRegExp(glob[++i]!);
-    else if (c === "*") src += "[\\s\\S]*";
-    else if (c === "?") src += "[\\s\\S]";
-    else src += escapeRegExp(c);
-  }
-  return new RegExp(`^${src}$`, "u");
-}
-
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+  return (topic) => {
+    const cps = topicCodePoints(topic, false);
+    return globs.some((g) => matchCompiledGlob(g, cps));
+  };
 }

@@ -81,6 +81,11 @@ export function EventsLog() {
         <p id="ev-topics-help" className="text-xs text-slate-500 dark:text-slate-400">
           Comma-separated; <code className="font-mono">*</code> matches anything. Without <code className="font-mono">*</code>, any topic containing the text matches.
         </p>
+        {match.problem && (
+          <p role="status" className="text-xs text-amber-700 dark:text-amber-400">
+            {match.problem}
+          </p>
+        )}
       </div>
 
       {topicCounts.length > 0 && (

@@ -82,7 +82,10 @@ export function backendDownSuite(): void {
       ];
       for (const [handler, method, path, body] of calls) {
         const started = performance.now();
-        const req = new Request(`http://localhost/api/v1${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body) });
+        const req = new Request(`http://localhost/api/v1${path}`, {
+          method,
+          ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { "content-type": "application/json" } }),
+        });
         const res = await handler(req);
         const ms = performance.now() - started;
         const json = (await res.json()) as { error: { code: string; message: string } };

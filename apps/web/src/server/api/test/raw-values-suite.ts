@@ -188,7 +188,8 @@ export function rawValuesSuite(h: Harness): void {
       await seedRawValues(h.backend, h.plant);
       await h.plant.hset("fleet:pool:proxies", "junk", "not an item");
       await h.plant.hset("fleet:pool:proxies", "nop", '{"t": {"region": "eu"}, "x": null}');
-      await h.plant.hset("fleet:pool:proxies", "badb64", '{"p": "***", "t": {}}');
+      // base64 Python's b64decode refuses (a dangling quantum)
+      await h.plant.hset("fleet:pool:proxies", "badb64", '{"p": "YWJjZA", "t": {}}');
       await h.plant.hset("fleet:pool:proxies", "bytes", Buffer.from([0xff, 0xfe, 0x00]));
       for (const id of ["junk", "nop", "badb64", "bytes"]) {
         const res = await h.call(poolItem.GET, "GET", `/pools/proxies/items/${id}`);
@@ -196,6 +197,11 @@ export function rawValuesSuite(h: Harness): void {
         expect(res.json, id).toMatchObject({ id, payload: null, tags: null });
         expect(res.json.corrupt, id).toContain("payload");
       }
+      // Python's b64decode skips what is not base64: "***" is an empty payload, "aGVs\nbG8=" is "hello"
+      await h.plant.hset("fleet:pool:proxies", "stars", '{"p": "***", "t": {}}');
+      await h.plant.hset("fleet:pool:proxies", "wrapped", '{"p": "aGVs\\nbG8=", "t": {}}');
+      expect((await h.call(poolItem.GET, "GET", "/pools/proxies/items/stars")).json).toMatchObject({ payload: { text: "", bytes: 0 } });
+      expect((await h.call(poolItem.GET, "GET", "/pools/proxies/items/wrapped")).json).toMatchObject({ payload: { text: "hello", bytes: 5 } });
       // a payload that is not UTF-8 is not corrupt: it is bytes
       await h.backend.poolPut("proxies", "bin", Buffer.from([0xc3, 0x28, 0x00]), {});
       const bin = await h.call(poolItem.GET, "GET", "/pools/proxies/items/bin");

@@ -3,6 +3,7 @@ import { expect, it, describe } from "vitest";
 import * as workers from "@/app/api/v1/workers/route";
 import * as worker from "@/app/api/v1/workers/[type]/[id]/route";
 import * as stats from "@/app/api/v1/workers/[type]/[id]/stats/route";
+import * as config from "@/app/api/v1/workers/[type]/[id]/config/route";
 
 import { now, type Harness } from "./harness";
 
@@ -222,6 +223,29 @@ export function workersSuite(h: Harness): void {
       await h.backend.workerRegister("t", "w", {});
       expect((await h.call(stats.GET, "GET", "/workers/t/w/stats?limit=5000")).status).toBe(400);
       expect((await h.call(stats.GET, "GET", "/workers/t/w/stats?since=soon")).status).toBe(400);
+    });
+  });
+
+  describe("NaN and Infinity that Python's json.dumps writes", () => {
+    it("are read and shown as the strings of Python's tokens, not reported corrupt, and a config write keeps them", async () => {
+      await h.backend.workerRegister("t", "w", {});
+      await h.backend.workerSetState("t", "w", "RUNNING", null, now());
+      await h.plant.set("wkr:t:w:hardware", '{"hostname": "h", "temp": Infinity}');
+      await h.plant.set("wkr:t:w:stats", '{"rate": NaN, "low": -Infinity, "ok": 1.5}');
+      await h.plant.set("wkr:t:w:config", '{"slots": 2, "limit": NaN}');
+      await h.plant.zadd("wkr:t:w:stats:history", 5, '{"rate": NaN}');
+      const res = await h.call(worker.GET, "GET", "/workers/t/w");
+      expect(res.status).toBe(200);
+      expect(res.json).toMatchObject({ hardware: { hostname: "h", temp: "Infinity" }, stats: { rate: "NaN", low: "-Infinity", ok: 1.5 }, config: { slots: 2, limit: "NaN" } });
+      expect(res.json.corrupt).toBeUndefined();
+      const list = await h.call(workers.GET, "GET", "/workers");
+      expect(list.json.workers[0]).toMatchObject({ stats: { rate: "NaN" } });
+      expect((await h.call(stats.GET, "GET", "/workers/t/w/stats")).json.frames).toEqual([{ ts: 5, frame: { rate: "NaN" } }]);
+      // a merge patch leaves the NaN member alone, and the backend writes it back as Python's token
+      const patched = await h.call(config.PATCH, "PATCH", "/workers/t/w/config", { body: { slots: 3 } });
+      expect(patched.status).toBe(200);
+      expect(patched.json.config).toEqual({ slots: 3, limit: "NaN" });
+      expect((await h.plant.get("wkr:t:w:config"))?.toString()).toBe('{"slots": 3, "limit": NaN}');
     });
   });
 }

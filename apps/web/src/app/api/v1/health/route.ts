@@ -1,12 +1,15 @@
 import { BackendUnavailableError } from "@fleet/backend";
 
-import { checkBackend } from "@/server/health";
+import { requireAllowedHost } from "@/server/api/authorize";
+import { ApiError } from "@/server/api/errors";
+import { checkBackend, HEALTH_UNAVAILABLE_MESSAGE } from "@/server/health";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export async function GET(): Promise<Response> {
+export async function GET(request: Request): Promise<Response> {
   try {
+    requireAllowedHost(request);
     const { backend, info } = await checkBackend();
     return json(200, {
       ok: true,
@@ -20,8 +23,10 @@ export async function GET(): Promise<Response> {
     });
   } catch (err) {
     if (err instanceof BackendUnavailableError) {
-      return json(503, { error: { code: "backend_unavailable", message: err.message } });
+      console.warn(`[health] ${err.message}`);
+      return json(503, { error: { code: "backend_unavailable", message: HEALTH_UNAVAILABLE_MESSAGE } });
     }
+    if (err instanceof ApiError) return json(err.status, { error: { code: err.code, message: err.message } });
     console.error("health check failed", err);
     return json(500, { error: { code: "internal", message: "The health check failed unexpectedly; see the server log." } });
   }

@@ -5,6 +5,7 @@ import { notFound } from "@/server/api/errors";
 import { announceAdmin } from "@/server/api/resources";
 import { Reply, route } from "@/server/api/route";
 import { toWorkerDetail } from "@/server/api/serialize";
+import { refuseSharedWorkerKeys } from "@/server/api/workers";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -27,6 +28,7 @@ export const DELETE = route({
   role: "admin",
   response: DeletedSchema,
   handler: async ({ backend, params }) => {
+    await refuseSharedWorkerKeys(backend, [{ automationType: params.type, workerId: params.id }]);
     const removed = await backend.workerRemove(params.type, params.id);
     if (!removed) throw notFound(`There is no worker '${params.id}' of automation '${params.type}'.`);
     await announceAdmin(backend, "worker.delete", { automation_type: params.type, worker_id: params.id });

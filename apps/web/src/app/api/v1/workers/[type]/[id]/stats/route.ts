@@ -2,6 +2,7 @@ import { StatsFramesSchema, StatsQuerySchema } from "@fleet/schema";
 
 import { notFound } from "@/server/api/errors";
 import { rawForDisplay } from "@/server/api/resources";
+import { jsonForBrowser } from "@/server/api/serialize";
 import { route } from "@/server/api/route";
 
 export const runtime = "nodejs";
@@ -19,7 +20,7 @@ export const GET = route({
     ]);
     if (registered === null) throw notFound(`There is no worker '${params.id}' of automation '${params.type}'.`);
     return {
-      frames: frames.map((f) => (f.frame === null ? { ts: f.ts, frame: null, raw: rawForDisplay(f.raw) } : { ts: f.ts, frame: f.frame })),
+      frames: frames.map((f) => (f.frame === null ? { ts: f.ts, frame: null, raw: rawForDisplay(f.raw) } : { ts: f.ts, frame: jsonForBrowser(f.frame) })),
     };
   },
 });
