@@ -45,7 +45,7 @@ export function decideStartup(f: StartupFacts): StartupDecision {
   };
 }
 
-/** The -H / --hostname that `next start` was given, from its argv. */
+/** The -H / --hostname that `next start` was given, from its argv; else the standalone server's $HOSTNAME (see standaloneBindHost). */
 export function bindHostFromArgv(argv: readonly string[], env: Record<string, string | undefined> = process.env): string | null {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
