@@ -115,6 +115,10 @@ run_tier() {
 
 # ---- 3-5. the tiers --------------------------------------------------------------------------
 run_tier build pnpm exec turbo run build
+# the container image's standalone server (Dockerfile; e2e/tests/image.spec.ts assembles and runs it)
+run_tier build-image pnpm --filter @fleet/web build:image
+# a build into another dist dir points next-env.d.ts at it: keep the committed one
+git -C "$ROOT" checkout -- apps/web/next-env.d.ts 2>/dev/null || true
 # --continue: one failing package must not hide the results of the others.
 # --force: results depend on a live Redis that turbo cannot hash, so never replay a cached run.
 # --concurrency=1: packages share one Redis; running them one at a time keeps a FLUSHDB or a

@@ -1,3 +1,5 @@
+import { fileURLToPath } from "node:url";
+
 import type { NextConfig } from "next";
 
 import { API_CSP, HSTS, HTTPS_FIRST_HOP } from "./src/server/auth/csp";
@@ -16,6 +18,12 @@ const SECURITY_HEADERS = [
 const nextConfig: NextConfig = {
   // Several builds of one checkout can run side by side (e.g. while developing) with their own output.
   distDir: process.env.NEXT_DIST_DIR ?? ".next",
+  // The container image (Dockerfile) runs Next's standalone server: `pnpm --filter @fleet/web
+  // build:image` builds it into .next-standalone/standalone, traced from the monorepo's root
+  // so the workspace packages and their node_modules come along.
+  ...(process.env.FLEET_STANDALONE === "1"
+    ? { output: "standalone" as const, outputFileTracingRoot: fileURLToPath(new URL("../..", import.meta.url)) }
+    : {}),
   // Internal packages ship TypeScript source; the app compiles them.
   transpilePackages: ["@fleet/backend", "@fleet/schema", "@fleet/worker"],
   // ioredis uses Node built-ins and dynamic requires: load it from node_modules at run time.

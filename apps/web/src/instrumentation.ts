@@ -30,6 +30,11 @@ export async function register(): Promise<void> {
     process.exit(1);
   }
   installPeerStamp();
+  const { installShutdownHandlers } = await import("./server/shutdown");
+  installShutdownHandlers({
+    graceMs: Number(process.env.FLEET_SHUTDOWN_GRACE_MS ?? 9500) - 1000,
+    log: (line) => console.log(line),
+  });
   console.log(`Fleet Console backend: ${maskUrl(backendUrl)}`);
   if (!/^memory:/i.test(backendUrl)) {
     // One look at the Redis now: a Cluster endpoint can never work (ClusterNotSupportedError

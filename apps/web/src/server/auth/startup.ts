@@ -45,13 +45,22 @@ export function decideStartup(f: StartupFacts): StartupDecision {
   };
 }
 
-/** The -H / --hostname that `next start` was given, from its argv. */
-export function bindHostFromArgv(argv: readonly string[]): string | null {
+/** The -H / --hostname that `next start` was given, from its argv; else the standalone server's $HOSTNAME (see standaloneBindHost). */
+export function bindHostFromArgv(argv: readonly string[], env: Record<string, string | undefined> = process.env): string | null {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === "-H" || a === "--hostname") return argv[i + 1] ?? null;
     const m = /^(?:-H|--hostname)=(.+)$/.exec(a);
     if (m) return m[1]!;
   }
-  return null;
+  return standaloneBindHost(env);
+}
+
+/**
+ * Next's standalone server (`node apps/web/server.js`, the container image) takes no -H: it
+ * listens on $HOSTNAME, every interface when unset. Null when not running standalone.
+ */
+export function standaloneBindHost(env: Record<string, string | undefined>): string | null {
+  if (!env.__NEXT_PRIVATE_STANDALONE_CONFIG) return null;
+  return env.HOSTNAME || "0.0.0.0";
 }

@@ -8,6 +8,7 @@ import { authorize } from "../api/authorize";
 import { authConfig } from "../auth/config";
 import { identify } from "../auth/identify";
 import { identifyLive } from "../auth/sessions";
+import { isShuttingDown, onShutdown } from "../shutdown";
 import type { EventHub, HubEvent } from "./hub";
 import { encodeComment, parseTopicFilter, type TopicFilter } from "./frames";
 
@@ -54,6 +55,10 @@ export function createEventsHandler(options: EventsHandlerOptions): (request: Re
   const sessionCheckMs = options.sessionCheckMs ?? DEFAULT_SESSION_CHECK_MS;
 
   return async (request: Request): Promise<Response> => {
+    if (isShuttingDown()) {
+      // a stream opened now would be closed at once: send the browser elsewhere (or back later)
+      return new Response(": server shutting down\n\n", { status: 503, headers: { "Retry-After": "1", "Content-Type": "text/event-stream; charset=utf-8" } });
+    }
     let filter: TopicFilter;
     let hub: EventHub;
     let principal: Awaited<ReturnType<typeof authorize>>;
@@ -92,11 +97,13 @@ export function createEventsHandler(options: EventsHandlerOptions): (request: Re
           let heartbeat: ReturnType<typeof setInterval> | undefined;
           let recheck: ReturnType<typeof setInterval> | undefined;
           let expiry: ReturnType<typeof setTimeout> | undefined;
+          let unregister: () => void = () => {};
 
           const onAbort = () => cleanup();
           cleanup = () => {
             if (closed) return;
             closed = true;
+            unregister();
             if (heartbeat) clearInterval(heartbeat);
             if (recheck) clearInterval(recheck);
             if (expiry) clearTimeout(expiry);
@@ -134,6 +141,13 @@ export function createEventsHandler(options: EventsHandlerOptions): (request: Re
             return;
           }
           request.signal.addEventListener("abort", onAbort, { once: true });
+          // SIGTERM: say so, ask EventSource to come back soon (another replica, or this one
+          // restarted), and end the stream so the server can close
+          unregister = onShutdown(() => {
+            send(encodeComment("server shutting down"));
+            send(new TextEncoder().encode("retry: 1000\n\n"));
+            cleanup();
+          });
           detach = hub.attach((event: HubEvent) => {
             if (event.topic !== null && !filter(event.topic)) return;
             send(event.frame);
