@@ -8,12 +8,18 @@
 # Every tier runs even when an earlier one failed. The last line is the sum of all reports:
 #   tests: N passed, N failed, N skipped
 # and the exit code is non-zero when anything failed, a tier's command failed, or no test ran.
+# sum-test-reports.mjs knows which reports must exist (one per workspace package with test
+# files); a missing, unreadable or empty one, and a skipped test (but for the Python-reference
+# tests in a clone without ../shared/spec, unless FLEET_REQUIRE_PY_REFERENCE=1), count as failed.
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
 export NEXT_TELEMETRY_DISABLED=1 TURBO_TELEMETRY_DISABLED=1
+# These would send Playwright's JSON report somewhere the summer does not look (it follows
+# E2E_OUTPUT_DIR, as e2e/playwright.config.ts does).
+unset PLAYWRIGHT_JSON_OUTPUT_FILE PLAYWRIGHT_JSON_OUTPUT_DIR PLAYWRIGHT_JSON_OUTPUT_NAME
 
 log() { printf '\n==> %s\n' "$*"; }
 
@@ -95,9 +101,11 @@ export REDIS_TEST_URL="redis://127.0.0.1:$REDIS_PORT/0"
 export E2E_REDIS_URL="redis://127.0.0.1:$REDIS_PORT/3"
 
 # ---- stale reports ---------------------------------------------------------------------------
-find apps packages e2e -path '*/node_modules' -prune -o -path '*/test-results/vitest.json' -type f -print0 2>/dev/null |
+find apps packages e2e scripts -path '*/node_modules' -prune -o -path '*/test-results/vitest.json' -type f -print0 2>/dev/null |
   xargs -0 rm -f
-rm -f e2e/test-results/results.json
+# ...and every report the summer will read, wherever it lives (E2E_OUTPUT_DIR moves Playwright's),
+# so that a tier that does not run leaves its report missing rather than last run's.
+while IFS= read -r report; do rm -f "$report"; done < <(node "$ROOT/scripts/sum-test-reports.mjs" --expected "$ROOT")
 
 FAILED_TIERS=()
 run_tier() {
@@ -126,8 +134,8 @@ cleanup
 # ---- summary ---------------------------------------------------------------------------------
 echo
 [ ${#FAILED_TIERS[@]} -gt 0 ] && echo "failed tiers: ${FAILED_TIERS[*]}"
-# The summer counts a failed tier as a failure when no report shows it (a build error, a
-# crash before any report was written), so the line never reads "0 failed" on a red run.
+# The summer counts a failed tier as a failure when no report shows it (a build error), and a
+# missing report as one too, so the line never reads "0 failed" on a red run.
 SUMMARY="$(FAILED_TIERS="${#FAILED_TIERS[@]}" node "$ROOT/scripts/sum-test-reports.mjs" "$ROOT")"
 rc=$?
 [ ${#FAILED_TIERS[@]} -gt 0 ] && rc=1
