@@ -4,9 +4,8 @@
 // at run time, unless PUBLIC or SELF_AUTHORIZED names it with a reason. Then every method of
 // every route is called without credentials (401), and as viewer, operator and admin
 // (bearer tokens): 403 below the role, past authorization at or above it.
-import { readFileSync, readdirSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -15,11 +14,7 @@ import { resetEventHub } from "@/server/events";
 
 import type { Role } from "./authorize";
 import { declaredRoute } from "./route";
-
-const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-const API_DIR = path.join(SRC, "app", "api");
-const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
-type Method = (typeof METHODS)[number];
+import { endpoints, exportedMethods, handlerOf, HTTP_METHODS, loadRoute, routeFiles, routeSource, SRC, urlOf, type Endpoint } from "./test/route-walk";
 
 /**
  * The role each method of each route needs, as the README's Authentication section states
@@ -93,56 +88,17 @@ const SELF_AUTHORIZED: Record<string, { reason: string; authorizes: () => boolea
   "GET /v1/events": {
     reason: "a Server-Sent Events stream; createEventsHandler authorizes before it opens",
     authorizes: () =>
-      /createEventsHandler\(/.test(source("v1/events")) &&
+      /createEventsHandler\(/.test(routeSource("/v1/events")) &&
       /await authorize\(request, "viewer"\)/.test(readFileSync(path.join(SRC, "server", "events", "sse-response.ts"), "utf8")),
   },
   "GET /v1/metrics": {
     reason: "Prometheus text exposition, not JSON",
-    authorizes: () => /^\s*await authorize\(request, "viewer"\);/m.test(source("v1/metrics")),
+    authorizes: () => /^\s*await authorize\(request, "viewer"\);/m.test(routeSource("/v1/metrics")),
   },
 };
 
-interface RouteFile {
-  /** Below /api, with [param] segments: /v1/workers/[type]/[id]. */
-  apiPath: string;
-  file: string;
-}
-
-function walk(dir: string): RouteFile[] {
-  const out: RouteFile[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) out.push(...walk(p));
-    else if (e.name === "route.ts") out.push({ apiPath: `/${path.relative(API_DIR, dir).split(path.sep).join("/")}`, file: p });
-  }
-  return out;
-}
-
-const FILES = walk(API_DIR).sort((a, b) => a.apiPath.localeCompare(b.apiPath));
-const source = (apiPath: string) => readFileSync(path.join(API_DIR, apiPath, "route.ts"), "utf8");
-
-/** The HTTP methods a route.ts exports, read from its source, and how each is made. */
-function staticExports(src: string): Map<Method, { wrapped: boolean; role: string | null }> {
-  const out = new Map<Method, { wrapped: boolean; role: string | null }>();
-  const names = METHODS.join("|");
-  for (const m of src.matchAll(new RegExp(`^export\\s+(?:const|let|var)\\s+(${names})\\s*=\\s*([^\\n]*)`, "gm"))) {
-    const wrapped = /^route\(\{/.test(m[2]!);
-    // the role: inside this route({...}), before the next export
-    const rest = src.slice(m.index! + m[0].length);
-    const body = rest.slice(0, rest.search(/^export\s/m) === -1 ? undefined : rest.search(/^export\s/m));
-    out.set(m[1] as Method, { wrapped, role: wrapped ? (/^\s*role:\s*"(\w+)"/m.exec(body)?.[1] ?? null) : null });
-  }
-  for (const m of src.matchAll(new RegExp(`^export\\s+(?:async\\s+)?function\\s+(${names})\\b`, "gm"))) out.set(m[1] as Method, { wrapped: false, role: null });
-  for (const m of src.matchAll(/^export\s*\{([^}]*)\}/gm)) {
-    for (const part of m[1]!.split(",")) {
-      const name = part.trim().split(/\s+as\s+/).pop()!;
-      if ((METHODS as readonly string[]).includes(name)) out.set(name as Method, { wrapped: false, role: null });
-    }
-  }
-  return out;
-}
-
-const ENDPOINTS = FILES.flatMap((f) => [...staticExports(readFileSync(f.file, "utf8")).keys()].map((method) => ({ ...f, method, key: `${method} ${f.apiPath}` })));
+const FILES = routeFiles();
+const ENDPOINTS = endpoints();
 const GUARDED = ENDPOINTS.filter((e) => !(e.key in PUBLIC));
 
 describe("the route walk", () => {
@@ -157,10 +113,10 @@ describe("the route walk", () => {
 
   it.each(FILES.map((f) => [f.apiPath, f] as const))("%s: every exported method is route({ role }) with its role, in the source and at run time", async (_, f) => {
     const src = readFileSync(f.file, "utf8");
-    const declaredInSource = staticExports(src);
-    const mod = (await import(/* @vite-ignore */ f.file)) as Record<string, unknown>;
+    const declaredInSource = exportedMethods(src);
+    const mod = await loadRoute(f.file);
     // the module exports no method the source reading missed (a re-export, say)
-    expect(METHODS.filter((m) => m in mod).sort()).toEqual([...declaredInSource.keys()].sort());
+    expect(HTTP_METHODS.filter((m) => m in mod).sort()).toEqual([...declaredInSource.keys()].sort());
     for (const [method, how] of declaredInSource) {
       const key = `${method} ${f.apiPath}`;
       if (key in PUBLIC) continue;
@@ -180,19 +136,18 @@ describe("the route walk", () => {
 
 const RANK: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };
 type Caller = "nobody" | Role;
-type Handler = (request: Request, context?: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
 /** Calls the exported handler as Next would; a stream is cancelled once its status is known. */
-async function send(endpoint: (typeof ENDPOINTS)[number], headers: Record<string, string>, body?: unknown): Promise<{ status: number; code?: string }> {
-  const mod = (await import(/* @vite-ignore */ endpoint.file)) as Record<string, Handler>;
-  const url = `${ORIGIN}/api${endpoint.apiPath.replace(/\[([^\]]+)\]/g, "x-$1")}`;
+async function send(endpoint: Endpoint, headers: Record<string, string>, body?: unknown): Promise<{ status: number; code?: string }> {
+  const handler = await handlerOf(endpoint);
+  const url = urlOf(endpoint.apiPath, ORIGIN);
   const abort = new AbortController();
   const init: RequestInit = { method: endpoint.method, headers: { ...headers }, signal: abort.signal };
   if (body !== undefined) {
     init.body = JSON.stringify(body);
     (init.headers as Record<string, string>)["content-type"] = "application/json";
   }
-  const res = await mod[endpoint.method]!(new Request(url, init), { params: Promise.resolve({}) });
+  const res = await handler(new Request(url, init), { params: Promise.resolve({}) });
   if ((res.headers.get("content-type") ?? "").includes("text/event-stream")) {
     abort.abort();
     await res.body?.cancel().catch(() => undefined);
