@@ -196,7 +196,7 @@ export function sumReports(root, env = process.env) {
   const reports = expectedReports(root, env);
   if (reports.length === 0) details.push("  no package with test files found: nothing to sum");
   for (const { pkg, kind, file } of reports) {
-    const rel = path.relative(root, file) || file;
+    const rel = file.startsWith(root + path.sep) ? path.relative(root, file) : file;
     const notes = [];
     const say = (line) => notes.push(`    ${line}`);
     const read = readReport(file);
