@@ -62,13 +62,15 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# 6390 unless taken (another developer's Redis, say): then the next free port up to 6399.
+# 6390 (or FLEET_TEST_REDIS_PORT) unless taken (another developer's Redis, say): then the next
+# free one of the ten from there.
+REDIS_PORT_START="${FLEET_TEST_REDIS_PORT:-6390}"
 REDIS_PORT=""
-for port in $(seq "${FLEET_TEST_REDIS_PORT:-6390}" 6399); do
+for port in $(seq "$REDIS_PORT_START" $((REDIS_PORT_START + 9))); do
   if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then REDIS_PORT=$port; break; fi
 done
 if [ -z "$REDIS_PORT" ]; then
-  echo "error: no free port for the test Redis in ${FLEET_TEST_REDIS_PORT:-6390}..6399" >&2
+  echo "error: no free port for the test Redis in $REDIS_PORT_START..$((REDIS_PORT_START + 9))" >&2
   echo "tests: 0 passed, 1 failed"
   exit 1
 fi
@@ -88,12 +90,13 @@ if [ -z "$REDIS_PID" ] || ! redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1; the
   exit 1
 fi
 
-# The browser tests' web server: 3210 unless taken.
+# The browser tests' web server: 3210 (or E2E_PORT_START) unless taken, else the next free one.
+E2E_PORT_FROM="${E2E_PORT_START:-3210}"
 E2E_PORT=""
-for port in $(seq "${E2E_PORT_START:-3210}" 3299); do
+for port in $(seq "$E2E_PORT_FROM" $((E2E_PORT_FROM + 89))); do
   if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then E2E_PORT=$port; break; fi
 done
-export E2E_PORT="${E2E_PORT:-3210}"
+export E2E_PORT="${E2E_PORT:-$E2E_PORT_FROM}"
 
 # Package tests start from DB 0 and pick their own DBs or key prefixes; the browser tests
 # get DB 3 to themselves.
