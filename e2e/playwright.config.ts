@@ -18,12 +18,14 @@ export default defineConfig({
   // E2E_OUTPUT_DIR: a run of one's own beside someone else's (each run empties its output dir).
   outputDir: process.env.E2E_OUTPUT_DIR ? `${process.env.E2E_OUTPUT_DIR}/artifacts` : "./test-results/artifacts",
   fullyParallel: false,
+  // Always, not only on CI: a focused test would silently skip the rest.
   forbidOnly: true,
   retries: 0,
   workers: 1,
   timeout: 60_000,
   expect: { timeout: 15_000 },
-  reporter: [["list"], ["json", { outputFile: `${process.env.E2E_OUTPUT_DIR ?? "test-results"}/results.json` }]],
+  // scripts/sum-test-reports.mjs reads the report from the same place (keep the two in step).
+  reporter: [["list"], ["json", { outputFile: `${process.env.E2E_OUTPUT_DIR || "test-results"}/results.json` }]],
   use: {
     baseURL,
     trace: "retain-on-failure",

@@ -8,12 +8,18 @@
 # Every tier runs even when an earlier one failed. The last line is the sum of all reports:
 #   tests: N passed, N failed, N skipped
 # and the exit code is non-zero when anything failed, a tier's command failed, or no test ran.
+# sum-test-reports.mjs knows which reports must exist (one per workspace package with test
+# files); a missing, unreadable or empty one, and a skipped test (but for the Python-reference
+# tests in a clone without ../shared/spec, unless FLEET_REQUIRE_PY_REFERENCE=1), count as failed.
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
 export NEXT_TELEMETRY_DISABLED=1 TURBO_TELEMETRY_DISABLED=1
+# These would send Playwright's JSON report somewhere the summer does not look (it follows
+# E2E_OUTPUT_DIR, as e2e/playwright.config.ts does).
+unset PLAYWRIGHT_JSON_OUTPUT_FILE PLAYWRIGHT_JSON_OUTPUT_DIR PLAYWRIGHT_JSON_OUTPUT_NAME
 
 log() { printf '\n==> %s\n' "$*"; }
 
@@ -57,13 +63,15 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# 6390 unless taken (another developer's Redis, say): then the next free port up to 6399.
+# 6390 (or FLEET_TEST_REDIS_PORT) unless taken (another developer's Redis, say): then the next
+# free one of the ten from there.
+REDIS_PORT_START="${FLEET_TEST_REDIS_PORT:-6390}"
 REDIS_PORT=""
-for port in $(seq "${FLEET_TEST_REDIS_PORT:-6390}" 6399); do
+for port in $(seq "$REDIS_PORT_START" $((REDIS_PORT_START + 9))); do
   if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then REDIS_PORT=$port; break; fi
 done
 if [ -z "$REDIS_PORT" ]; then
-  echo "error: no free port for the test Redis in ${FLEET_TEST_REDIS_PORT:-6390}..6399" >&2
+  echo "error: no free port for the test Redis in $REDIS_PORT_START..$((REDIS_PORT_START + 9))" >&2
   echo "tests: 0 passed, 1 failed"
   exit 1
 fi
@@ -83,12 +91,13 @@ if [ -z "$REDIS_PID" ] || ! redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1; the
   exit 1
 fi
 
-# The browser tests' web server: 3210 unless taken.
+# The browser tests' web server: 3210 (or E2E_PORT_START) unless taken, else the next free one.
+E2E_PORT_FROM="${E2E_PORT_START:-3210}"
 E2E_PORT=""
-for port in $(seq "${E2E_PORT_START:-3210}" 3299); do
+for port in $(seq "$E2E_PORT_FROM" $((E2E_PORT_FROM + 89))); do
   if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then E2E_PORT=$port; break; fi
 done
-export E2E_PORT="${E2E_PORT:-3210}"
+export E2E_PORT="${E2E_PORT:-$E2E_PORT_FROM}"
 
 # Package tests start from DB 0 and pick their own DBs or key prefixes; the browser tests
 # get DB 3 to themselves.
@@ -96,9 +105,11 @@ export REDIS_TEST_URL="redis://127.0.0.1:$REDIS_PORT/0"
 export E2E_REDIS_URL="redis://127.0.0.1:$REDIS_PORT/3"
 
 # ---- stale reports ---------------------------------------------------------------------------
-find apps packages e2e -path '*/node_modules' -prune -o -path '*/test-results/vitest.json' -type f -print0 2>/dev/null |
+find apps packages e2e scripts -path '*/node_modules' -prune -o -path '*/test-results/vitest.json' -type f -print0 2>/dev/null |
   xargs -0 rm -f
-rm -f e2e/test-results/results.json
+# ...and every report the summer will read, wherever it lives (E2E_OUTPUT_DIR moves Playwright's),
+# so that a tier that does not run leaves its report missing rather than last run's.
+while IFS= read -r report; do rm -f "$report"; done < <(node "$ROOT/scripts/sum-test-reports.mjs" --expected "$ROOT")
 
 FAILED_TIERS=()
 run_tier() {
@@ -131,8 +142,8 @@ cleanup
 # ---- summary ---------------------------------------------------------------------------------
 echo
 [ ${#FAILED_TIERS[@]} -gt 0 ] && echo "failed tiers: ${FAILED_TIERS[*]}"
-# The summer counts a failed tier as a failure when no report shows it (a build error, a
-# crash before any report was written), so the line never reads "0 failed" on a red run.
+# The summer counts a failed tier as a failure when no report shows it (a build error), and a
+# missing report as one too, so the line never reads "0 failed" on a red run.
 SUMMARY="$(FAILED_TIERS="${#FAILED_TIERS[@]}" node "$ROOT/scripts/sum-test-reports.mjs" "$ROOT")"
 rc=$?
 [ ${#FAILED_TIERS[@]} -gt 0 ] && rc=1

@@ -12,6 +12,8 @@ export default defineConfig({
     },
   },
   test: {
+    // A focused test (.only) fails the run, locally too: it would silently skip the rest.
+    allowOnly: false,
     environment: "node",
     include: ["src/**/*.test.ts", "src/**/*.test.tsx"],
     testTimeout: 30_000,

@@ -5,7 +5,9 @@ test("the home page loads and names the console", async ({ page }) => {
   expect(res?.status()).toBe(200);
   await expect(page).toHaveTitle(/Fleet Console/);
   await expect(page.getByText("Fleet Console", { exact: true }).first()).toBeVisible();
-  // The shell raises this banner when /api/v1/health answers 503.
+  // The shell raises this banner when /api/v1/health answers 503: its absence means
+  // something only once the overview shows what /health answered.
+  await expect(page.getByTestId("backend-status")).toHaveText(/^Connected: redis \d/);
   await expect(page.getByTestId("backend-unavailable")).toHaveCount(0);
   await page.screenshot({ path: screenshotPath("home"), fullPage: true });
 });

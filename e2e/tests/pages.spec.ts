@@ -163,12 +163,15 @@ for (const c of PAGES) {
     page.on("pageerror", (e) => errors.push(e.message));
     for (const vp of VIEWPORTS) {
       await page.setViewportSize({ width: vp.width, height: vp.height });
+      const health = page.waitForResponse((r) => new URL(r.url()).pathname === "/api/v1/health");
       const res = await page.goto(c.path(s));
       expect(res?.status(), `${c.name} answers 200`).toBe(200);
       await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
       if (c.after) await c.after(page, s, backend);
       await expect(c.ready(page, s)).toBeVisible();
       await waitUntilLoaded(page);
+      // The banner's absence means something only once the shell's /api/v1/health answered.
+      expect((await health).status(), `${c.name}: /api/v1/health`).toBe(200);
       await expect(page.getByTestId("backend-unavailable")).toHaveCount(0);
       await page.screenshot({ path: screenshotPath(`page-${c.name}-${vp.label}`), fullPage: true });
       await expectNoSeriousViolations(page, `${c.name} at ${vp.width}x${vp.height}`);

@@ -30,8 +30,9 @@ def load_reference():
     here = Path(__file__).resolve()
     repo_root = here.parents[4]  # packages/backend/test/py/fleet_py.py -> repo root
     spec_dir = Path(os.environ.get("FLEET_PY_BACKEND") or repo_root.parent / "shared" / "spec")
-    # a directory holding backend.py, or a fleet-framework checkout (fleet/core/backend.py)
-    candidates = [spec_dir / "backend.py", spec_dir / "fleet" / "core" / "backend.py"]
+    # the file itself (what test/py-reference.ts passes), a directory holding backend.py,
+    # or a fleet-framework checkout (fleet/core/backend.py)
+    candidates = [spec_dir, spec_dir / "backend.py", spec_dir / "fleet" / "core" / "backend.py"]
     path = next((c for c in candidates if c.is_file()), None)
     if path is None:
         sys.exit(f"fleet_py: no backend.py in {spec_dir} or {spec_dir / 'fleet' / 'core'} (set FLEET_PY_BACKEND)")

@@ -66,11 +66,18 @@ export interface NextRouteContext {
 
 export const API_BASE = "/api/v1";
 
+/** What each handler made by `route()` declared: the test that walks every route.ts reads it. */
+const declared = new WeakMap<object, { path: string; role: Role }>();
+
+export function declaredRoute(handler: unknown): { path: string; role: Role } | undefined {
+  return typeof handler === "function" ? declared.get(handler) : undefined;
+}
+
 export function route<S extends string, Q extends z.ZodType | undefined = undefined, B extends BodySpec = undefined, R = unknown>(
   spec: RouteSpec<S, Q, B, R>,
 ): (request: Request, context?: NextRouteContext) => Promise<Response> {
   const where = `${spec.path}`;
-  return async (request, context) => {
+  const handler = async (request: Request, context?: NextRouteContext): Promise<Response> => {
     try {
       const principal = await authorize(request, spec.role, { expectsBody: spec.body !== undefined });
       const params = await readParams(spec, request, context);
@@ -133,6 +140,8 @@ export function route<S extends string, Q extends z.ZodType | undefined = undefi
       return toErrorResponse(err, `${request.method} ${where}`);
     }
   };
+  declared.set(handler, { path: spec.path, role: spec.role });
+  return handler;
 }
 
 /** A mutation refused for its credentials, role or origin, into the audit trail (audit/refusals.ts). */

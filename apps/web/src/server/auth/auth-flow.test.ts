@@ -99,6 +99,18 @@ describe("sign-in", () => {
     expect(blocked.json.error.message).not.toContain("password");
     // another user is not slowed down by otto's failures
     expect((await signIn("vera", PASSWORDS.vera)).status).toBe(200);
+    // once the wait is over a success clears otto's record: it takes three failures again
+    // (without the reset the second one would already answer 429)
+    // (the throttle reads the real clock; a refused attempt does not count as a failure)
+    const deadline = Date.now() + 10_000;
+    let after = await signIn("otto", PASSWORDS.otto);
+    while (after.status === 429 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      after = await signIn("otto", PASSWORDS.otto);
+    }
+    expect(after.status).toBe(200);
+    for (let i = 0; i < 3; i++) expect((await signIn("otto", "wrong")).status, `failure ${i + 1} after the reset`).toBe(401);
+    expect((await signIn("otto", PASSWORDS.otto)).status).toBe(429);
   });
 
   it("refuses a sign-in posted from another site (login CSRF)", async () => {
