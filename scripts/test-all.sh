@@ -28,6 +28,7 @@ missing_system_deps() {
   command -v redis-server >/dev/null 2>&1 || return 0
   command -v redis-cli >/dev/null 2>&1 || return 0
   command -v redis-sentinel >/dev/null 2>&1 || return 0
+  command -v haproxy >/dev/null 2>&1 || return 0
   [ -x /usr/bin/chromium ] || return 0
   /usr/bin/python3 -c 'import redis' >/dev/null 2>&1 || return 0
   return 1
@@ -35,13 +36,13 @@ missing_system_deps() {
 
 if missing_system_deps; then
   if [ "$(id -u)" = 0 ]; then
-    log "installing system packages (redis-server, redis-tools, redis-sentinel, chromium, python3-redis)"
+    log "installing system packages (redis-server, redis-tools, redis-sentinel, haproxy, chromium, python3-redis)"
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq && apt-get install -y -qq redis-server redis-tools redis-sentinel chromium python3-redis >/dev/null
+    apt-get update -qq && apt-get install -y -qq redis-server redis-tools redis-sentinel haproxy chromium python3-redis >/dev/null
   fi
   if missing_system_deps; then
-    echo "error: needs redis-server, redis-cli, redis-sentinel, /usr/bin/chromium and python3-redis;" \
-      "install them: apt-get install -y redis-server redis-tools redis-sentinel chromium python3-redis" >&2
+    echo "error: needs redis-server, redis-cli, redis-sentinel, haproxy, /usr/bin/chromium and python3-redis;" \
+      "install them: apt-get install -y redis-server redis-tools redis-sentinel haproxy chromium python3-redis" >&2
     echo "tests: 0 passed, 1 failed"
     exit 1
   fi
