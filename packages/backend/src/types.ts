@@ -79,6 +79,14 @@ export interface SweepResult {
 /** Dead letters are addressed by content: `ref` is the hex SHA-1 of the body bytes. */
 export type DeadLetterSelector = { refs: string[] } | { all: true };
 
+/** A dead letter selected by ref, as `dlqLocate` found it: the body and its first index. */
+export interface DeadLetterMatch {
+  ref: string;
+  body: Buffer;
+  /** Index of the first occurrence when it was read (the list may have moved since). */
+  index: number;
+}
+
 export interface StreamSummary {
   name: string;
   length: number;
@@ -256,9 +264,26 @@ export interface Backend {
   dlqLength(name: string): Promise<number>;
   dlqClear(name: string): Promise<number>;
   dlqRange(name: string, offset: number, limit: number): Promise<{ total: number; items: Buffer[] }>;
-  /** Moves the selected dead letters onto the normal pending list, atomically. */
+  /**
+   * Moves the selected dead letters onto the normal pending list. By ref: every occurrence
+   * of each body, refs in the order of their first occurrence, each body's move atomic
+   * (`dlqLocate` + `dlqTake`). `all`: the whole list as it stood when the call began, in
+   * order, in atomic chunks (every body is in exactly one of the two lists at every instant).
+   */
   dlqRequeue(name: string, which: DeadLetterSelector): Promise<{ requeued: number; missing: string[] }>;
   dlqDelete(name: string, which: DeadLetterSelector): Promise<{ deleted: number; missing: string[] }>;
+  /**
+   * First step of a by-ref action: finds the body of each ref by reading the list in chunks
+   * (hashing outside Redis); stops as soon as every ref is found. `missing` keeps the order
+   * of `refs`, each ref once.
+   */
+  dlqLocate(name: string, refs: string[]): Promise<{ found: DeadLetterMatch[]; missing: string[] }>;
+  /**
+   * Second step: removes every occurrence of each found body (compared byte for byte, so a
+   * body changed meanwhile is never removed in its place) and, for `requeue`, pushes as many
+   * copies onto the normal list in the same atomic step. A body no longer there is `missing`.
+   */
+  dlqTake(name: string, found: DeadLetterMatch[], action: "requeue" | "delete"): Promise<{ count: number; missing: string[] }>;
   queueNames(): Promise<string[]>;
   queueDepths(names: string[], now?: number): Promise<QueueDepths[]>;
   queueDetail(name: string, limit: number, now?: number): Promise<QueueDetail>;

@@ -1,7 +1,8 @@
 import { createMemoryBackend } from "../src/memory";
-import { describeBackendContract, type RawPlanter } from "./contract";
+import { describeBackendContract, type BackendFixture, type RawPlanter } from "./contract";
+import { describeScaleContract } from "./contract-scale";
 
-describeBackendContract("memory", async () => {
+async function fixture(): Promise<BackendFixture> {
   const backend = createMemoryBackend();
   const r = backend.raw;
   const plantRaw: RawPlanter = {
@@ -21,4 +22,7 @@ describeBackendContract("memory", async () => {
     keys: async () => r.keys(),
   };
   return { backend, plantRaw, cleanup: () => backend.close() };
-});
+}
+
+describeBackendContract("memory", fixture);
+describeScaleContract("memory", fixture);

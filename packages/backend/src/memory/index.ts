@@ -48,6 +48,7 @@ import type {
   BytesLike,
   ConfigWrite,
   CounterSummary,
+  DeadLetterMatch,
   DeadLetterSelector,
   HealthInfo,
   JsonObject,
@@ -453,38 +454,59 @@ export class MemoryBackend implements Backend {
     return { total: this.raw.llen(k), items };
   }
 
-  /** Splits the dead list into the selected bodies (in list order) and the rest. */
-  private selectDead(name: string, which: DeadLetterSelector): { taken: Buffer[]; kept: Buffer[]; missing: string[] } {
-    const all = this.raw.lrange(keys.queueDead(name));
-    if ("all" in which) return { taken: all, kept: [], missing: [] };
-    const wanted = new Set(which.refs.map((r) => r.toLowerCase()));
-    const found = new Set<string>();
-    const taken: Buffer[] = [];
-    const kept: Buffer[] = [];
-    for (const b of all) {
-      const ref = sha1Hex(b);
-      if (wanted.has(ref)) {
-        taken.push(b);
-        found.add(ref);
-      } else kept.push(b);
+  async dlqLocate(name: string, refs: string[]): Promise<{ found: DeadLetterMatch[]; missing: string[] }> {
+    const wanted = new Set(refs.map((r) => r.toLowerCase()));
+    const found = new Map<string, DeadLetterMatch>();
+    this.raw.lrange(keys.queueDead(name)).forEach((body, index) => {
+      if (found.size === wanted.size) return;
+      const ref = sha1Hex(body);
+      if (wanted.has(ref) && !found.has(ref)) found.set(ref, { ref, body, index });
+    });
+    return { found: [...found.values()], missing: [...wanted].filter((r) => !found.has(r)) };
+  }
+
+  async dlqTake(name: string, found: DeadLetterMatch[], action: "requeue" | "delete"): Promise<{ count: number; missing: string[] }> {
+    const dead = keys.queueDead(name);
+    let count = 0;
+    const missing: string[] = [];
+    // As on Redis: one body at a time, every copy of it compared byte for byte.
+    for (const m of [...found].sort((a, b) => a.index - b.index)) {
+      const all = this.raw.lrange(dead);
+      const kept = all.filter((b) => !b.equals(m.body));
+      const n = all.length - kept.length;
+      if (n === 0) {
+        missing.push(m.ref);
+        continue;
+      }
+      this.raw.lreplace(dead, kept);
+      if (action === "requeue") this.raw.rpush(keys.queue(name), ...Array.from({ length: n }, () => m.body));
+      count += n;
     }
-    const missing = [...new Set(which.refs)].filter((r) => !found.has(r.toLowerCase()));
-    return { taken, kept, missing };
+    return { count, missing };
+  }
+
+  private async dlqByRef(name: string, refs: string[], action: "requeue" | "delete"): Promise<{ count: number; missing: string[] }> {
+    const located = await this.dlqLocate(name, refs);
+    const taken = await this.dlqTake(name, located.found, action);
+    const gone = new Set([...located.missing, ...taken.missing]);
+    return { count: taken.count, missing: [...new Set(refs.map((r) => r.toLowerCase()))].filter((r) => gone.has(r)) };
   }
 
   async dlqRequeue(name: string, which: DeadLetterSelector): Promise<{ requeued: number; missing: string[] }> {
-    const { taken, kept, missing } = this.selectDead(name, which);
-    if (taken.length) {
-      this.raw.lreplace(keys.queueDead(name), kept);
-      this.raw.rpush(keys.queue(name), ...taken);
+    if ("all" in which) {
+      const taken = this.raw.lrange(keys.queueDead(name));
+      this.raw.del(keys.queueDead(name));
+      if (taken.length) this.raw.rpush(keys.queue(name), ...taken);
+      return { requeued: taken.length, missing: [] };
     }
-    return { requeued: taken.length, missing };
+    const { count, missing } = await this.dlqByRef(name, which.refs, "requeue");
+    return { requeued: count, missing };
   }
 
   async dlqDelete(name: string, which: DeadLetterSelector): Promise<{ deleted: number; missing: string[] }> {
-    const { taken, kept, missing } = this.selectDead(name, which);
-    if (taken.length) this.raw.lreplace(keys.queueDead(name), kept);
-    return { deleted: taken.length, missing };
+    if ("all" in which) return { deleted: await this.dlqClear(name), missing: [] };
+    const { count, missing } = await this.dlqByRef(name, which.refs, "delete");
+    return { deleted: count, missing };
   }
 
   async queueNames(): Promise<string[]> {

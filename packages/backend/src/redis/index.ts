@@ -8,6 +8,7 @@ import {
   encodePoolItem,
   encodeUnixFloat,
   escapeGlob,
+  sha1Hex,
   isJsonObject,
   parseIntStrict,
   parseJsonBytes,
@@ -41,6 +42,7 @@ import type {
   BytesLike,
   ConfigWrite,
   CounterSummary,
+  DeadLetterMatch,
   DeadLetterSelector,
   HealthInfo,
   JsonObject,
@@ -77,6 +79,13 @@ export type { RedisConnectionOptions } from "./connection";
  */
 export const WORKERS_PER_CALL = 500;
 const SCAN_COUNT = 1000;
+/**
+ * Dead letters per LRANGE while locating refs, and per atomic chunk of "requeue all"
+ * (a script of 1,000 LMOVEs runs for about a millisecond).
+ */
+export const DLQ_CHUNK = 1000;
+/** List entries LREM may compare per pipelined group of by-ref removals (~1 ms of C). */
+const DLQ_TAKE_BUDGET = 200_000;
 
 /** The string keys workersGet MGETs per worker, and the record fields they fill. */
 const STRING_KEYS = ["hardware", "config", "gen", "stats"] as const;
@@ -638,7 +647,8 @@ export class RedisBackend implements Backend {
 
   async dlqClear(name: string): Promise<number> {
     return this.run(async (r) => {
-      const [len] = await this.conn.execValues(r.multi().llen(keys.queueDead(name)).del(keys.queueDead(name)));
+      // UNLINK: a list of a million dead letters is freed off Redis' main thread.
+      const [len] = await this.conn.execValues(r.multi().llen(keys.queueDead(name)).unlink(keys.queueDead(name)));
       return asNumber(len);
     });
   }
@@ -652,29 +662,97 @@ export class RedisBackend implements Backend {
     });
   }
 
-  private async dlqByContent(
-    script: "dlqRequeue" | "dlqDelete",
-    name: string,
-    which: DeadLetterSelector,
-  ): Promise<{ count: number; missing: string[] }> {
-    const scriptKeys = script === "dlqRequeue" ? [keys.queueDead(name), keys.queue(name)] : [keys.queueDead(name)];
-    const refs = "all" in which ? [] : which.refs.map((x) => x.toLowerCase());
-    if (!("all" in which) && refs.length === 0) return { count: 0, missing: [] };
-    // A value no body can equal: NUL-led and random, so LREM removes only what was marked.
-    const sentinel = `\u0000fleet-dlq-sentinel:${randomBytes(16).toString("hex")}`;
+  async dlqLocate(name: string, refs: string[]): Promise<{ found: DeadLetterMatch[]; missing: string[] }> {
+    const wanted = new Set(refs.map((x) => x.toLowerCase()));
+    const found = new Map<string, DeadLetterMatch>();
+    if (wanted.size === 0) return { found: [], missing: [] };
+    const k = keys.queueDead(name);
+    await this.run(async (r) => {
+      // Chunk by chunk, the next one already asked for while this one is hashed here; no
+      // chunk costs Redis more than a fraction of a millisecond. Stops once all are found.
+      const read = (start: number) => r.lrangeBuffer(k, start, start + DLQ_CHUNK - 1);
+      let start = 0;
+      let next = read(0);
+      for (;;) {
+        const chunk = await next;
+        if (chunk.length === DLQ_CHUNK) next = read(start + DLQ_CHUNK);
+        for (let i = 0; i < chunk.length; i++) {
+          const ref = sha1Hex(chunk[i]!);
+          if (wanted.has(ref) && !found.has(ref)) found.set(ref, { ref, body: chunk[i]!, index: start + i });
+        }
+        if (chunk.length < DLQ_CHUNK || found.size === wanted.size) {
+          if (chunk.length === DLQ_CHUNK) await next.catch(() => undefined);
+          break;
+        }
+        start += DLQ_CHUNK;
+      }
+    });
+    return { found: [...found.values()], missing: [...wanted].filter((x) => !found.has(x)) };
+  }
+
+  async dlqTake(name: string, found: DeadLetterMatch[], action: "requeue" | "delete"): Promise<{ count: number; missing: string[] }> {
+    const dead = keys.queueDead(name);
+    const ordered = [...found].sort((a, b) => a.index - b.index);
+    let count = 0;
+    const missing: string[] = [];
+    await this.run(async (r) => {
+      // One body per command (LREM, or the tiny script around it for requeue): each scans
+      // the list once in C. They go out in groups small enough that a group of them, which
+      // Redis runs back to back, stays well under a millisecond on a long list.
+      const len = await r.llen(dead);
+      const perGroup = Math.max(1, Math.floor(DLQ_TAKE_BUDGET / Math.max(1, len)));
+      for (let i = 0; i < ordered.length; i += perGroup) {
+        const group = ordered.slice(i, i + perGroup);
+        const p = r.pipeline();
+        for (const m of group) {
+          if (action === "delete") p.lrem(dead, 0, m.body);
+          else void callScript(p, "dlqRequeueBody", [dead, keys.queue(name)], [m.body]);
+        }
+        const res = await this.conn.execValues(p);
+        group.forEach((m, j) => {
+          const n = asNumber(res[j]);
+          if (n > 0) count += n;
+          else missing.push(m.ref);
+        });
+      }
+    });
+    return { count, missing };
+  }
+
+  private async dlqByRef(name: string, refs: string[], action: "requeue" | "delete"): Promise<{ count: number; missing: string[] }> {
+    if (refs.length === 0) return { count: 0, missing: [] };
+    const located = await this.dlqLocate(name, refs);
+    const taken = located.found.length > 0 ? await this.dlqTake(name, located.found, action) : { count: 0, missing: [] };
+    const gone = new Set([...located.missing, ...taken.missing]);
+    return { count: taken.count, missing: [...new Set(refs.map((x) => x.toLowerCase()))].filter((x) => gone.has(x)) };
+  }
+
+  /** "Requeue all" in atomic chunks of DLQ_CHUNK: what the list held when the call began, never what arrives meanwhile. */
+  private async dlqRequeueAll(name: string): Promise<number> {
+    const dead = keys.queueDead(name);
     return this.run(async (r) => {
-      const res = (await callScript(r, script, scriptKeys, ["all" in which ? "all" : "refs", sentinel, ...refs])) as unknown[];
-      return { count: asNumber(res[0]), missing: res.slice(1).map((v) => asBuffer(v)?.toString("utf8") ?? "") };
+      let left = await r.llen(dead);
+      let moved = 0;
+      while (left > 0) {
+        const res = (await callScript(r, "dlqMove", [dead, keys.queue(name)], [String(Math.min(DLQ_CHUNK, left))])) as unknown[];
+        const n = asNumber(res[0]);
+        moved += n;
+        left -= n;
+        if (n === 0 || asNumber(res[1]) === 0) break;
+      }
+      return moved;
     });
   }
 
   async dlqRequeue(name: string, which: DeadLetterSelector): Promise<{ requeued: number; missing: string[] }> {
-    const { count, missing } = await this.dlqByContent("dlqRequeue", name, which);
+    if ("all" in which) return { requeued: await this.dlqRequeueAll(name), missing: [] };
+    const { count, missing } = await this.dlqByRef(name, which.refs, "requeue");
     return { requeued: count, missing };
   }
 
   async dlqDelete(name: string, which: DeadLetterSelector): Promise<{ deleted: number; missing: string[] }> {
-    const { count, missing } = await this.dlqByContent("dlqDelete", name, which);
+    if ("all" in which) return { deleted: await this.dlqClear(name), missing: [] };
+    const { count, missing } = await this.dlqByRef(name, which.refs, "delete");
     return { deleted: count, missing };
   }
 
