@@ -98,6 +98,24 @@ export function describeScaleContract(name: string, factory: () => Promise<Backe
         expect(await raw.type("fleet:queue:q:dead")).toBe("none");
       });
 
+      it("sweeps thousands of expired reservations, orphans included, and leaves the live ones", async () => {
+        const past = Date.now() / 1000 - 100;
+        for (let i = 0; i < 2300; i++) {
+          await raw.zadd("fleet:queue:q:processing", past + i / 100, `t${i}`);
+          if (i % 1000 !== 7) await raw.hset("fleet:queue:q:processing:body", `t${i}`, body(`t${i}`));
+        }
+        await raw.zadd("fleet:queue:q:processing", past + 1e6, "live");
+        await raw.hset("fleet:queue:q:processing:body", "live", body("live"));
+        const res = await be.queueSweepExpired("q");
+        expect(res).toEqual({ requeued: 2297, orphaned: ["t7", "t1007", "t2007"] });
+        const normal = texts(await raw.lrange("fleet:queue:q"));
+        expect(normal.length).toBe(2297);
+        expect(normal[0]).toBe(body("t0").toString());
+        expect(normal.at(-1)).toBe(body("t2299").toString());
+        expect((await raw.zrange("fleet:queue:q:processing")).map((m) => m.member.toString())).toEqual(["live"]);
+        expect(Object.keys(await raw.hgetall("fleet:queue:q:processing:body"))).toEqual(["live"]);
+      });
+
       it("deletes all dead letters, answering how many there were", async () => {
         await raw.rpush("fleet:queue:q:dead", ...Array.from({ length: 1500 }, (_, i) => body(i)));
         expect(await be.dlqDelete("q", { all: true })).toEqual({ deleted: 1500, missing: [] });

@@ -84,6 +84,8 @@ const SCAN_COUNT = 1000;
  * (a script of 1,000 LMOVEs runs for about a millisecond).
  */
 export const DLQ_CHUNK = 1000;
+/** Expired reservations requeued per sweep-3.lua call. */
+export const SWEEP_CHUNK = 1000;
 /** List entries LREM may compare per pipelined group of by-ref removals (~1 ms of C). */
 const DLQ_TAKE_BUDGET = 200_000;
 
@@ -613,17 +615,22 @@ export class RedisBackend implements Backend {
   }
 
   async queueSweepExpired(name: string, now?: number): Promise<SweepResult> {
+    const t = pyFloatRepr(now ?? nowSeconds());
     return this.run(async (r) => {
-      const res = (await callScript(
-        r,
-        "sweep",
-        [keys.queueProcessing(name), keys.queueProcessingBody(name), keys.queue(name)],
-        [pyFloatRepr(now ?? nowSeconds())],
-      )) as unknown[];
-      return {
-        requeued: asNumber(res[0]),
-        orphaned: res.slice(1).map((v) => asBuffer(v)?.toString("utf8") ?? ""),
-      };
+      const result: SweepResult = { requeued: 0, orphaned: [] };
+      // Chunks of SWEEP_CHUNK, one atomic script each: a backlog of a million expired
+      // reservations never holds Redis for more than a couple of milliseconds at a time.
+      for (;;) {
+        const res = (await callScript(
+          r,
+          "sweep",
+          [keys.queueProcessing(name), keys.queueProcessingBody(name), keys.queue(name)],
+          [t, String(SWEEP_CHUNK)],
+        )) as unknown[];
+        result.requeued += asNumber(res[0]);
+        for (const v of res.slice(1, -1)) result.orphaned.push(asBuffer(v)?.toString("utf8") ?? "");
+        if (asNumber(res[res.length - 1]) < SWEEP_CHUNK) return result;
+      }
     });
   }
 
