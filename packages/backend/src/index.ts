@@ -4,3 +4,5 @@ export * from "./keys";
 export * from "./errors";
 export * from "./pyjson";
 export * from "./codec";
+export * from "./discovery/name-discovery";
+export * from "./discovery/note-writes";

@@ -198,6 +198,26 @@ export interface Subscription {
   close(): Promise<void>;
 }
 
+/** One step of an incremental walk over the key space. */
+export interface KeyScanPage {
+  /** "0" when the walk is complete. */
+  cursor: string;
+  keys: string[];
+}
+
+export interface KeyspaceEvents {
+  subscription: Subscription;
+  /** `notify-keyspace-events` as Redis reported it (e.g. `KA`, `Kg$lshzx`). */
+  flags: string;
+}
+
+/** One page of a kv namespace read with a cursor. */
+export interface KvKeysPage {
+  keys: KvKeySummary[];
+  /** Where the next page starts; "0" when this was the last one. Opaque. */
+  cursor: string;
+}
+
 export interface Backend {
   readonly kind: "redis" | "memory";
   /** The URL it was made from, password masked. */
@@ -211,8 +231,18 @@ export interface Backend {
   kvGet(ns: string, key: string): Promise<Buffer | null>;
   kvDel(ns: string, key: string): Promise<boolean>;
   kvGetEntry(ns: string, key: string): Promise<{ value: Buffer; ttlMs: number | null } | null>;
+  /** Walks the whole key space: for scripts and tests; the console uses src/discovery. */
   kvNamespaces(): Promise<KvNamespaceSummary[]>;
+  /** Walks the whole key space: for scripts and tests; the console pages with kvKeysPage. */
   kvKeys(ns: string): Promise<KvKeySummary[]>;
+  /** TTL and size of the given keys of a namespace, in the order given; keys that do not exist are left out. */
+  kvKeySummaries(ns: string, keys: string[]): Promise<KvKeySummary[]>;
+  /**
+   * About `limit` keys of a namespace from `cursor` ("0" to start), sorted within the page,
+   * never reading the whole namespace: on Redis a few SCAN steps with a bounded budget (a
+   * sparse namespace may answer fewer keys, or none, with a cursor to go on).
+   */
+  kvKeysPage(ns: string, cursor: string, limit: number): Promise<KvKeysPage>;
 
   // ---- pools (fleet:pool:<name>, fleet:pool:<name>:claim:<id>)
   poolPut(name: string, itemId: string, payload: BytesLike, tags: JsonObject, ttlSeconds?: number | null): Promise<void>;
@@ -222,6 +252,7 @@ export interface Backend {
   poolRelease(name: string, itemId: string): Promise<boolean>;
   poolClaimAny(name: string, where: JsonObject, holdSeconds: number): Promise<RawItem | null>;
   poolSize(name: string): Promise<number>;
+  /** Walks the whole key space: for scripts and tests; the console uses src/discovery. */
   poolNames(): Promise<string[]>;
   poolSummaries(names: string[]): Promise<PoolSummary[]>;
   poolItems(name: string): Promise<PoolItemRecord[]>;
@@ -231,7 +262,10 @@ export interface Backend {
   // ---- locks (fleet:lock:<name>)
   lockAcquire(name: string, holdSeconds: number, waitSeconds: number): Promise<string | null>;
   lockRelease(name: string, token: string): Promise<boolean>;
+  /** Walks the whole key space: for scripts and tests; the console uses lockSummaries. */
   lockList(): Promise<LockSummary[]>;
+  /** TTL of the named locks, in the order given; locks not held are left out. */
+  lockSummaries(names: string[]): Promise<LockSummary[]>;
   lockForceRelease(name: string): Promise<boolean>;
 
   // ---- counters (fleet:counter:<name>)
@@ -239,7 +273,10 @@ export interface Backend {
   counterGet(name: string): Promise<number>;
   counterSet(name: string, value: number): Promise<void>;
   counterDel(name: string): Promise<boolean>;
+  /** Walks the whole key space: for scripts and tests; the console uses counterSummaries. */
   counterList(): Promise<CounterSummary[]>;
+  /** Values of the named counters, in the order given; counters that do not exist are left out. */
+  counterSummaries(names: string[]): Promise<CounterSummary[]>;
 
   // ---- queues (fleet:queue:<name>[:high|:low|:processing|:processing:body|:scheduled|:dead])
   queuePush(name: string, body: BytesLike, opts?: { priority?: number | Priority }): Promise<void>;
@@ -284,7 +321,10 @@ export interface Backend {
    * copies onto the normal list in the same atomic step. A body no longer there is `missing`.
    */
   dlqTake(name: string, found: DeadLetterMatch[], action: "requeue" | "delete"): Promise<{ count: number; missing: string[] }>;
+  /** Walks the whole key space (housekeeping, tests); the console uses src/discovery. */
   queueNames(): Promise<string[]>;
+  /** Whether each named queue has any key at all (a stray `:processing:body` counts). */
+  queuesExist(names: string[]): Promise<boolean[]>;
   queueDepths(names: string[], now?: number): Promise<QueueDepths[]>;
   queueDetail(name: string, limit: number, now?: number): Promise<QueueDetail>;
 
@@ -294,6 +334,7 @@ export interface Backend {
   streamPeek(name: string, n: number): Promise<Buffer[]>;
   streamLength(name: string): Promise<number>;
   streamTrim(name: string, opts: { maxLen: number; ttlSeconds: number }): Promise<void>;
+  /** Walks the whole key space: for scripts and tests; the console uses src/discovery. */
   streamNames(): Promise<string[]>;
   streamSummaries(names: string[]): Promise<StreamSummary[]>;
   /** Never pops. `newest` returns newest first. */
@@ -303,6 +344,22 @@ export interface Backend {
   eventPublish(topic: string, body: BytesLike): Promise<void>;
   /** One pattern subscription to `event:*`. Call once per process and fan out yourself. */
   subscribeEvents(onMessage: (msg: BusMessage) => void): Promise<Subscription>;
+
+  // ---- name discovery primitives (src/discovery): each one bounded step, never a whole walk
+  /**
+   * One SCAN step over the keys that name queues, pools, streams, locks, counters and kv
+   * namespaces (`fleet:*`, `stream:*`, filtered by Redis); cursor "0" starts a walk and
+   * comes back "0" when it is complete. `count` is SCAN's COUNT hint.
+   */
+  keyScan(cursor: string, count: number): Promise<KeyScanPage>;
+  /** Number of keys in the database (DBSIZE), to pace the walk. */
+  keyCount(): Promise<number>;
+  /**
+   * Keyspace notifications of Fleet's keys (`__keyspace@<db>__:fleet:*`, `:stream:*`),
+   * only when Redis already sends them (`K` in notify-keyspace-events): this never turns
+   * them on. Null when they are off or cannot be read.
+   */
+  subscribeKeyspace(onEvent: (key: string, event: string) => void): Promise<KeyspaceEvents | null>;
 
   // ---- workers (wkr:<type>:<id>:<field>, wkrs:<type>, wkrs:all)
   workerRegister(automationType: string, workerId: string, hardware: JsonObject): Promise<void>;

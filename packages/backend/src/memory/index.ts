@@ -52,7 +52,10 @@ import type {
   DeadLetterSelector,
   HealthInfo,
   JsonObject,
+  KeyScanPage,
+  KeyspaceEvents,
   KvKeySummary,
+  KvKeysPage,
   KvNamespaceSummary,
   LockSummary,
   PoolItemRecord,
@@ -146,6 +149,33 @@ export class MemoryBackend implements Backend {
         return { key: k.slice(prefix.length), ttlMs: pttl >= 0 ? pttl : null, bytes: this.byteSize(k) };
       })
       .sort((a, b) => cmp(a.key, b.key));
+  }
+
+  async kvKeySummaries(ns: string, names: string[]): Promise<KvKeySummary[]> {
+    const out: KvKeySummary[] = [];
+    for (const key of names) {
+      const k = keys.kv(ns, key);
+      if (!this.raw.exists(k)) continue;
+      const pttl = this.raw.pttl(k);
+      out.push({ key, ttlMs: pttl >= 0 ? pttl : null, bytes: this.byteSize(k) });
+    }
+    return out;
+  }
+
+  async kvKeysPage(ns: string, cursor: string, limit: number): Promise<KvKeysPage> {
+    // The cursor is "0" or "k" + the last key answered: keys come in code-unit order.
+    if (cursor !== "0" && !cursor.startsWith("k")) throw new RangeError(`not a kv page cursor: '${cursor}'`);
+    const after = cursor === "0" ? null : cursor.slice(1);
+    const prefix = keys.kv(ns, "");
+    const all = this.raw
+      .keysWithPrefix(prefix)
+      .filter((k) => kvPartsOfKey(k)?.ns === ns)
+      .map((k) => k.slice(prefix.length))
+      .filter((k) => after === null || k > after)
+      .sort(cmp);
+    const page = all.slice(0, Math.max(1, limit));
+    const more = all.length > page.length;
+    return { keys: await this.kvKeySummaries(ns, page), cursor: more ? `k${page[page.length - 1]!}` : "0" };
   }
 
   private byteSize(key: string): number {
@@ -278,6 +308,15 @@ export class MemoryBackend implements Backend {
     });
   }
 
+  async lockSummaries(names: string[]): Promise<LockSummary[]> {
+    const out: LockSummary[] = [];
+    for (const name of names) {
+      const pttl = this.raw.pttl(keys.lock(name));
+      if (pttl !== -2) out.push({ name, ttlMs: pttl >= 0 ? pttl : null });
+    }
+    return out;
+  }
+
   async lockForceRelease(name: string): Promise<boolean> {
     return this.raw.del(keys.lock(name)) > 0;
   }
@@ -315,6 +354,20 @@ export class MemoryBackend implements Backend {
         const text = decodeUtf8(raw);
         return { name: k.slice(prefix.length), value: text === null ? null : parseIntStrict(text), raw };
       });
+  }
+
+  async counterSummaries(names: string[]): Promise<CounterSummary[]> {
+    const out: CounterSummary[] = [];
+    for (const name of names) {
+      const k = keys.counter(name);
+      const type = this.raw.type(k);
+      if (type === "none") continue;
+      // a key of another type is a counter that does not hold an integer, as on Redis
+      const raw = type === "string" ? this.raw.get(k)! : Buffer.alloc(0);
+      const text = type === "string" ? decodeUtf8(raw) : null;
+      out.push({ name, value: text === null ? null : parseIntStrict(text), raw });
+    }
+    return out;
   }
 
   // ---- queues
@@ -509,6 +562,14 @@ export class MemoryBackend implements Backend {
     return { deleted: count, missing };
   }
 
+  async queuesExist(names: string[]): Promise<boolean[]> {
+    return names.map((n) =>
+      [keys.queue(n), keys.queueHigh(n), keys.queueLow(n), keys.queueProcessing(n), keys.queueProcessingBody(n), keys.queueScheduled(n), keys.queueDead(n)].some(
+        (k) => this.raw.exists(k),
+      ),
+    );
+  }
+
   async queueNames(): Promise<string[]> {
     const names = new Set<string>();
     for (const k of this.raw.keysWithPrefix("fleet:queue:")) {
@@ -637,6 +698,29 @@ export class MemoryBackend implements Backend {
         this.listeners.delete(listener);
       },
     };
+  }
+
+  // ---- name discovery primitives
+
+  async keyScan(cursor: string, count: number): Promise<KeyScanPage> {
+    // Keys in code-unit order after the cursor ("0", or "k" + the last key answered): a
+    // key that exists for the whole walk is answered once, as SCAN guarantees.
+    if (cursor !== "0" && !cursor.startsWith("k")) throw new RangeError(`not a SCAN cursor: '${cursor}'`);
+    const after = cursor === "0" ? null : cursor.slice(1);
+    const all = this.raw
+      .keys()
+      .filter((k) => (k.startsWith("fleet:") || k.startsWith("stream:")) && (after === null || k > after))
+      .sort(cmp);
+    const page = all.slice(0, Math.max(1, Math.floor(count)));
+    return { cursor: all.length > page.length ? `k${page[page.length - 1]!}` : "0", keys: page };
+  }
+
+  async keyCount(): Promise<number> {
+    return this.raw.keys().length;
+  }
+
+  async subscribeKeyspace(): Promise<KeyspaceEvents | null> {
+    return null;
   }
 
   // ---- workers

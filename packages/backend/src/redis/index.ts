@@ -23,6 +23,7 @@ import { CorruptDataError, StaleGenerationError } from "../errors";
 import {
   AUDIT_LIST,
   CATALOG_HASH,
+  DISCOVERY_SCAN_MATCH,
   WORKER_ALL_INDEX,
   WORKER_FIELDS,
   keys,
@@ -46,7 +47,10 @@ import type {
   DeadLetterSelector,
   HealthInfo,
   JsonObject,
+  KeyScanPage,
+  KeyspaceEvents,
   KvKeySummary,
+  KvKeysPage,
   KvNamespaceSummary,
   LockSummary,
   PoolItemRecord,
@@ -84,6 +88,9 @@ const SCAN_COUNT = 1000;
  * (a script of 1,000 LMOVEs runs for about a millisecond).
  */
 export const DLQ_CHUNK = 1000;
+/** SCAN COUNT ceiling and the slots one kv page may look at (a few milliseconds of Redis in all). */
+const KV_PAGE_MAX_COUNT = 10_000;
+const KV_PAGE_SCAN_BUDGET = 200_000;
 /** Expired reservations requeued per sweep-3.lua call. */
 export const SWEEP_CHUNK = 1000;
 /** List entries LREM may compare per pipelined group of by-ref removals (~1 ms of C). */
@@ -276,6 +283,49 @@ export class RedisBackend implements Backend {
     });
   }
 
+  async kvKeySummaries(ns: string, names: string[]): Promise<KvKeySummary[]> {
+    if (names.length === 0) return [];
+    return this.run(async (r) => {
+      const p = r.pipeline();
+      for (const key of names) p.pttl(keys.kv(ns, key)).strlen(keys.kv(ns, key));
+      const res = await this.conn.exec(p);
+      const out: KvKeySummary[] = [];
+      names.forEach((key, i) => {
+        const [pErr, pttl] = res[2 * i]!;
+        const [sErr, len] = res[2 * i + 1]!;
+        if (pErr || asNumber(pttl) === -2) return;
+        out.push({ key, ttlMs: ttlMsOf(pttl), bytes: sErr ? 0 : asNumber(len) });
+      });
+      return out;
+    });
+  }
+
+  async kvKeysPage(ns: string, cursor: string, limit: number): Promise<KvKeysPage> {
+    if (!/^\d+$/.test(cursor)) throw new RangeError(`not a kv page cursor: '${cursor}'`);
+    const match = `fleet:kv:${escapeGlob(ns)}:*`;
+    const found = new Set<string>();
+    let next = cursor;
+    await this.run(async (r) => {
+      // A dense namespace fills the page in a step or two; a sparse one grows the step
+      // (fewer round trips) up to KV_PAGE_MAX_COUNT, and the page ends after
+      // KV_PAGE_SCAN_BUDGET slots looked at, answering what it has and where to go on.
+      let count = Math.max(10, Math.min(limit, KV_PAGE_MAX_COUNT));
+      let looked = 0;
+      do {
+        const [c, batch] = await r.scan(next, "MATCH", match, "COUNT", count);
+        next = c;
+        looked += count;
+        for (const k of batch) {
+          const parts = kvPartsOfKey(k);
+          if (parts?.ns === ns) found.add(parts.key);
+        }
+        if (batch.length < count / 4) count = Math.min(count * 4, KV_PAGE_MAX_COUNT);
+      } while (next !== "0" && found.size < limit && looked < KV_PAGE_SCAN_BUDGET);
+    });
+    const sorted = [...found].sort();
+    return { keys: await this.kvKeySummaries(ns, sorted), cursor: next };
+  }
+
   // ---- pools
 
   async poolPut(name: string, itemId: string, payload: BytesLike, tags: JsonObject, ttlSeconds?: number | null): Promise<void> {
@@ -451,6 +501,22 @@ export class RedisBackend implements Backend {
     });
   }
 
+  async lockSummaries(names: string[]): Promise<LockSummary[]> {
+    if (names.length === 0) return [];
+    return this.run(async (r) => {
+      const p = r.pipeline();
+      for (const n of names) p.pttl(keys.lock(n));
+      const res = await this.conn.exec(p);
+      const out: LockSummary[] = [];
+      names.forEach((name, i) => {
+        const [err, pttl] = res[i]!;
+        if (err || asNumber(pttl) === -2) return;
+        out.push({ name, ttlMs: ttlMsOf(pttl) });
+      });
+      return out;
+    });
+  }
+
   async lockForceRelease(name: string): Promise<boolean> {
     return this.run(async (r) => (await r.del(keys.lock(name))) > 0);
   }
@@ -505,6 +571,25 @@ export class RedisBackend implements Backend {
         if (raw === null) return;
         const text = err ? null : decodeUtf8(raw);
         out.push({ name: k.slice("fleet:counter:".length), value: text === null ? null : parseIntStrict(text), raw });
+      });
+      return out;
+    });
+  }
+
+  async counterSummaries(names: string[]): Promise<CounterSummary[]> {
+    if (names.length === 0) return [];
+    return this.run(async (r) => {
+      const p = r.pipeline();
+      for (const n of names) p.getBuffer(keys.counter(n));
+      const res = await this.conn.exec(p);
+      const out: CounterSummary[] = [];
+      names.forEach((name, i) => {
+        const [err, v] = res[i]!;
+        // a key of another type (GET answers WRONGTYPE) is a counter that does not hold an integer
+        const raw = err ? Buffer.alloc(0) : asBuffer(v);
+        if (raw === null) return;
+        const text = err ? null : decodeUtf8(raw);
+        out.push({ name, value: text === null ? null : parseIntStrict(text), raw });
       });
       return out;
     });
@@ -774,6 +859,17 @@ export class RedisBackend implements Backend {
     });
   }
 
+  async queuesExist(names: string[]): Promise<boolean[]> {
+    if (names.length === 0) return [];
+    return this.run(async (r) => {
+      const p = r.pipeline();
+      for (const n of names) {
+        p.exists(keys.queue(n), keys.queueHigh(n), keys.queueLow(n), keys.queueProcessing(n), keys.queueProcessingBody(n), keys.queueScheduled(n), keys.queueDead(n));
+      }
+      return (await this.conn.execValues(p)).map((v) => asNumber(v) > 0);
+    });
+  }
+
   private queueDepthCommands(p: ChainableCommander, name: string, now: number): void {
     const nowArg = pyFloatRepr(now);
     p.llen(keys.queueHigh(name))
@@ -936,6 +1032,51 @@ export class RedisBackend implements Backend {
     };
     this.subscriptions.add(sub);
     return sub;
+  }
+
+  // ---- name discovery primitives
+
+  async keyScan(cursor: string, count: number): Promise<KeyScanPage> {
+    if (!/^\d+$/.test(cursor)) throw new RangeError(`not a SCAN cursor: '${cursor}'`);
+    return this.run(async (r) => {
+      const [next, batch] = await r.scan(cursor, "MATCH", DISCOVERY_SCAN_MATCH, "COUNT", Math.max(1, Math.floor(count)));
+      return { cursor: next, keys: batch.filter((k) => k.startsWith("fleet:") || k.startsWith("stream:")) };
+    });
+  }
+
+  async keyCount(): Promise<number> {
+    return this.run((r) => r.dbsize());
+  }
+
+  async subscribeKeyspace(onEvent: (key: string, event: string) => void): Promise<KeyspaceEvents | null> {
+    let flags: string;
+    try {
+      const reply = (await this.run((r) => r.config("GET", "notify-keyspace-events"))) as unknown[];
+      flags = String(reply[1] ?? "");
+    } catch {
+      return null; // CONFIG refused (managed Redis, ACL): treated as off
+    }
+    if (!flags.includes("K")) return null;
+    const db = this.client.options.db ?? 0;
+    const prefix = `__keyspace@${db}__:`;
+    const conn = new RedisConnection(this.rawUrl, this.opts, { enableOfflineQueue: true, autoResubscribe: true });
+    conn.client.on("pmessage", (_pattern: string, channel: string, message: string) => {
+      if (channel.startsWith(prefix)) onEvent(channel.slice(prefix.length), message);
+    });
+    try {
+      await conn.run((r) => r.psubscribe(`${prefix}fleet:*`, `${prefix}stream:*`));
+    } catch (err) {
+      await conn.close();
+      throw err;
+    }
+    const sub: Subscription = {
+      close: async () => {
+        if (!this.subscriptions.delete(sub)) return;
+        await conn.close();
+      },
+    };
+    this.subscriptions.add(sub);
+    return { subscription: sub, flags };
   }
 
   // ---- workers

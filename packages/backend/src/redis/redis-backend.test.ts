@@ -12,6 +12,7 @@ import { sha1Hex } from "../codec";
 import { backendFromUrl } from "../url";
 import type { WorkerIndexEntry, WorkerRecord } from "../types";
 import { keyAround } from "./encoded-command";
+import { NameDiscovery } from "../discovery/name-discovery";
 import { createRedisBackend, RedisBackend, WORKERS_PER_CALL } from "./index";
 
 const base = process.env.REDIS_TEST_URL;
@@ -537,4 +538,75 @@ describe("batched reads", () => {
     expect(ks.find((k) => k.key === "k1")!.ttlMs).toBeGreaterThan(90_000);
     expect((await backend.kvNamespaces()).find((n) => n.ns === ns)).toEqual({ ns, keys: 2 });
   });
+});
+
+describe("keyspace notifications", () => {
+  async function withServer(args: string[], fn: (url: string, port: number) => Promise<void>): Promise<void> {
+    const port = 20000 + Math.floor(Math.random() * 20000);
+    const dir = mkdtempSync(join(tmpdir(), "fleet-redis-ks-"));
+    const server = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir, ...args], { stdio: "ignore" });
+    try {
+      const deadline = Date.now() + 15_000;
+      for (;;) {
+        const probe = new Redis({ port, lazyConnect: true, retryStrategy: () => null });
+        probe.on("error", () => undefined);
+        const up = await probe.connect().then(() => true, () => false);
+        probe.disconnect();
+        if (up) break;
+        if (Date.now() > deadline) throw new Error("redis-server did not start");
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      await fn(`redis://127.0.0.1:${port}/4`, port);
+    } finally {
+      server.kill("SIGKILL");
+    }
+  }
+
+  it("are used when Redis already sends them: a name written by someone else is known at once, without a pass", async () => {
+    await withServer(["--notify-keyspace-events", "KA"], async (url, port) => {
+      const b = createRedisBackend(url);
+      const other = new Redis({ port, db: 4 });
+      const d = new NameDiscovery(b, { minPassIntervalMs: 3_600_000, notifiedPassIntervalMs: 3_600_000 });
+      try {
+        await d.refresh();
+        const until = Date.now() + 3000;
+        while (d.status().keyspaceEvents === "off" && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+        expect(d.status().keyspaceEvents).toBe("full");
+        const passes = d.status().passes;
+        await other.rpush("fleet:queue:jobs", "x");
+        await other.set("fleet:kv:ns:k", "v");
+        await other.set("unrelated", "v");
+        while (!(await d.names("queue")).includes("jobs") && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+        expect(await d.names("queue")).toEqual(["jobs"]);
+        while ((await d.kvNamespaces()).length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+        expect(await d.kvNamespaces()).toEqual([{ ns: "ns", keys: 1 }]);
+        await other.del("fleet:kv:ns:k");
+        while ((await d.kvNamespaces()).length > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+        expect(await d.kvNamespaces()).toEqual([]);
+        expect(d.status().passes).toBe(passes);
+      } finally {
+        await d.close();
+        other.disconnect();
+        await b.close();
+      }
+    });
+  }, 30_000);
+
+  it("are never switched on by the console", async () => {
+    await withServer([], async (url, port) => {
+      const b = createRedisBackend(url);
+      const d = new NameDiscovery(b);
+      const admin = new Redis({ port });
+      try {
+        await d.refresh();
+        expect(await b.subscribeKeyspace(() => undefined)).toBeNull();
+        expect(d.status().keyspaceEvents).toBe("off");
+        expect(await admin.config("GET", "notify-keyspace-events")).toEqual(["notify-keyspace-events", ""]);
+      } finally {
+        await d.close();
+        admin.disconnect();
+        await b.close();
+      }
+    });
+  }, 30_000);
 });
