@@ -393,6 +393,8 @@ export interface Backend {
   catalogSet(automationType: string, doc: BytesLike): Promise<void>;
   catalogGet(automationType: string): Promise<Buffer | null>;
   catalogAll(): Promise<Map<string, Buffer>>;
+  /** The automation types the catalog declares (HKEYS), sorted: names without their documents. */
+  catalogTypes(): Promise<string[]>;
   catalogDelete(automationType: string): Promise<boolean>;
 
   // ---- the console's audit trail (fleet:console:audit, newest first, capped)

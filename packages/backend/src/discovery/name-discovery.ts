@@ -332,17 +332,17 @@ export class NameDiscovery {
       if (!this.pass) {
         const keyCount = await this.backend.keyCount();
         // a catalog that cannot be read (wrong type) only costs its candidates
-        const catalog = await this.backend.catalogAll().catch(() => new Map<string, Buffer>());
+        const catalog = await this.backend.catalogTypes().catch(() => [] as string[]);
         if (gen !== this.generation) return;
         this.lastKeyCount = keyCount;
         const found = emptyFound();
         // catalog types are candidates for a queue and a stream of the same name
-        for (const type of catalog.keys()) {
+        for (const type of catalog) {
           found.names.queue.add(type);
           found.names.stream.add(type);
         }
         this.pass = { ...found, cursor: "0", count: this.countFor(keyCount), startedAt: now() };
-        for (const type of catalog.keys()) {
+        for (const type of catalog) {
           this.known.names.queue.add(type);
           this.known.names.stream.add(type);
         }

@@ -895,6 +895,10 @@ export class MemoryBackend implements Backend {
     return this.raw.hget(CATALOG_HASH, automationType);
   }
 
+  async catalogTypes(): Promise<string[]> {
+    return this.raw.type(CATALOG_HASH) === "hash" ? [...this.raw.hgetall(CATALOG_HASH).keys()].sort(cmp) : [];
+  }
+
   async catalogAll(): Promise<Map<string, Buffer>> {
     return this.raw.hgetall(CATALOG_HASH);
   }

@@ -1401,6 +1401,10 @@ export class RedisBackend implements Backend {
     return this.run((r) => r.hgetBuffer(CATALOG_HASH, automationType));
   }
 
+  async catalogTypes(): Promise<string[]> {
+    return this.run(async (r) => (await r.hkeys(CATALOG_HASH)).sort());
+  }
+
   async catalogAll(): Promise<Map<string, Buffer>> {
     return this.run(async (r) => {
       const rec = hashRecord(await r.hgetallBuffer(CATALOG_HASH));

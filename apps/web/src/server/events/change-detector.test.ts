@@ -20,6 +20,8 @@ function countingCalls(backend: Backend) {
   return { backend: wrapped, calls };
 }
 
+const NO_NAMES = { queues: [], pools: [], streams: [] };
+
 describe("readSnapshot", () => {
   it("reads a large fleet in a bounded number of batched calls, every worker exactly once", async () => {
     const memory = createMemoryBackend("memory://snapshot-test");
@@ -32,7 +34,8 @@ describe("readSnapshot", () => {
     }
     for (let q = 0; q < 30; q++) await memory.queuePush(`q${q}`, "{}");
     const { backend, calls } = countingCalls(memory);
-    const snapshot = await readSnapshot(backend, now, 60);
+    const names = { queues: Array.from({ length: 30 }, (_, q) => `q${q}`), pools: [], streams: [] };
+    const snapshot = await readSnapshot(backend, now, 60, names);
     expect(snapshot.workers).toHaveLength(n);
     expect(new Set(snapshot.workers.map((w) => `${w.worker.automation_type}/${w.worker.worker_id}`)).size).toBe(n);
     expect(snapshot.queues).toHaveLength(30);
@@ -40,6 +43,24 @@ describe("readSnapshot", () => {
     expect(calls.get("workerList")).toBe(1);
     expect(calls.get("queueDepths")).toBe(1);
     expect(calls.get("workerGet")).toBeUndefined();
+    // only the names it was given: never a walk of the key space
+    for (const walk of ["queueNames", "poolNames", "streamNames", "keyScan", "kvNamespaces", "lockList", "counterList"]) {
+      expect(calls.get(walk), walk).toBeUndefined();
+    }
+  });
+
+  it("leaves out a named queue, pool or stream with no key left, so the next frame reports it removed", async () => {
+    const memory = createMemoryBackend("memory://snapshot-absent");
+    const now = Date.now() / 1000;
+    await memory.queuePush("live", "{}");
+    await memory.raw.hset("fleet:queue:stray:processing:body", { id: "x" });
+    await memory.poolPut("p", "i", "x", {});
+    await memory.streamPush("s", "e", { score: now, maxLen: 10, ttlSeconds: 60 });
+    const names = { queues: ["gone", "live", "stray"], pools: ["p", "gone"], streams: ["gone", "s"] };
+    const snapshot = await readSnapshot(memory, now, 60, names);
+    expect(snapshot.queues.map((q) => q.name)).toEqual(["live", "stray"]);
+    expect(snapshot.pools.map((p) => p.name)).toEqual(["p"]);
+    expect(snapshot.streams.map((s) => s.name)).toEqual(["s"]);
   });
 });
 
@@ -53,11 +74,11 @@ describe("ChangeDetector", () => {
       await memory.workerSetState("t", `w${String(i).padStart(4, "0")}`, "IDLE", null, now);
     }
     const detector = new ChangeDetector();
-    expect(detector.apply(await readSnapshot(memory, now, 60))).toEqual([]);
+    expect(detector.apply(await readSnapshot(memory, now, 60, NO_NAMES))).toEqual([]);
     for (let i = 0; i < n; i++) await memory.workerSetState("t", `w${String(i).padStart(4, "0")}`, "IDLE", null, now + 1);
-    expect(detector.apply(await readSnapshot(memory, now + 1, 60))).toEqual([]);
+    expect(detector.apply(await readSnapshot(memory, now + 1, 60, NO_NAMES))).toEqual([]);
     await memory.workerSetState("t", `w${String(n - 1).padStart(4, "0")}`, "RUNNING", null, now + 2);
-    const changes = detector.apply(await readSnapshot(memory, now + 2, 60));
+    const changes = detector.apply(await readSnapshot(memory, now + 2, 60, NO_NAMES));
     expect(changes).toHaveLength(1);
     expect(changes[0]!.event).toBe("workers");
     const data = changes[0]!.data as { changed: Array<{ worker_id: string; status: string }> };

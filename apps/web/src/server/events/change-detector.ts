@@ -1,10 +1,20 @@
 // What the live-events loop reads each tick and how it decides what changed. One
-// snapshot is a fixed number of batched reads (names, then pipelined details) whatever
-// the number of workers, queues, pools or streams: never a round trip per item.
+// snapshot is a fixed number of batched reads whatever the number of workers, queues,
+// pools or streams: never a round trip per item, and never a walk of the key space. The
+// queue, pool and stream names come from the console's name discovery (sent along with
+// each poll); only those names are read, in one pipeline per family.
 import type { Backend, WorkerRecord } from "@fleet/backend";
 import type { PoolSummary, Queue, StreamSummary, Worker } from "@fleet/schema";
 
 import { toPoolSummary, toQueue, toStreamSummary, toWorker } from "../api/serialize";
+import { poolFigures, queueFigures, streamFigures } from "../live-names";
+
+/** The names a snapshot reads figures of (from the name discovery, sorted). */
+export interface KnownNames {
+  queues: string[];
+  pools: string[];
+  streams: string[];
+}
 
 export interface WorkersChange {
   changed: Worker[];
@@ -66,22 +76,14 @@ async function readWorkers(backend: Backend, now: number, offlineAfterSeconds: n
   return out;
 }
 
-export async function readSnapshot(backend: Backend, now: number, offlineAfterSeconds: number): Promise<Snapshot> {
+export async function readSnapshot(backend: Backend, now: number, offlineAfterSeconds: number, names: KnownNames): Promise<Snapshot> {
   // The four families are independent: read them side by side, each in its own few trips.
+  // A name whose keys are all gone is left out, so the next frame reports it removed.
   const [workers, queues, pools, streams] = await Promise.all([
     readWorkers(backend, now, offlineAfterSeconds),
-    (async () => {
-      const names = await backend.queueNames();
-      return names.length > 0 ? (await backend.queueDepths(names, now)).map(toQueue) : [];
-    })(),
-    (async () => {
-      const names = await backend.poolNames();
-      return names.length > 0 ? (await backend.poolSummaries(names)).map(toPoolSummary) : [];
-    })(),
-    (async () => {
-      const names = await backend.streamNames();
-      return names.length > 0 ? (await backend.streamSummaries(names)).map(toStreamSummary) : [];
-    })(),
+    queueFigures(backend, names.queues, now).then((f) => f.items.map(toQueue)),
+    poolFigures(backend, names.pools).then((f) => f.items.map(toPoolSummary)),
+    streamFigures(backend, names.streams).then((f) => f.items.map(toStreamSummary)),
   ]);
   return { workers, queues, pools, streams };
 }

@@ -17,7 +17,7 @@ port.on("message", (msg: ToSnapshotWorker) => {
   void (async () => {
     let reply: FromSnapshotWorker;
     try {
-      const changes = detector.apply(await readSnapshot(backend, msg.now, data.offlineAfterSeconds));
+      const changes = detector.apply(await readSnapshot(backend, msg.now, data.offlineAfterSeconds, msg.names));
       reply = { kind: "result", seq: msg.seq, changes };
     } catch (err) {
       reply = { kind: "error", seq: msg.seq, message: err instanceof Error ? err.message : String(err) };

@@ -1,5 +1,7 @@
 // What GET /api/v1/metrics exports, read from the backend at scrape time in a bounded
-// number of batched reads (names, then pipelined details), like every other console read.
+// number of batched reads, like every other console read: the names of queues, pools and
+// streams come from the console's one name discovery (never a SCAN per scrape), their
+// figures from one pipelined read of those names.
 //
 // Backend down: the answer is still 200, with `fleet_backend_up 0` and no data families.
 // That is the exporter convention (`mysql_up`, `redis_up`): Prometheus keeps scraping,
@@ -9,6 +11,7 @@ import type { Backend, WorkerRecord } from "@fleet/backend";
 import type { WorkerStatus } from "@fleet/schema";
 
 import { workerStatus } from "../api/serialize";
+import { livePools, liveQueues, liveStreams, type NameSource } from "../live-names";
 import { withTimeout } from "../timeout";
 import { Exposition, type Sample } from "./exposition";
 
@@ -18,6 +21,8 @@ const WORKERS_PER_READ = 1000;
 
 export interface CollectOptions {
   offlineAfterSeconds: number;
+  /** Where queue, pool and stream names come from: the console's name discovery. */
+  names: () => Promise<NameSource>;
   /** Unix seconds. */
   now?: number;
   timeoutMs?: number;
@@ -32,7 +37,7 @@ interface FleetData {
   streams: Awaited<ReturnType<Backend["streamSummaries"]>>;
 }
 
-async function readFleet(backend: Backend, now: number, offlineAfterSeconds: number): Promise<FleetData> {
+async function readFleet(backend: Backend, names: NameSource, now: number, offlineAfterSeconds: number): Promise<FleetData> {
   const health = await backend.health();
   const [workers, queues, pools, streams] = await Promise.all([
     (async () => {
@@ -52,18 +57,9 @@ async function readFleet(backend: Backend, now: number, offlineAfterSeconds: num
       for (const r of records) countsOf(r.automationType)[workerStatus(r.state, r.lastSeen, now, offlineAfterSeconds)] += 1;
       return byType;
     })(),
-    (async () => {
-      const names = await backend.queueNames();
-      return names.length > 0 ? backend.queueDepths(names, now) : [];
-    })(),
-    (async () => {
-      const names = await backend.poolNames();
-      return names.length > 0 ? backend.poolSummaries(names) : [];
-    })(),
-    (async () => {
-      const names = await backend.streamNames();
-      return names.length > 0 ? backend.streamSummaries(names) : [];
-    })(),
+    liveQueues(backend, names, now),
+    livePools(backend, names),
+    liveStreams(backend, names),
   ]);
   return { latencySeconds: health.latencyMs / 1000, workers, queues, pools, streams };
 }
@@ -80,7 +76,7 @@ export async function collectMetrics(getBackend: () => Promise<Backend>, options
   let data: FleetData | null = null;
   try {
     data = await withTimeout(
-      (async () => readFleet(await getBackend(), now, options.offlineAfterSeconds))(),
+      (async () => readFleet(await getBackend(), await options.names(), now, options.offlineAfterSeconds))(),
       timeoutMs,
       () => new Error(`the backend did not answer within ${timeoutMs} ms`),
     );

@@ -8,7 +8,7 @@ import type { MemoryBackend } from "@fleet/backend/memory";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect } from "vitest";
 
-import { closeBackend, getBackend } from "@/server/backend";
+import { closeBackend, getBackend, getDiscovery } from "@/server/backend";
 import { resetServerEnv } from "@/server/env";
 
 export type Handler = (request: Request, context?: { params: Promise<Record<string, string>> }) => Promise<Response>;
@@ -43,6 +43,12 @@ export interface Harness {
   snapshot(): Promise<Map<string, KeySnapshot>>;
   /** Runs `fn` and asserts that no key changed (type, content, TTL presence). */
   unchanged(fn: () => Promise<unknown>): Promise<void>;
+  /**
+   * Lets the console's name discovery walk the key space once more: what `plant` wrote
+   * (another application's writes, as far as the console knows) is listed from then on,
+   * as it would be within the discovery's bound.
+   */
+  discovered(): Promise<void>;
 }
 
 export interface Planter {
@@ -125,6 +131,8 @@ class TestHarness implements Harness {
     if (this.kind === "redis") {
       await this.admin!.flushdb();
       this.current = await useBackendUrl(redisTestUrl(this.db));
+      // the same console across tests: its discovery must not remember the last test's names
+      await this.discovered();
     } else {
       // a fresh in-memory backend per test: a new URL makes getBackend() open a new one
       memoryCounter += 1;
@@ -205,6 +213,10 @@ class TestHarness implements Harness {
       expect(json, `${method} ${path}`).toMatchObject({ error: { code: expect.any(String), message: expect.any(String) } });
     }
     return { status: res.status, headers: res.headers, json, ms };
+  }
+
+  async discovered(): Promise<void> {
+    await (await getDiscovery()).refresh();
   }
 
   async snapshot(): Promise<Map<string, KeySnapshot>> {
