@@ -49,6 +49,11 @@ export interface Harness {
    * as it would be within the discovery's bound.
    */
   discovered(): Promise<void>;
+  /**
+   * Redis only (null on memory): the commands, lower-cased with their arguments, that
+   * reached this test file's database while `fn` ran (MONITOR, filtered by database).
+   */
+  monitor(fn: () => Promise<unknown>): Promise<string[][] | null>;
 }
 
 export interface Planter {
@@ -213,6 +218,32 @@ class TestHarness implements Harness {
       expect(json, `${method} ${path}`).toMatchObject({ error: { code: expect.any(String), message: expect.any(String) } });
     }
     return { status: res.status, headers: res.headers, json, ms };
+  }
+
+  async monitor(fn: () => Promise<unknown>): Promise<string[][] | null> {
+    if (this.kind !== "redis") {
+      await fn();
+      return null;
+    }
+    const seen: string[][] = [];
+    const marker = `monitor-end-${Math.random()}`;
+    let ended: () => void = () => undefined;
+    const end = new Promise<void>((resolve) => (ended = resolve));
+    const m = await this.admin!.monitor();
+    m.on("monitor", (_time: string, args: string[], _source: string, database: string) => {
+      if (Number(database) !== this.db) return;
+      if (String(args[0]).toLowerCase() === "echo" && args[1] === marker) ended();
+      else seen.push([String(args[0]).toLowerCase(), ...args.slice(1).map(String)]);
+    });
+    try {
+      await fn();
+      // everything fn sent is seen once the marker sent after it is
+      await this.admin!.echo(marker);
+      await end;
+    } finally {
+      m.disconnect();
+    }
+    return seen;
   }
 
   async discovered(): Promise<void> {
