@@ -32,7 +32,7 @@ export interface NameDiscoveryOptions {
   stepIntervalMs?: number;
   /** How long a pass should take, whatever the size of the database. Default 4000 ms. */
   targetPassMs?: number;
-  /** A new pass starts at most this often (small databases). Default 2000 ms. */
+  /** A new pass starts at most this often (small databases). Default 500 ms. */
   minPassIntervalMs?: number;
   /** The same, when keyspace notifications cover every Fleet key (the walk is then only a backstop). Default 60000 ms. */
   notifiedPassIntervalMs?: number;
@@ -134,7 +134,7 @@ export class NameDiscovery {
     this.opts = {
       stepIntervalMs: 100,
       targetPassMs: 4000,
-      minPassIntervalMs: 2000,
+      minPassIntervalMs: 500,
       notifiedPassIntervalMs: 60_000,
       minCount: 1000,
       maxCount: 25_000,
