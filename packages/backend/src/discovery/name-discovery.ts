@@ -4,12 +4,14 @@
 // names from here and then read live figures for those names only (one pipeline).
 //
 // - The walk is an incremental SCAN (Backend.keyScan): one step per tick, its COUNT sized
-//   from DBSIZE so that a pass takes about `targetPassMs` whatever the database's size,
-//   and lowered whenever a step takes longer than `slowStepMs` (no step holds Redis long).
-// - A pass replaces what the previous one found: a name whose keys are all gone
-//   disappears when the pass that no longer sees it ends. A name created by someone else
-//   is seen by the first pass that starts after it (SCAN returns every key that exists
-//   for the whole pass), so it appears within two passes: see `boundMs()`.
+//   from DBSIZE so that a pass takes about `targetPassMs` whatever the database's size (a
+//   pass costs Redis time in proportion to the database: on Redis 7.0 about 0.2 s per
+//   million keys, so the pace is what keeps the walk's share of a core small), and halved
+//   for the rest of a pass whenever a step takes longer than `slowStepMs`.
+// - What a step sees is known at once; a pass replaces what the previous one found, so a
+//   name whose keys are all gone disappears when the pass that no longer sees it ends. The
+//   walk goes round and round, each bucket of Redis' table visited once per pass, so a
+//   name created by someone else is seen within about one pass: see `boundMs()`.
 // - Names the console learns otherwise are known at once: its own writes (`noteWrites`),
 //   catalog types (queue and stream candidates, read at each pass start), stream names
 //   from `event:<type>.emit` messages, and keyspace notifications when Redis already sends
@@ -28,18 +30,18 @@ export type ListedKind = Exclude<NameKind, "kv">;
 const LISTED_KINDS: readonly ListedKind[] = ["queue", "pool", "stream", "lock", "counter"];
 
 export interface NameDiscoveryOptions {
-  /** Pause between two SCAN steps. Default 100 ms. */
+  /** Pause between two SCAN steps. Default 50 ms. */
   stepIntervalMs?: number;
-  /** How long a pass should take, whatever the size of the database. Default 4000 ms. */
+  /** How long a pass should take, whatever the size of the database (up to maxCount per step). Default 12000 ms. */
   targetPassMs?: number;
   /** A new pass starts at most this often (small databases). Default 500 ms. */
   minPassIntervalMs?: number;
   /** The same, when keyspace notifications cover every Fleet key (the walk is then only a backstop). Default 60000 ms. */
   notifiedPassIntervalMs?: number;
-  /** Bounds of SCAN's COUNT per step. Defaults 1000 and 25000. */
+  /** Bounds of SCAN's COUNT per step. Defaults 1000 and 10000 (a step of 10,000 keys is a few milliseconds of Redis). */
   minCount?: number;
   maxCount?: number;
-  /** A step whose round trip takes longer halves the COUNT ceiling. Default 5 ms. */
+  /** A step whose round trip takes longer halves COUNT for the rest of the pass. Default 25 ms. */
   slowStepMs?: number;
   /** Stop walking after this long without a reader. Default 300000 ms. */
   idleMs?: number;
@@ -110,7 +112,6 @@ export class NameDiscovery {
   private passes = 0;
   private lastPassMs: number | null = null;
   private scanSteps = 0;
-  private countCeiling: number;
   private lastKeyCount = 0;
 
   private running = false;
@@ -132,13 +133,13 @@ export class NameDiscovery {
     options: NameDiscoveryOptions = {},
   ) {
     this.opts = {
-      stepIntervalMs: 100,
-      targetPassMs: 4000,
+      stepIntervalMs: 50,
+      targetPassMs: 12_000,
       minPassIntervalMs: 500,
       notifiedPassIntervalMs: 60_000,
       minCount: 1000,
-      maxCount: 25_000,
-      slowStepMs: 5,
+      maxCount: 10_000,
+      slowStepMs: 25,
       idleMs: 300_000,
       readyWaitMs: 5000,
       smallNamespaceKeys: 10_000,
@@ -146,7 +147,6 @@ export class NameDiscovery {
       keyspaceEvents: true,
       ...options,
     };
-    this.countCeiling = this.opts.maxCount;
   }
 
   // ---- reading
@@ -191,14 +191,15 @@ export class NameDiscovery {
   }
 
   /**
-   * How long a name created by someone else may take to appear: it is missed at worst by
-   * the pass under way and found by the next one, which starts after the pause.
+   * How long a name created by someone else may take to appear: the walk comes back to its
+   * bucket one pass (and the pause between passes) later, give or take what Redis' table
+   * resizing moves around.
    */
   boundMs(): number {
     if (this.keyspaceMode === "full") return 0;
     const steps = Math.max(1, Math.ceil(this.lastKeyCount / this.countFor(this.lastKeyCount)));
     const pass = Math.max(this.lastPassMs ?? 0, steps * this.opts.stepIntervalMs);
-    return 2 * pass + this.opts.minPassIntervalMs;
+    return pass + Math.max(this.opts.minPassIntervalMs - pass, 0) + 2 * this.opts.stepIntervalMs;
   }
 
   // ---- learning at once
@@ -318,7 +319,7 @@ export class NameDiscovery {
 
   private countFor(keyCount: number): number {
     const steps = Math.max(1, this.opts.targetPassMs / this.opts.stepIntervalMs);
-    return Math.max(this.opts.minCount, Math.min(this.countCeiling, Math.ceil(keyCount / steps)));
+    return Math.max(this.opts.minCount, Math.min(this.opts.maxCount, Math.ceil(keyCount / steps)));
   }
 
   private async step(gen: number): Promise<void> {
@@ -354,15 +355,20 @@ export class NameDiscovery {
       if (gen !== this.generation || this.pass !== pass) return;
       this.scanSteps++;
       if (took > this.opts.slowStepMs && pass.count > this.opts.minCount) {
-        // a slow step (a busy Redis, or one that visits more per COUNT): smaller steps from now on
-        this.countCeiling = Math.max(this.opts.minCount, Math.floor(pass.count / 2));
-        pass.count = this.countCeiling;
+        // a slow step (a busy Redis, or a Redis that visits more slots per COUNT): smaller steps for this pass
+        pass.count = Math.max(this.opts.minCount, Math.floor(pass.count / 2));
       }
       for (const key of page.keys) {
         const n = nameOfKey(key);
         if (!n) continue;
-        if (n.kind === "kv") addKvKey(pass, n.name, n.key!, this.opts, true);
-        else pass.names[n.kind].add(n.name);
+        if (n.kind === "kv") {
+          addKvKey(pass, n.name, n.key!, this.opts, true);
+          // a namespace never seen before shows at once; counts settle when the pass ends
+          if (!this.known.kv.has(n.name)) addKvKey(this.known, n.name, n.key!, this.opts);
+        } else {
+          pass.names[n.kind].add(n.name);
+          this.known.names[n.kind].add(n.name);
+        }
       }
       pass.cursor = page.cursor;
       if (page.cursor === "0") {

@@ -2,7 +2,7 @@ import { createMemoryBackend } from "@fleet/backend/memory";
 import type { Backend } from "@fleet/backend";
 import { describe, expect, it } from "vitest";
 
-import { ChangeDetector, WORKER_SLICE, readSnapshot } from "./change-detector";
+import { ChangeDetector, WORKER_SLICE, WorkerReads, readSnapshot } from "./change-detector";
 
 /** Counts calls per method; every call goes to the real backend. */
 function countingCalls(backend: Backend) {
@@ -83,5 +83,86 @@ describe("ChangeDetector", () => {
     expect(changes[0]!.event).toBe("workers");
     const data = changes[0]!.data as { changed: Array<{ worker_id: string; status: string }> };
     expect(data.changed.map((w) => [w.worker_id, w.status])).toEqual([[`w${String(n - 1).padStart(4, "0")}`, "running"]]);
+  });
+});
+
+describe("WorkerReads (the rotation that keeps a big fleet cheap)", () => {
+  async function fleet(n: number, now: number) {
+    const memory = createMemoryBackend("memory://rotation");
+    for (let i = 0; i < n; i++) {
+      await memory.workerRegister("t", `w${i}`, {});
+      await memory.workerSetState("t", `w${i}`, "IDLE", null, now);
+    }
+    return memory;
+  }
+  /** Workers read by workersGet while `fn` runs. */
+  function counting(backend: Backend) {
+    let read = 0;
+    const wrapped = new Proxy(backend, {
+      get(target, prop, receiver) {
+        const v = Reflect.get(target, prop, receiver) as unknown;
+        if (typeof v !== "function") return v;
+        if (prop === "workersGet") {
+          return (refs: unknown[]) => {
+            read += refs.length;
+            return (v as (r: unknown[]) => unknown).call(target, refs);
+          };
+        }
+        return (v as (...a: unknown[]) => unknown).bind(target);
+      },
+    });
+    return { backend: wrapped, read: () => read };
+  }
+
+  it("reads every worker once, then only its share per tick; a change shows within workers/perTick ticks", async () => {
+    const now = Date.now() / 1000;
+    const memory = await fleet(5, now);
+    const { backend, read } = counting(memory);
+    const reads = new WorkerReads(2);
+    const detector = new ChangeDetector();
+    expect(detector.apply(await readSnapshot(backend, now, 60, NO_NAMES, reads))).toEqual([]);
+    expect(read()).toBe(5);
+    await memory.workerSetState("t", "w4", "RUNNING", null, now);
+    let ticks = 0;
+    let seen: unknown[] = [];
+    while (seen.length === 0 && ticks < 10) {
+      const before = read();
+      seen = detector.apply(await readSnapshot(backend, now, 60, NO_NAMES, reads));
+      expect(read() - before).toBe(2);
+      ticks++;
+    }
+    expect(ticks).toBeLessThanOrEqual(3);
+    expect((seen[0] as { data: { changed: Array<{ worker_id: string; state: string }> } }).data.changed.map((w) => [w.worker_id, w.state])).toEqual([
+      ["w4", "RUNNING"],
+    ]);
+  });
+
+  it("sees a worker go offline on the tick the clock passes the threshold, without reading it again", async () => {
+    const now = Date.now() / 1000;
+    const memory = await fleet(4, now);
+    const { backend, read } = counting(memory);
+    const reads = new WorkerReads(0);
+    const detector = new ChangeDetector();
+    detector.apply(await readSnapshot(backend, now, 60, NO_NAMES, reads));
+    expect(detector.apply(await readSnapshot(backend, now + 30, 60, NO_NAMES, reads))).toEqual([]);
+    const changes = detector.apply(await readSnapshot(backend, now + 61, 60, NO_NAMES, reads));
+    expect(read()).toBe(4);
+    const data = changes[0]!.data as { changed: Array<{ worker_id: string; status: string }> };
+    expect(data.changed.map((w) => w.status)).toEqual(["offline", "offline", "offline", "offline"]);
+  });
+
+  it("reads a new worker at once and reports a removed one at once", async () => {
+    const now = Date.now() / 1000;
+    const memory = await fleet(3, now);
+    const reads = new WorkerReads(0);
+    const detector = new ChangeDetector();
+    detector.apply(await readSnapshot(memory, now, 60, NO_NAMES, reads));
+    await memory.workerRegister("t", "new", {});
+    await memory.workerSetState("t", "new", "RUNNING", null, now);
+    await memory.workerRemove("t", "w0");
+    const changes = detector.apply(await readSnapshot(memory, now, 60, NO_NAMES, reads));
+    const data = changes[0]!.data as { changed: Array<{ worker_id: string }>; removed: Array<{ worker_id: string }> };
+    expect(data.changed.map((w) => w.worker_id)).toEqual(["new"]);
+    expect(data.removed.map((w) => w.worker_id)).toEqual(["w0"]);
   });
 });

@@ -4,7 +4,7 @@
 // fleet every second never delays the fan-out of bus frames in the request thread.
 import type { Backend } from "@fleet/backend";
 
-import { ChangeDetector, readSnapshot, type DetectedChange, type KnownNames } from "./change-detector";
+import { ChangeDetector, WorkerReads, readSnapshot, type DetectedChange, type KnownNames } from "./change-detector";
 
 export interface SnapshotSource {
   /** Where snapshots are read right now. */
@@ -17,6 +17,7 @@ export interface SnapshotSource {
 export class InlineSnapshotSource implements SnapshotSource {
   readonly kind = "inline" as const;
   private readonly detector = new ChangeDetector();
+  private readonly workers = new WorkerReads();
 
   constructor(
     private readonly getBackend: () => Promise<Backend>,
@@ -25,7 +26,7 @@ export class InlineSnapshotSource implements SnapshotSource {
 
   async poll(now: number, names: KnownNames): Promise<DetectedChange[]> {
     const backend = await this.getBackend();
-    return this.detector.apply(await readSnapshot(backend, now, this.offlineAfterSeconds, names));
+    return this.detector.apply(await readSnapshot(backend, now, this.offlineAfterSeconds, names, this.workers));
   }
 
   async close(): Promise<void> {
