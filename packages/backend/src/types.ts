@@ -240,9 +240,10 @@ export interface Backend {
   /**
    * About `limit` keys of a namespace from `cursor` ("0" to start), sorted within the page,
    * never reading the whole namespace: on Redis a few SCAN steps with a bounded budget (a
-   * sparse namespace may answer fewer keys, or none, with a cursor to go on).
+   * sparse namespace may answer fewer keys, or none, with a cursor to go on). `budget`:
+   * how many slots of the key space one call may look at (default 200,000).
    */
-  kvKeysPage(ns: string, cursor: string, limit: number): Promise<KvKeysPage>;
+  kvKeysPage(ns: string, cursor: string, limit: number, opts?: { budget?: number }): Promise<KvKeysPage>;
 
   // ---- pools (fleet:pool:<name>, fleet:pool:<name>:claim:<id>)
   poolPut(name: string, itemId: string, payload: BytesLike, tags: JsonObject, ttlSeconds?: number | null): Promise<void>;

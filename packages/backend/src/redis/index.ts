@@ -300,7 +300,8 @@ export class RedisBackend implements Backend {
     });
   }
 
-  async kvKeysPage(ns: string, cursor: string, limit: number): Promise<KvKeysPage> {
+  async kvKeysPage(ns: string, cursor: string, limit: number, opts: { budget?: number } = {}): Promise<KvKeysPage> {
+    const budget = opts.budget ?? KV_PAGE_SCAN_BUDGET;
     if (!/^\d+$/.test(cursor)) throw new RangeError(`not a kv page cursor: '${cursor}'`);
     const match = `fleet:kv:${escapeGlob(ns)}:*`;
     const found = new Set<string>();
@@ -309,7 +310,7 @@ export class RedisBackend implements Backend {
       // A dense namespace fills the page in a step or two; a sparse one grows the step
       // (fewer round trips) up to KV_PAGE_MAX_COUNT, and the page ends after
       // KV_PAGE_SCAN_BUDGET slots looked at, answering what it has and where to go on.
-      let count = Math.max(10, Math.min(limit, KV_PAGE_MAX_COUNT));
+      let count = Math.max(10, Math.min(limit, KV_PAGE_MAX_COUNT, budget));
       let looked = 0;
       do {
         const [c, batch] = await r.scan(next, "MATCH", match, "COUNT", count);
@@ -320,7 +321,7 @@ export class RedisBackend implements Backend {
           if (parts?.ns === ns) found.add(parts.key);
         }
         if (batch.length < count / 4) count = Math.min(count * 4, KV_PAGE_MAX_COUNT);
-      } while (next !== "0" && found.size < limit && looked < KV_PAGE_SCAN_BUDGET);
+      } while (next !== "0" && found.size < limit && looked < budget);
     });
     const sorted = [...found].sort();
     return { keys: await this.kvKeySummaries(ns, sorted), cursor: next };

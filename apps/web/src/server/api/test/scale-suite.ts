@@ -119,6 +119,14 @@ export function scaleSuite(h: Harness): void {
       expect((await h.call(kvNs.GET, "GET", "/kv/fresh-ns")).json).toEqual({ total: 1, keys: [{ key: "k", ttl_ms: null, bytes: 1 }] });
     });
 
+    it("answer a namespace another program wrote a moment ago on a small database (a small look), and 404 for none", async () => {
+      await seed();
+      await h.plant.set("fleet:kv:just-now:a", "1");
+      const res = await h.call(kvNs.GET, "GET", "/kv/just-now");
+      expect(res.json).toEqual({ total: 1, keys: [{ key: "a", ttl_ms: null, bytes: 1 }] });
+      expect((await h.call(kvNs.GET, "GET", "/kv/never")).status).toBe(404);
+    });
+
     it("page a small kv namespace by offset or by cursor, sorted", async () => {
       for (const k of ["c", "a", "e", "b", "d"]) await h.backend.kvSet("small", k, "1");
       expect((await h.call(kvNs.GET, "GET", "/kv/small?limit=2&offset=1")).json).toEqual({

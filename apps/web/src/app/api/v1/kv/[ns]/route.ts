@@ -6,6 +6,9 @@ import { KvNamespaceParamSchema, requireExistingOrKnown } from "@/server/api/res
 import { route } from "@/server/api/route";
 import { getDiscovery } from "@/server/backend";
 
+/** Slots of the key space the look for a namespace the discovery does not know may take (all of a small database). */
+const KV_PROBE_SLOTS = 20_000;
+
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
@@ -26,6 +29,18 @@ export const GET = route({
     const { ns } = params;
     const known = await discovery.kvKeys(ns);
     if (known.count === 0) {
+      // Not (yet) seen by the discovery: one small look before answering 404, so that a
+      // namespace written by another program a moment ago is found on a small database
+      // (and on a large one within the discovery's bound).
+      const probe = query.cursor === undefined || query.cursor === "0" ? await backend.kvKeysPage(ns, "0", query.limit, { budget: KV_PROBE_SLOTS }) : null;
+      if (probe && probe.keys.length > 0) {
+        for (const k of probe.keys) discovery.learnKvKey(ns, k.key);
+        return {
+          total: probe.keys.length,
+          keys: probe.keys.map((k) => ({ key: k.key, ttl_ms: k.ttlMs, bytes: k.bytes })),
+          ...(query.cursor !== undefined ? { next_cursor: null } : {}),
+        };
+      }
       await requireExistingOrKnown(backend, "kv namespace", ns, false);
       return query.cursor === undefined ? { total: 0, keys: [] } : { total: 0, keys: [], next_cursor: null };
     }
