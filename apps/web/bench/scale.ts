@@ -368,9 +368,12 @@ async function hub(port: number, base: string, admin: Redis): Promise<void> {
   }
   deltas.sort((x, y) => y[2] - x[2]);
   const leafPct = (usec / 1e6 / seconds) * 100;
+  const scan = after.get("scan")?.usec ?? 0;
+  const scanPct = ((scan - (before.get("scan")?.usec ?? 0)) / 1e6 / seconds) * 100;
   const cpuPct = ((cpuAfter - cpuBefore) / seconds) * 100;
   console.log(`  Redis commands over ${seconds.toFixed(0)} s with one live client: ${deltas.slice(0, 8).map(([c, n, u]) => `${c} ${n}x ${(u / 1000).toFixed(0)} ms`).join(", ")}`);
   figure(`Redis busy with commands, 1 live client (commandstats, leaves)`, `${leafPct.toFixed(2)} %`, `< ${TARGET.hubCpuPct} % of a core`, leafPct < TARGET.hubCpuPct);
+  figure(`...of which the name discovery's walk (SCAN)`, `${scanPct.toFixed(2)} %`, "(figure only)", null);
   figure(`Redis process CPU meanwhile (INFO cpu: scripts, I/O, all)`, `${cpuPct.toFixed(2)} %`, `< ${TARGET.hubCpuPct} % of a core`, cpuPct < TARGET.hubCpuPct);
   // the hub stops a grace period after its last client: later sections measure actions alone
   await sleep(5000);
@@ -421,7 +424,7 @@ async function main(): Promise<void> {
   const cold = await get(base, "/api/v1/queues");
   figure("first GET /queues of a fresh console (first discovery pass)", ms(cold.ms), "(figure only)", cold.status === 200 ? null : false);
   const walk = await slowest(admin);
-  figure(`...longest single command so far (${walk.command})`, ms(walk.us / 1000), `<= ${TARGET.dlqCommandMs} ms`, walk.us / 1000 <= TARGET.dlqCommandMs);
+  figure(`...longest single command so far (${walk.command})`, ms(walk.us / 1000), `<= ${TARGET.chunkCommandMs} ms`, walk.us / 1000 <= TARGET.chunkCommandMs);
   if (SECTIONS.has("lists")) await lists(base);
   if (SECTIONS.has("discovery")) await discovery(base, admin);
   if (SECTIONS.has("hub")) await hub(webPort, base, admin);

@@ -241,9 +241,10 @@ export interface Backend {
    * About `limit` keys of a namespace from `cursor` ("0" to start), sorted within the page,
    * never reading the whole namespace: on Redis a few SCAN steps with a bounded budget (a
    * sparse namespace may answer fewer keys, or none, with a cursor to go on). `budget`:
-   * how many slots of the key space one call may look at (default 200,000).
+   * how many slots of the key space one call may look at (default 200,000); `density`:
+   * the share of all keys the namespace is thought to hold, to size the first step.
    */
-  kvKeysPage(ns: string, cursor: string, limit: number, opts?: { budget?: number }): Promise<KvKeysPage>;
+  kvKeysPage(ns: string, cursor: string, limit: number, opts?: { budget?: number; density?: number }): Promise<KvKeysPage>;
 
   // ---- pools (fleet:pool:<name>, fleet:pool:<name>:claim:<id>)
   poolPut(name: string, itemId: string, payload: BytesLike, tags: JsonObject, ttlSeconds?: number | null): Promise<void>;
@@ -379,6 +380,8 @@ export interface Backend {
   /** Python's worker_get shape, or null when the worker is not in `wkrs:<type>`. */
   workerGet(automationType: string, workerId: string): Promise<WorkerRecord | null>;
   workerList(automationType?: string): Promise<WorkerRef[]>;
+  /** How many entries `wkrs:all` has (SCARD): whether the worker list changed, without reading it. */
+  workerCount(): Promise<number>;
   /** Reads many workers in a bounded number of pipelined round trips, in the order given. */
   workersGet(refs: WorkerRef[]): Promise<WorkerRecord[]>;
   /**

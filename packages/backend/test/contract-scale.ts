@@ -179,6 +179,14 @@ export function describeScaleContract(name: string, factory: () => Promise<Backe
         expect(await be.keyCount()).toBe(18);
       });
 
+      it("counts the worker index without reading it", async () => {
+        expect(await be.workerCount()).toBe(0);
+        await be.workerRegister("t", "a", {});
+        await be.workerRegister("t", "b", {});
+        await raw.sadd("wkrs:all", "no-separator");
+        expect(await be.workerCount()).toBe(3);
+      });
+
       it("reads live figures of named locks, counters, queues and kv keys, leaving out what does not exist", async () => {
         await plantEveryKind(raw);
         await raw.set("fleet:counter:bad", "x1");

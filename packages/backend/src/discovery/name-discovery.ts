@@ -32,7 +32,7 @@ const LISTED_KINDS: readonly ListedKind[] = ["queue", "pool", "stream", "lock", 
 export interface NameDiscoveryOptions {
   /** Pause between two SCAN steps. Default 50 ms. */
   stepIntervalMs?: number;
-  /** How long a pass should take, whatever the size of the database (up to maxCount per step). Default 12000 ms. */
+  /** How long a pass should take, whatever the size of the database (up to maxCount per step). Default 14000 ms. */
   targetPassMs?: number;
   /** A new pass starts at most this often (small databases). Default 500 ms. */
   minPassIntervalMs?: number;
@@ -134,7 +134,7 @@ export class NameDiscovery {
   ) {
     this.opts = {
       stepIntervalMs: 50,
-      targetPassMs: 12_000,
+      targetPassMs: 14_000,
       minPassIntervalMs: 500,
       notifiedPassIntervalMs: 60_000,
       minCount: 1000,

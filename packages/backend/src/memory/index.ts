@@ -845,6 +845,10 @@ export class MemoryBackend implements Backend {
     return this.readWorker({ automationType, workerId });
   }
 
+  async workerCount(): Promise<number> {
+    return this.raw.type(WORKER_ALL_INDEX) === "set" ? this.raw.smembers(WORKER_ALL_INDEX).length : 0;
+  }
+
   async workerList(automationType?: string): Promise<WorkerRef[]> {
     if (automationType === undefined) {
       return this.raw

@@ -300,7 +300,7 @@ export class RedisBackend implements Backend {
     });
   }
 
-  async kvKeysPage(ns: string, cursor: string, limit: number, opts: { budget?: number } = {}): Promise<KvKeysPage> {
+  async kvKeysPage(ns: string, cursor: string, limit: number, opts: { budget?: number; density?: number } = {}): Promise<KvKeysPage> {
     const budget = opts.budget ?? KV_PAGE_SCAN_BUDGET;
     if (!/^\d+$/.test(cursor)) throw new RangeError(`not a kv page cursor: '${cursor}'`);
     const match = `fleet:kv:${escapeGlob(ns)}:*`;
@@ -310,7 +310,8 @@ export class RedisBackend implements Backend {
       // A dense namespace fills the page in a step or two; a sparse one grows the step
       // (fewer round trips) up to KV_PAGE_MAX_COUNT, and the page ends after
       // KV_PAGE_SCAN_BUDGET slots looked at, answering what it has and where to go on.
-      let count = Math.max(10, Math.min(limit, KV_PAGE_MAX_COUNT, budget));
+      const density = opts.density !== undefined && opts.density > 0 ? Math.min(1, opts.density) : 1;
+      let count = Math.max(10, Math.min(Math.ceil(limit / density), KV_PAGE_MAX_COUNT, budget));
       let looked = 0;
       do {
         const [c, batch] = await r.scan(next, "MATCH", match, "COUNT", count);
@@ -1341,6 +1342,10 @@ export class RedisBackend implements Backend {
       const [rec] = await this.readWorkers(r, [{ automationType, workerId }]);
       return rec!.registered ? rec! : null;
     });
+  }
+
+  async workerCount(): Promise<number> {
+    return this.run((r) => r.scard(WORKER_ALL_INDEX));
   }
 
   async workerList(automationType?: string): Promise<WorkerRef[]> {

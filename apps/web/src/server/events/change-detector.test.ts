@@ -151,18 +151,30 @@ describe("WorkerReads (the rotation that keeps a big fleet cheap)", () => {
     expect(data.changed.map((w) => w.status)).toEqual(["offline", "offline", "offline", "offline"]);
   });
 
-  it("reads a new worker at once and reports a removed one at once", async () => {
+  it("reads a new worker at once, reports a removed one at once, and a swap of one for another within the list period", async () => {
     const now = Date.now() / 1000;
     const memory = await fleet(3, now);
-    const reads = new WorkerReads(0);
+    const reads = new WorkerReads(0, 4);
     const detector = new ChangeDetector();
-    detector.apply(await readSnapshot(memory, now, 60, NO_NAMES, reads));
+    type Frame = { changed: Array<{ worker_id: string }>; removed: Array<{ worker_id: string }> };
+    const tick = async () => (detector.apply(await readSnapshot(memory, now, 60, NO_NAMES, reads))[0]?.data ?? null) as Frame | null;
+    await tick();
     await memory.workerRegister("t", "new", {});
     await memory.workerSetState("t", "new", "RUNNING", null, now);
+    expect((await tick())?.changed.map((w) => w.worker_id)).toEqual(["new"]);
     await memory.workerRemove("t", "w0");
-    const changes = detector.apply(await readSnapshot(memory, now, 60, NO_NAMES, reads));
-    const data = changes[0]!.data as { changed: Array<{ worker_id: string }>; removed: Array<{ worker_id: string }> };
-    expect(data.changed.map((w) => w.worker_id)).toEqual(["new"]);
-    expect(data.removed.map((w) => w.worker_id)).toEqual(["w0"]);
+    expect((await tick())?.removed.map((w) => w.worker_id)).toEqual(["w0"]);
+    // one removed and one added between two ticks: the index size did not move
+    await memory.workerRemove("t", "w1");
+    await memory.workerRegister("t", "other", {});
+    let frame: Frame | null = null;
+    let ticks = 0;
+    while (frame === null && ticks < 10) {
+      frame = await tick();
+      ticks++;
+    }
+    expect(ticks).toBeLessThanOrEqual(4);
+    expect(frame?.changed.map((w) => w.worker_id)).toEqual(["other"]);
+    expect(frame?.removed.map((w) => w.worker_id)).toEqual(["w1"]);
   });
 });

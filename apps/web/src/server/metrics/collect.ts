@@ -7,7 +7,7 @@
 // That is the exporter convention (`mysql_up`, `redis_up`): Prometheus keeps scraping,
 // `up` stays about the console process, and an alert on `fleet_backend_up == 0` says
 // exactly what is wrong. A 503 would turn the outage into a missing scrape instead.
-import type { Backend, WorkerRecord } from "@fleet/backend";
+import type { Backend, WorkerIndexEntry } from "@fleet/backend";
 import type { WorkerStatus } from "@fleet/schema";
 
 import { workerStatus } from "../api/serialize";
@@ -41,11 +41,13 @@ async function readFleet(backend: Backend, names: NameSource, now: number, offli
   const health = await backend.health();
   const [workers, queues, pools, streams] = await Promise.all([
     (async () => {
-      const [refs, catalog] = await Promise.all([backend.workerList(), backend.catalogAll()]);
-      // In slices, one after the other: one call for a very large fleet would be one long
-      // burst that can hit the command timeout on a busy Redis and read as "backend down".
-      const records: WorkerRecord[] = [];
-      for (let i = 0; i < refs.length; i += WORKERS_PER_READ) records.push(...(await backend.workersGet(refs.slice(i, i + WORKERS_PER_READ))));
+      const [refs, catalog] = await Promise.all([backend.workerList(), backend.catalogTypes()]);
+      // Status needs only state and last_seen: the light index, not the whole records
+      // (config, stats, hardware, history) of every worker. In slices, one after the other:
+      // one call for a very large fleet would be one long burst that can hit the command
+      // timeout on a busy Redis and read as "backend down".
+      const records: WorkerIndexEntry[] = [];
+      for (let i = 0; i < refs.length; i += WORKERS_PER_READ) records.push(...(await backend.workersIndex(refs.slice(i, i + WORKERS_PER_READ))));
       const byType = new Map<string, Record<WorkerStatus, number>>();
       const countsOf = (type: string) => {
         let c = byType.get(type);
@@ -53,7 +55,7 @@ async function readFleet(backend: Backend, names: NameSource, now: number, offli
         return c;
       };
       // Catalog types with no worker still get their zero series, so a graph shows 0, not a gap.
-      for (const type of catalog.keys()) countsOf(type);
+      for (const type of catalog) countsOf(type);
       for (const r of records) countsOf(r.automationType)[workerStatus(r.state, r.lastSeen, now, offlineAfterSeconds)] += 1;
       return byType;
     })(),

@@ -72,7 +72,9 @@ export const GET = route({
     }
     let page;
     try {
-      page = await backend.kvKeysPage(ns, from, query.limit);
+      // the namespace's share of the database sizes the first SCAN step
+      const keyCount = discovery.status().keyCount;
+      page = await backend.kvKeysPage(ns, from, query.limit, keyCount > 0 ? { density: known.count / keyCount } : {});
     } catch (err) {
       if (err instanceof RangeError) throw badRequest("cursor is not a next_cursor of an earlier answer.");
       throw err;
