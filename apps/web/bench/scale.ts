@@ -268,15 +268,28 @@ async function post(base: string, p: string, payload: unknown): Promise<{ status
   return { status: res.status, ms: performance.now() - t0, json };
 }
 
-async function slowest(admin: Redis): Promise<{ us: number; command: string }> {
+/**
+ * The longest command SLOWLOG holds (everything over 1 ms since its last reset): the
+ * console's own steps of the name discovery's walk apart from the rest, since the walk
+ * goes on beside whatever action is measured.
+ */
+async function slowest(admin: Redis): Promise<{ us: number; command: string; walkUs: number }> {
   const entries = (await admin.call("SLOWLOG", "GET", "100000")) as Array<[number, number, number, string[]]>;
-  let best = { us: 0, command: "(none over 1 ms)" };
+  let best = { us: 0, command: "(none over 1 ms)", walkUs: 0 };
   for (const e of entries) {
     const cmd = e[3].map(String);
     if (/^(slowlog|info|config|debug)$/i.test(cmd[0] ?? "")) continue;
-    if (e[2] > best.us) best = { us: e[2], command: cmd.slice(0, 3).join(" ").slice(0, 60) };
+    if (/^scan$/i.test(cmd[0] ?? "") && cmd[3] === "[fs][lt][er][ea][ta]*") {
+      best.walkUs = Math.max(best.walkUs, e[2]);
+      continue;
+    }
+    if (e[2] > best.us) best = { ...best, us: e[2], command: cmd.slice(0, 3).join(" ").replace(/\s+/g, " ").slice(0, 40) };
   }
   return best;
+}
+
+function walkFigure(worst: { walkUs: number }): void {
+  figure("...longest step of the discovery walk meanwhile", ms(worst.walkUs / 1000), `<= ${TARGET.chunkCommandMs} ms`, worst.walkUs / 1000 <= TARGET.chunkCommandMs);
 }
 
 async function commandUsec(admin: Redis): Promise<Map<string, { calls: number; usec: number }>> {
@@ -395,6 +408,7 @@ async function dlq(base: string, admin: Redis): Promise<void> {
   figure("dead letters by ref (200k): delete 1, wall", ms(del.ms), "(figure only)", null);
   const worst = await slowest(admin);
   figure(`...longest single command (${worst.command})`, ms(worst.us / 1000), `<= ${TARGET.dlqCommandMs} ms`, worst.us / 1000 <= TARGET.dlqCommandMs);
+  walkFigure(worst);
 }
 
 async function chunks(base: string, admin: Redis): Promise<void> {
@@ -408,6 +422,7 @@ async function chunks(base: string, admin: Redis): Promise<void> {
   figure(`delete all ${DEAD} dead letters, wall`, ms(purge.ms), "(figure only)", purge.json.deleted === DEAD ? null : false);
   const worst = await slowest(admin);
   figure(`...longest single command (${worst.command})`, ms(worst.us / 1000), `<= ${TARGET.chunkCommandMs} ms`, worst.us / 1000 <= TARGET.chunkCommandMs);
+  walkFigure(worst);
 }
 
 // ---------- main
@@ -425,6 +440,7 @@ async function main(): Promise<void> {
   figure("first GET /queues of a fresh console (first discovery pass)", ms(cold.ms), "(figure only)", cold.status === 200 ? null : false);
   const walk = await slowest(admin);
   figure(`...longest single command so far (${walk.command})`, ms(walk.us / 1000), `<= ${TARGET.chunkCommandMs} ms`, walk.us / 1000 <= TARGET.chunkCommandMs);
+  walkFigure(walk);
   if (SECTIONS.has("lists")) await lists(base);
   if (SECTIONS.has("discovery")) await discovery(base, admin);
   if (SECTIONS.has("hub")) await hub(webPort, base, admin);
