@@ -97,6 +97,9 @@ export type NameKind = "queue" | "pool" | "stream" | "lock" | "counter" | "kv";
  */
 export const DISCOVERY_SCAN_MATCH = "[fs][lt][er][ea][ta]*";
 
+/** Key prefixes of everything the discovery finds (none is a prefix of another). */
+export const DISCOVERY_PREFIXES = ["fleet:queue:", "fleet:pool:", "fleet:lock:", "fleet:counter:", "fleet:kv:", "stream:"] as const;
+
 /** The name a key belongs to, for the kinds the console lists; null for every other key. */
 export function nameOfKey(key: string): { kind: NameKind; name: string; key?: string } | null {
   if (key.startsWith("stream:")) {

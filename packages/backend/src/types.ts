@@ -362,6 +362,14 @@ export interface Backend {
    * them on. Null when they are off or cannot be read.
    */
   subscribeKeyspace(onEvent: (key: string, event: string) => void): Promise<KeyspaceEvents | null>;
+  /**
+   * Redis client-side caching in broadcast mode (`CLIENT TRACKING ON BCAST PREFIX ...`,
+   * Redis 6+), on a connection of its own: Redis names every key written or removed under
+   * the prefixes (`onKeys`; null when everything may have changed: a FLUSHDB). A setting of
+   * that one connection, nothing of the server's configuration. `onLost` when the
+   * connection drops (keys changed meanwhile were not reported). Null where not available.
+   */
+  trackKeys(prefixes: readonly string[], onKeys: (keys: string[] | null) => void, onLost: () => void): Promise<Subscription | null>;
 
   // ---- workers (wkr:<type>:<id>:<field>, wkrs:<type>, wkrs:all)
   workerRegister(automationType: string, workerId: string, hardware: JsonObject): Promise<void>;

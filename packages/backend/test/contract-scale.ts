@@ -17,7 +17,7 @@ const now = () => Date.now() / 1000;
 
 /** Small SCAN steps (several per pass even on a test's few keys), no pauses between passes worth waiting for. */
 function smallSteps(be: Backend, extra: ConstructorParameters<typeof NameDiscovery>[1] = {}): NameDiscovery {
-  return new NameDiscovery(be, { stepIntervalMs: 5, minCount: 2, maxCount: 3, minPassIntervalMs: 5, keyspaceEvents: false, ...extra });
+  return new NameDiscovery(be, { stepIntervalMs: 5, minCount: 2, maxCount: 3, minPassIntervalMs: 5, liveEvents: false, ...extra });
 }
 
 /** One key of every kind, plus keys of other applications around them. */

@@ -15,8 +15,13 @@
 //   name created by someone else is seen within about one pass: see `boundMs()`.
 // - Names the console learns otherwise are known at once: its own writes (`noteWrites`),
 //   catalog types (queue and stream candidates, read at each pass start), stream names
-//   from `event:<type>.emit` messages, and keyspace notifications when Redis already sends
-//   them (never switched on here). A name learnt during a pass is added to that pass too.
+//   from `event:<type>.emit` messages, and what Redis reports as written: keyspace
+//   notifications when it already sends them (never switched on here), else client-side
+//   caching in broadcast mode on a connection of the discovery's own (`CLIENT TRACKING ON
+//   BCAST PREFIX fleet:queue: ...`, Redis 6+: a setting of that connection, not of the
+//   server), which names every key written under Fleet's prefixes. With either, a name
+//   shows within milliseconds and the walk is only a backstop (a slow pass every ten
+//   minutes). A name learnt during a pass is added to that pass too.
 // - Names are candidates: readers check them against live figures (a queue with no key,
 //   a lock no longer held) and leave out what does not exist, so a deletion shows at once.
 // - kv: per namespace its key names while it has at most `smallNamespaceKeys` of them
@@ -25,7 +30,7 @@
 // - Idle: without a reader for `idleMs` the walk stops; the next read restarts it and
 //   waits (bounded) for one fresh pass, so an unused console costs Redis nothing.
 import type { Backend, Subscription } from "../types";
-import { nameOfKey, type NameKind } from "../keys";
+import { DISCOVERY_PREFIXES, nameOfKey, type NameKind } from "../keys";
 
 export type ListedKind = Exclude<NameKind, "kv">;
 const LISTED_KINDS: readonly ListedKind[] = ["queue", "pool", "stream", "lock", "counter"];
@@ -37,8 +42,10 @@ export interface NameDiscoveryOptions {
   targetPassMs?: number;
   /** A new pass starts at most this often (small databases). Default 500 ms. */
   minPassIntervalMs?: number;
-  /** The same, when keyspace notifications cover every Fleet key (the walk is then only a backstop). Default 60000 ms. */
-  notifiedPassIntervalMs?: number;
+  /** When Redis reports writes (tracking, or keyspace notifications of every Fleet key), the walk is a backstop: a pass of about this long... Default 60000 ms. */
+  backstopPassMs?: number;
+  /** ...every this often. Default 600000 ms. */
+  backstopIntervalMs?: number;
   /** Bounds of SCAN's COUNT per step. Defaults 1000 and 10000 (a step of 10,000 keys is a few milliseconds of Redis). */
   minCount?: number;
   maxCount?: number;
@@ -50,8 +57,8 @@ export interface NameDiscoveryOptions {
   smallNamespaceKeys?: number;
   /** ...and all of them together at most this many. Default 200000. */
   maxCachedKvKeys?: number;
-  /** Subscribe to keyspace notifications when Redis sends them. Default true. */
-  keyspaceEvents?: boolean;
+  /** Listen to what Redis reports as written (keyspace notifications if on, else key tracking). Default true. */
+  liveEvents?: boolean;
   log?: (message: string, err?: unknown) => void;
 }
 
@@ -73,6 +80,8 @@ interface Pass extends Found {
   startedAt: number;
 }
 
+export type LiveEvents = "off" | "tracking" | "keyspace" | "keyspace-partial";
+
 export interface DiscoveryStatus {
   running: boolean;
   /** Completed passes since the discovery was made. */
@@ -84,8 +93,12 @@ export interface DiscoveryStatus {
   /** SCAN COUNT of the current pass. */
   scanCount: number;
   scanSteps: number;
-  /** Keyspace notifications: "off", "partial" (they speed discovery up) or "full" (the walk is a backstop). */
-  keyspaceEvents: "off" | "partial" | "full";
+  /**
+   * What Redis reports as written: "tracking" (CLIENT TRACKING, broadcast mode) or
+   * "keyspace" (notifications covering every Fleet key): the walk is a backstop;
+   * "keyspace-partial" (notifications of some classes: they only speed things up); "off".
+   */
+  liveEvents: LiveEvents;
   /** Upper bound on how long a name created by someone else takes to appear, ms. */
   boundMs: number;
 }
@@ -123,8 +136,12 @@ export class NameDiscovery {
   /** Passes run step after step, without pauses, until `passes` reaches this. */
   private eagerUntil = 0;
 
-  private keyspace: Subscription | null = null;
-  private keyspaceMode: "off" | "partial" | "full" = "off";
+  private events: Subscription | null = null;
+  private eventsMode: LiveEvents = "off";
+  private eventsRetry: ReturnType<typeof setTimeout> | null = null;
+  /** kv keys Redis reported written: whether each still exists is read in one batch. */
+  private kvToCheck = new Map<string, Set<string>>();
+  private kvCheckTimer: ReturnType<typeof setTimeout> | null = null;
   private closed = false;
 
   constructor(
@@ -135,14 +152,15 @@ export class NameDiscovery {
       stepIntervalMs: 50,
       targetPassMs: 12_000,
       minPassIntervalMs: 500,
-      notifiedPassIntervalMs: 60_000,
+      backstopPassMs: 60_000,
+      backstopIntervalMs: 600_000,
       minCount: 1000,
       maxCount: 10_000,
       idleMs: 300_000,
       readyWaitMs: 5000,
       smallNamespaceKeys: 10_000,
       maxCachedKvKeys: 200_000,
-      keyspaceEvents: true,
+      liveEvents: true,
       ...options,
     };
   }
@@ -183,7 +201,7 @@ export class NameDiscovery {
       keyCount: this.lastKeyCount,
       scanCount: this.pass?.count ?? this.countFor(this.lastKeyCount),
       scanSteps: this.scanSteps,
-      keyspaceEvents: this.keyspaceMode,
+      liveEvents: this.eventsMode,
       boundMs: this.boundMs(),
     };
   }
@@ -194,7 +212,7 @@ export class NameDiscovery {
    * resizing moves around.
    */
   boundMs(): number {
-    if (this.keyspaceMode === "full") return 0;
+    if (this.instant) return 0;
     const steps = Math.max(1, Math.ceil(this.lastKeyCount / this.countFor(this.lastKeyCount)));
     const pass = Math.max(this.lastPassMs ?? 0, steps * this.opts.stepIntervalMs);
     return pass + Math.max(this.opts.minPassIntervalMs - pass, 0) + 2 * this.opts.stepIntervalMs;
@@ -246,7 +264,7 @@ export class NameDiscovery {
     this.lastRead = now();
     const gen = ++this.generation;
     if (this.stale) this.eagerUntil = Math.max(this.eagerUntil, this.passes + 1);
-    if (this.opts.keyspaceEvents) void this.subscribeKeyspace(gen);
+    if (this.opts.liveEvents) void this.subscribeEvents(gen);
     this.schedule(gen, 0);
   }
 
@@ -259,10 +277,15 @@ export class NameDiscovery {
     this.timer = null;
     this.pass = null;
     this.stale = true;
-    const ks = this.keyspace;
-    this.keyspace = null;
-    this.keyspaceMode = "off";
-    if (ks) void ks.close().catch(() => undefined);
+    const events = this.events;
+    this.events = null;
+    this.eventsMode = "off";
+    if (events) void events.close().catch(() => undefined);
+    if (this.eventsRetry) clearTimeout(this.eventsRetry);
+    this.eventsRetry = null;
+    if (this.kvCheckTimer) clearTimeout(this.kvCheckTimer);
+    this.kvCheckTimer = null;
+    this.kvToCheck.clear();
   }
 
   async close(): Promise<void> {
@@ -315,8 +338,13 @@ export class NameDiscovery {
     this.timer.unref?.();
   }
 
+  /** Whether Redis reports every write of a Fleet key (the walk is then a backstop). */
+  private get instant(): boolean {
+    return this.eventsMode === "tracking" || this.eventsMode === "keyspace";
+  }
+
   private countFor(keyCount: number): number {
-    const steps = Math.max(1, this.opts.targetPassMs / this.opts.stepIntervalMs);
+    const steps = Math.max(1, (this.instant ? this.opts.backstopPassMs : this.opts.targetPassMs) / this.opts.stepIntervalMs);
     return Math.max(this.opts.minCount, Math.min(this.opts.maxCount, Math.ceil(keyCount / steps)));
   }
 
@@ -374,7 +402,7 @@ export class NameDiscovery {
         this.lastPassMs = end - pass.startedAt;
         this.stale = false;
         for (const w of [...this.passWaiters]) w();
-        const every = this.keyspaceMode === "full" ? this.opts.notifiedPassIntervalMs : this.opts.minPassIntervalMs;
+        const every = this.instant ? this.opts.backstopIntervalMs : this.opts.minPassIntervalMs;
         delay = this.passes < this.eagerUntil ? 0 : Math.max(this.opts.stepIntervalMs, every - this.lastPassMs);
       } else if (this.passes < this.eagerUntil) delay = 0;
     } catch (err) {
@@ -385,28 +413,110 @@ export class NameDiscovery {
     this.schedule(gen, delay);
   }
 
-  private async subscribeKeyspace(gen: number): Promise<void> {
+  /** Keyspace notifications when they cover every Fleet key, else key tracking, else partial notifications, else none. */
+  private async subscribeEvents(gen: number): Promise<void> {
+    const current = () => gen === this.generation;
     try {
-      const events = await this.backend.subscribeKeyspace((key, event) => this.onKeyspaceEvent(key, event));
-      if (!events) return;
-      if (gen !== this.generation) {
-        await events.subscription.close();
-        return;
+      const keyspace = await this.backend.subscribeKeyspace((key, event) => this.onKeyspaceEvent(key, event));
+      if (keyspace) {
+        const f = keyspace.flags;
+        // every class Fleet's keys need: generic (del, expire), strings, lists, hashes, zsets, expired
+        const full = f.includes("A") || [..."g$lhzx"].every((c) => f.includes(c));
+        if (full || !current()) return this.adopt(gen, keyspace.subscription, "keyspace");
+        const tracking = await this.subscribeTracking(gen);
+        if (tracking) {
+          await keyspace.subscription.close();
+          return this.adopt(gen, tracking, "tracking");
+        }
+        return this.adopt(gen, keyspace.subscription, "keyspace-partial");
       }
-      this.keyspace = events.subscription;
-      const f = events.flags;
-      // every class Fleet's keys need: generic (del, expire), strings, lists, hashes, zsets, expired
-      this.keyspaceMode = f.includes("A") || [..."g$lhzx"].every((c) => f.includes(c)) ? "full" : "partial";
+      const tracking = await this.subscribeTracking(gen);
+      if (tracking) this.adopt(gen, tracking, "tracking");
     } catch (err) {
-      this.opts.log?.("keyspace notifications could not be subscribed; discovery walks only", err);
+      this.opts.log?.("Redis' reports of writes could not be subscribed; discovery walks only", err);
     }
+  }
+
+  private subscribeTracking(gen: number): Promise<Subscription | null> {
+    return this.backend.trackKeys(
+      DISCOVERY_PREFIXES,
+      (keys) => this.onTrackedKeys(keys),
+      () => {
+        if (gen !== this.generation) return;
+        // keys written while the connection was down were not reported: walk at the full
+        // pace until tracking is back (and that walk catches what was missed)
+        this.opts.log?.("key tracking connection lost; walking at full pace until it is back");
+        this.events = null;
+        this.eventsMode = "off";
+        this.eventsRetry = setTimeout(() => {
+          this.eventsRetry = null;
+          if (gen === this.generation) void this.subscribeEvents(gen);
+        }, 5000);
+        this.eventsRetry.unref?.();
+      },
+    );
+  }
+
+  private adopt(gen: number, sub: Subscription, mode: LiveEvents): void {
+    if (gen !== this.generation) {
+      void sub.close().catch(() => undefined);
+      return;
+    }
+    this.events = sub;
+    this.eventsMode = mode;
   }
 
   private onKeyspaceEvent(key: string, event: string): void {
     const gone = event === "del" || event === "expired" || event === "evicted" || event === "rename_from" || event === "unlink";
     this.noteKey(key, gone);
   }
+
+  /** Keys Redis says were written or removed (it does not say which): names are candidates; kv keys are looked at. */
+  private onTrackedKeys(keys: string[] | null): void {
+    if (keys === null) {
+      // the database was flushed: everything may be gone
+      this.eagerUntil = Math.max(this.eagerUntil, this.passes + (this.pass ? 2 : 1));
+      return;
+    }
+    for (const key of keys) {
+      const n = nameOfKey(key);
+      if (!n) continue;
+      if (n.kind !== "kv") this.learn(n.kind, n.name);
+      else {
+        let set = this.kvToCheck.get(n.name);
+        if (!set) this.kvToCheck.set(n.name, (set = new Set()));
+        set.add(n.key!);
+      }
+    }
+    if (this.kvToCheck.size > 0 && !this.kvCheckTimer) {
+      const gen = this.generation;
+      this.kvCheckTimer = setTimeout(() => void this.checkKvKeys(gen), KV_CHECK_DELAY_MS);
+      this.kvCheckTimer.unref?.();
+    }
+  }
+
+  private async checkKvKeys(gen: number): Promise<void> {
+    this.kvCheckTimer = null;
+    const batch = this.kvToCheck;
+    this.kvToCheck = new Map();
+    try {
+      for (const [ns, keys] of batch) {
+        const names = [...keys];
+        const present = new Set((await this.backend.kvKeySummaries(ns, names)).map((k) => k.key));
+        if (gen !== this.generation) return;
+        for (const k of names) {
+          if (present.has(k)) this.learnKvKey(ns, k);
+          else this.forgetKvKey(ns, k);
+        }
+      }
+    } catch (err) {
+      this.opts.log?.("reading reported kv keys failed; the walk will count them", err);
+    }
+  }
 }
+
+/** Reported kv keys are looked at together, this long after the first of a batch. */
+const KV_CHECK_DELAY_MS = 100;
 
 /** `walked`: seen by the walk (counted); otherwise learnt (a key of a counted-only namespace may exist already: not counted again). */
 function addKvKey(found: Found, ns: string, key: string, opts: { smallNamespaceKeys: number; maxCachedKvKeys: number }, walked = false): void {

@@ -723,6 +723,10 @@ export class MemoryBackend implements Backend {
     return null;
   }
 
+  async trackKeys(): Promise<Subscription | null> {
+    return null;
+  }
+
   // ---- workers
 
   async workerRegister(automationType: string, workerId: string, hardware: JsonObject): Promise<void> {

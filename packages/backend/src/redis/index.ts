@@ -1081,6 +1081,46 @@ export class RedisBackend implements Backend {
     return { subscription: sub, flags };
   }
 
+  async trackKeys(prefixes: readonly string[], onKeys: (keys: string[] | null) => void, onLost: () => void): Promise<Subscription | null> {
+    // RESP2 on purpose: with REDIRECT, Redis then delivers invalidations as pub/sub messages
+    // on __redis__:invalidate (ioredis drops RESP3 "invalidate" pushes). No automatic
+    // resubscribe: a new connection has no tracking, so a drop is reported instead.
+    const conn = new RedisConnection(this.rawUrl, this.opts, { protocol: 2, enableOfflineQueue: true, autoResubscribe: false, retryStrategy: () => null });
+    let open = true;
+    const sub: Subscription = {
+      close: async () => {
+        open = false;
+        if (!this.subscriptions.delete(sub)) return;
+        await conn.close();
+      },
+    };
+    try {
+      await conn.run(async (r) => {
+        const id = await r.client("ID");
+        const args: string[] = ["TRACKING", "ON", "REDIRECT", String(id), "BCAST"];
+        for (const p of prefixes) args.push("PREFIX", p);
+        await r.call("CLIENT", ...args);
+        r.on("messageBuffer", (channel: Buffer, message: unknown) => {
+          if (channel.toString() !== "__redis__:invalidate") return;
+          onKeys(Array.isArray(message) ? message.map((k) => String(k)) : null);
+        });
+        await r.subscribe("__redis__:invalidate");
+      });
+    } catch {
+      await conn.close();
+      return null; // Redis < 6, or CLIENT refused by an ACL: the walk alone, then
+    }
+    conn.client.once("close", () => {
+      if (!open) return;
+      open = false;
+      this.subscriptions.delete(sub);
+      conn.client.disconnect();
+      onLost();
+    });
+    this.subscriptions.add(sub);
+    return sub;
+  }
+
   // ---- workers
 
   private wk(type: string, id: string) {

@@ -21,7 +21,7 @@ let discoveries: NameDiscovery[] = [];
 
 /** The names the hub reads, as the app gives them: from a name discovery over the same backend (walking fast here). */
 function namesOf(b: Backend) {
-  const d = new NameDiscovery(b, { stepIntervalMs: 5, minPassIntervalMs: 10, keyspaceEvents: false });
+  const d = new NameDiscovery(b, { stepIntervalMs: 5, minPassIntervalMs: 10, liveEvents: false });
   discoveries.push(d);
   return async () => {
     const [queues, pools, streams] = await Promise.all([d.names("queue"), d.names("pool"), d.names("stream")]);
