@@ -17,10 +17,15 @@
 //   target < 2 % of a core);
 // - the longest single command (SLOWLOG, slowlog-log-slower-than 1 ms) during dead-letter
 //   actions by ref (target <= 10 ms) and during requeue all (200k), sweep (100k) and delete
-//   all (200k) (target <= 20 ms).
+//   all (200k) (target <= 20 ms);
+// - with the walk alone (a Redis that reports no writes), in this process: how long a pass
+//   takes, how soon a foreign name shows (target <= 15 s), what share of a core it costs.
 //
-// BENCH_SCALE_SECTIONS=lists,discovery,hub,dlq,chunks runs a subset.
-import { spawn, type ChildProcess } from "node:child_process";
+// Once seeded, the private server runs SCHED_FIFO when allowed (root): SLOWLOG times a
+// command by the wall clock, and on a shared machine that would measure the run queue.
+//
+// BENCH_SCALE_SECTIONS=lists,discovery,hub,walk,dlq,chunks runs a subset.
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
@@ -29,6 +34,8 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
+import { NameDiscovery } from "@fleet/backend";
+import { createRedisBackend } from "@fleet/backend/redis";
 import { Redis } from "ioredis";
 
 const WEB_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -42,7 +49,8 @@ const BULK_KV = 50_000;
 const WARMUP = 5;
 const SAMPLES = 30;
 const HUB_SECONDS = Number(process.env.BENCH_SCALE_HUB_SECONDS ?? 60);
-const SECTIONS = new Set((process.env.BENCH_SCALE_SECTIONS ?? "lists,discovery,hub,dlq,chunks").split(",").map((s) => s.trim()));
+const SECTIONS = new Set((process.env.BENCH_SCALE_SECTIONS ?? "lists,discovery,hub,walk,dlq,chunks").split(",").map((s) => s.trim()));
+const WALK_SECONDS = Number(process.env.BENCH_SCALE_WALK_SECONDS ?? 30);
 
 const TARGET = {
   listP50Ms: 50,
@@ -111,14 +119,6 @@ async function startRedis(): Promise<{ port: number; admin: Redis; proc: ChildPr
     { stdio: ["ignore", "ignore", "inherit"] },
   );
   children.push(proc);
-  // On a shared machine the scheduler, not the command, decides what SLOWLOG reads: give
-  // the private server a better share of the CPU when allowed (root), and say so.
-  try {
-    os.setPriority(proc.pid!, -10);
-    console.log("private redis-server reniced to -10 (SLOWLOG measures commands, not the run queue)");
-  } catch {
-    console.log("could not renice the private redis-server: on a busy machine SLOWLOG includes waits for a CPU");
-  }
   const deadline = Date.now() + 15_000;
   for (;;) {
     if (proc.exitCode !== null) fail(`redis-server exited with ${proc.exitCode} (port ${port} taken?)`);
@@ -393,6 +393,36 @@ async function hub(port: number, base: string, admin: Redis): Promise<void> {
   void base;
 }
 
+/**
+ * A Redis that reports no writes (before 6, or CLIENT refused): the discovery has only its
+ * walk. Run here, in this process, beside the console (whose discovery does track keys).
+ */
+async function walkOnly(port: number, admin: Redis): Promise<void> {
+  const backend = createRedisBackend(`redis://127.0.0.1:${port}/0`, { commandTimeoutMs: 10_000 });
+  const d = new NameDiscovery(backend, { liveEvents: false });
+  try {
+    await d.refresh();
+    const before = (await commandUsec(admin)).get("scan")?.usec ?? 0;
+    const t0 = performance.now();
+    await admin.set(`fleet:counter:walk-probe`, "1");
+    let appeared = NaN;
+    while (performance.now() - t0 < WALK_SECONDS * 1000) {
+      if (Number.isNaN(appeared) && (await d.names("counter")).includes("walk-probe")) appeared = (performance.now() - t0) / 1000;
+      await sleep(100);
+    }
+    const seconds = (performance.now() - t0) / 1000;
+    const scanPct = (((((await commandUsec(admin)).get("scan")?.usec ?? 0) - before) / 1e6) / seconds) * 100;
+    const st = d.status();
+    figure(`walk only (no tracking): a pass takes`, `${((st.lastPassMs ?? NaN) / 1000).toFixed(1)} s`, "(figure only)", null);
+    figure(`walk only: foreign counter listed after`, Number.isNaN(appeared) ? `> ${WALK_SECONDS} s` : `${appeared.toFixed(1)} s`, `<= ${TARGET.appearS} s`, !Number.isNaN(appeared) && appeared <= TARGET.appearS);
+    figure(`walk only: Redis busy with SCAN`, `${scanPct.toFixed(2)} %`, "(figure only)", null);
+  } finally {
+    await d.close();
+    await backend.close();
+    await admin.del("fleet:counter:walk-probe");
+  }
+}
+
 async function dlq(base: string, admin: Redis): Promise<void> {
   const sha1 = (s: string) => createHash("sha1").update(s).digest("hex");
   const a = (await admin.lindex("fleet:queue:bench:dead", 150_000))!;
@@ -432,6 +462,20 @@ async function main(): Promise<void> {
   const { port, admin, proc } = await startRedis();
   console.log(`private redis-server on 127.0.0.1:${port} (pid ${proc.pid})`);
   await seed(admin);
+  // On a shared machine the run queue, not the command, decides what SLOWLOG reads (it
+  // times a command by the wall clock): once seeded, give the private server the first
+  // claim on a CPU when allowed (root; it is idle but for the commands measured), and say so.
+  try {
+    execFileSync("chrt", ["--fifo", "--pid", "1", String(proc.pid)], { stdio: "ignore" });
+    console.log("private redis-server runs SCHED_FIFO from here on: SLOWLOG measures commands, not waits for a CPU");
+  } catch {
+    try {
+      os.setPriority(proc.pid!, -10);
+      console.log("private redis-server reniced to -10 (SCHED_FIFO not allowed): SLOWLOG may still include waits for a CPU");
+    } catch {
+      console.log("could not raise the private redis-server's priority: on a busy machine SLOWLOG includes waits for a CPU");
+    }
+  }
   await admin.config("SET", "slowlog-log-slower-than", "1000");
   await admin.config("SET", "slowlog-max-len", "100000");
   await admin.call("SLOWLOG", "RESET");
@@ -444,6 +488,7 @@ async function main(): Promise<void> {
   if (SECTIONS.has("lists")) await lists(base);
   if (SECTIONS.has("discovery")) await discovery(base, admin);
   if (SECTIONS.has("hub")) await hub(webPort, base, admin);
+  if (SECTIONS.has("walk")) await walkOnly(port, admin);
   if (SECTIONS.has("dlq")) await dlq(base, admin);
   if (SECTIONS.has("chunks")) await chunks(base, admin);
   admin.disconnect();
