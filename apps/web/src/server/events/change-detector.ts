@@ -67,9 +67,9 @@ const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resol
  * every worker of a 10,000-worker fleet every second kept Redis about 8 % busy; a tick
  * reads new workers at once, removed ones are seen at once in the id index, a worker going
  * offline is seen from the last_seen already read (status is recomputed every tick), and
- * every other change (state, error, config, stats) within ceil(workers / 500) ticks.
+ * every other change (state, error, config, stats) within ceil(workers / 1000) ticks.
  */
-export const WORKERS_PER_TICK = 500;
+export const WORKERS_PER_TICK = 1000;
 /**
  * The id index of 10,000 workers is a few milliseconds of Redis to read: a tick reads its
  * size (SCARD) and the whole index only when the size moved, or every this many ticks (a
