@@ -2,7 +2,7 @@
 // for what is exported and why a backend outage answers 200 with `fleet_backend_up 0`.
 import { authorize } from "@/server/api/authorize";
 import { toErrorResponse } from "@/server/api/errors";
-import { getBackend } from "@/server/backend";
+import { getBackend, getDiscovery } from "@/server/backend";
 import { serverEnv } from "@/server/env";
 import { collectMetrics } from "@/server/metrics/collect";
 import { PROMETHEUS_CONTENT_TYPE } from "@/server/metrics/exposition";
@@ -16,7 +16,7 @@ export async function GET(request: Request): Promise<Response> {
   } catch (err) {
     return toErrorResponse(err, "GET /metrics");
   }
-  const text = await collectMetrics(getBackend, { offlineAfterSeconds: serverEnv().FLEET_OFFLINE_AFTER_SECONDS });
+  const text = await collectMetrics(getBackend, { offlineAfterSeconds: serverEnv().FLEET_OFFLINE_AFTER_SECONDS, names: getDiscovery });
   return new Response(text, {
     status: 200,
     headers: { "Content-Type": PROMETHEUS_CONTENT_TYPE, "Cache-Control": "no-store" },
