@@ -169,6 +169,8 @@ describe("the document is structurally sound", () => {
       const declared = params.filter((p) => p.in === "path");
       expect(declared.map((p) => p.name).sort(), `${method} ${path}`).toEqual([...inTemplate].sort());
       for (const p of declared) expect(p.required, `${method} ${path} ${p.name}`).toBe(true);
+      // each says what it names (not just its own name)
+      for (const p of declared) expect((p as { description?: string }).description, `${method} ${path} ${p.name}`).toMatch(/^[A-Z][^.]+\. URL-encoded/);
       // no parameter twice (name + location), each with a schema
       const keys = params.map((p) => `${p.in}:${p.name}`);
       expect(new Set(keys).size, `${method} ${path}`).toBe(keys.length);

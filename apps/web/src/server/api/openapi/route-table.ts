@@ -101,7 +101,7 @@ export const QUERY_PARAM_DESCRIPTIONS: Record<string, string> = {
 export const PATH_PARAM_DESCRIPTIONS: Record<string, string> = {
   "workers/type": "Automation type of the worker.",
   "automations/type": "Automation type.",
-  "id/stats": "Worker id.",
+  "type/id": "Worker id.",
   "queues/name": "Queue name.",
   "pools/name": "Pool name.",
   "items/id": "Pool item id.",
