@@ -1,0 +1,55 @@
+// The process-wide watch, wired to the app's backend and environment; started once per
+// server process by instrumentation.ts (never by a request), stopped on shutdown, which
+// releases the lead so another replica takes over at its next try.
+import "server-only";
+
+import type { Backend } from "@fleet/backend";
+
+import { getBackend, isDemoUrl } from "../backend";
+import { serverEnv } from "../env";
+import { onShutdown } from "../shutdown";
+import { seedDemoHistory } from "../history/demo";
+import { WatchService } from "./service";
+
+export { WatchService } from "./service";
+
+const holder = globalThis as typeof globalThis & { __fleetWatch?: WatchService };
+
+/**
+ * The queues the watch records: THE one place the watch asks for queue names. It is the
+ * app's queue listing (the SCAN behind GET /queues); when the console's shared name
+ * discovery lands, this becomes its `names("queue")`.
+ */
+export async function watchedQueueNames(backend: Backend): Promise<string[]> {
+  return backend.queueNames();
+}
+
+export function getWatch(): WatchService | undefined {
+  return holder.__fleetWatch;
+}
+
+/** Starts this process's watch (follower until it wins the lock). Idempotent. */
+export function startWatch(log: (line: string) => void = (line) => console.log(`[watch] ${line}`)): WatchService | null {
+  const env = serverEnv();
+  if (!env.FLEET_WATCH) return null;
+  if (holder.__fleetWatch) return holder.__fleetWatch;
+  const watch = new WatchService({
+    getBackend,
+    queueNames: watchedQueueNames,
+    offlineAfterSeconds: env.FLEET_OFFLINE_AFTER_SECONDS,
+    holdSeconds: env.FLEET_WATCH_HOLD_SECONDS,
+    log,
+  });
+  holder.__fleetWatch = watch;
+  if (isDemoUrl(env.FLEET_BACKEND_URL)) {
+    // The demo should have something to show at once: a day and a month of made-up history.
+    void getBackend()
+      .then((backend) => seedDemoHistory(backend, Date.now() / 1000))
+      .catch((err: unknown) => log(`demo history not seeded: ${err instanceof Error ? err.message : String(err)}`));
+  }
+  watch.start();
+  onShutdown(() => {
+    void watch.stop();
+  });
+  return watch;
+}
