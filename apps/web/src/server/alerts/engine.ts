@@ -19,7 +19,7 @@ import { randomBytes } from "node:crypto";
 import { pyJsonBytes, type Backend, type HistoryRangeRead } from "@fleet/backend";
 import { AlertConfigSchema, type AlertConfig, type AlertDelivery, type AlertHistoryEntry, type Webhook } from "@fleet/schema";
 
-import { recordsAt, ringRanges, slotTime, TIERS } from "../history/format";
+import { joinRanges, recordsAt, ringRanges, slotTime, TIERS } from "../history/format";
 import type { WatchTick } from "../history/writer";
 import { deadKey, evaluate, needs, type AlertInputs, type FiringRecord } from "./evaluate";
 import { formatSpan, maskWebhookUrl } from "./text";
@@ -160,20 +160,20 @@ export class AlertEngine {
   private async deadBefore(backend: Backend, names: string[], windows: Set<number>, ts: number): Promise<Map<string, number>> {
     const out = new Map<string, number>();
     if (windows.size === 0 || names.length === 0) return out;
-    const asks: Array<{ name: string; seconds: number; times: number[] }> = [];
+    const asks: Array<{ name: string; seconds: number; times: number[]; length: number }> = [];
     const reads: HistoryRangeRead[] = [];
     for (const seconds of windows) {
       const at = slotTime("10s", ts - seconds);
       const { ranges, times } = ringRanges("10s", at, at + TIERS["10s"].step);
       if (ranges.length !== 1) continue; // the two slots straddle the ring's end: skip this tick
       for (const name of names) {
-        asks.push({ name, seconds, times });
+        asks.push({ name, seconds, times, length: ranges[0]!.length });
         reads.push({ series: name, tier: "10s", ...ranges[0]! });
       }
     }
     const got = await backend.historyRead(reads);
     asks.forEach((a, i) => {
-      const recs = recordsAt(got[i] ?? Buffer.alloc(0), a.times);
+      const recs = recordsAt(joinRanges([got[i] ?? Buffer.alloc(0)], [a]), a.times);
       const rec = recs.find((r) => r !== null);
       if (rec) out.set(deadKey(a.name, a.seconds), rec.dead);
     });

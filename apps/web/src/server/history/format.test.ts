@@ -9,6 +9,7 @@ import {
   downsample,
   drainSeconds,
   encodeRecord,
+  joinRanges,
   RANGES,
   RECORD_BYTES,
   recordsAt,
@@ -105,6 +106,19 @@ describe("rings are bounded", () => {
     expect(ranges[1]!.offset).toBe(0);
     const ring = ringWith("10s", times.map((t, i) => rec(t, { dead: i })));
     expect(read(ring, "10s", from, end).records.map((r) => r?.dead)).toEqual(times.map((_, i) => i));
+  });
+
+  it("a ring written only up to some slot reads short (GETRANGE stops at its end): padded, never shifted", () => {
+    const to = slotTime("10s", 1_700_000_000);
+    const { ranges, times } = ringRanges("10s", to - 86_400, to); // the whole ring: two ranges
+    expect(ranges).toHaveLength(2);
+    const ring = ringWith("10s", [rec(to, { dead: 42 })]);
+    // the string ends right after the one slot written, as Redis keeps it
+    const short = ring.subarray(0, slotOffset("10s", to) + RECORD_BYTES);
+    const chunks = ranges.map((r) => short.subarray(Math.min(r.offset, short.length), Math.min(r.offset + r.length, short.length)));
+    const records = recordsAt(joinRanges(chunks, ranges), times);
+    expect(records.filter((r) => r !== null).map((r) => [r!.ts, r!.dead])).toEqual([[to, 42]]);
+    expect(records[records.length - 1]?.dead).toBe(42);
   });
 
   it("slots never written are gaps", () => {

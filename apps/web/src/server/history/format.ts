@@ -125,6 +125,19 @@ export function ringRanges(tier: Tier, from: number, to: number): { ranges: Arra
   return { ranges, times };
 }
 
+/**
+ * The bytes read for `ranges` as one buffer: a ring shorter than a range (written only up to
+ * some slot; Redis cuts GETRANGE at the string's end) is padded with zeros, never shifted.
+ */
+export function joinRanges(chunks: Buffer[], ranges: Array<{ length: number }>): Buffer {
+  return Buffer.concat(
+    ranges.map((r, i) => {
+      const c = chunks[i] ?? Buffer.alloc(0);
+      return c.length >= r.length ? c.subarray(0, r.length) : Buffer.concat([c, Buffer.alloc(r.length - c.length)]);
+    }),
+  );
+}
+
 /** The records of `times` from the bytes of their ranges, joined; a slot holding another time is a gap (null). */
 export function recordsAt(bytes: Buffer, times: number[]): Array<HistoryRecord | null> {
   return times.map((t, i) => {

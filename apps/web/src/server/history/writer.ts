@@ -15,6 +15,7 @@ import {
   drainSeconds,
   encodeRecord,
   FLAG_FINISHED_AT_LEAST,
+  joinRanges,
   RECORD_BYTES,
   recordsAt,
   RING_TTL_SECONDS,
@@ -300,7 +301,7 @@ export class HistoryWriter {
         s.coarse = new Aggregate(coarse.ts);
         s.coarse.add(coarse);
       }
-      const bytes = Buffer.concat(got.slice(i * per + 1, i * per + per));
+      const bytes = joinRanges(got.slice(i * per + 1, i * per + per), recent.ranges);
       s.recent = recordsAt(bytes, recent.times).filter((r): r is HistoryRecord => r !== null);
     });
     if (!this.fleetCoarse && got.length > 0) {
