@@ -96,7 +96,7 @@ export class WatchService {
   private schedule(): void {
     if (this.stopped) return;
     const nowMs = this.now() * 1000;
-    const wait = this.tickMs - (nowMs % this.tickMs) + TICK_OFFSET_MS;
+    const wait = this.tickMs - (nowMs % this.tickMs) + Math.min(TICK_OFFSET_MS, this.tickMs / 4);
     this.timer = setTimeout(() => {
       this.timer = null;
       void this.tickNow().finally(() => this.schedule());
