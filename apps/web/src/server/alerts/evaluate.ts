@@ -184,7 +184,7 @@ export function evaluate(config: AlertConfig, inputs: AlertInputs, firing: Map<s
     if (seen.has(key)) continue;
     const rule = rules.get(current.rule_id);
     const why = !rule ? "the rule was removed" : !rule.enabled ? "the rule was disabled" : `'${current.subject}' is no longer there`;
-    transitions.push({ type: "resolved", alert: { ...current, summary: `${current.summary} (resolved: ${why})` } });
+    transitions.push({ type: "resolved", alert: { ...current, value: null, summary: `${current.summary} (resolved: ${why})` } });
   }
   return { transitions, updates };
 }
