@@ -84,7 +84,10 @@ export class PendingListTracker {
       left = Math.max(0, atLeastPopped - this.popped);
       this.popped = Math.max(this.popped, atLeastPopped);
       this.marks = [];
-      atLeast = this.started;
+      // Flagged when the list held tasks at the last tick and they could not be followed. A
+      // list empty at both ticks is not flagged, though a task pushed and reserved between
+      // two ticks is never seen (README, "Queue history": what the figures cannot see).
+      atLeast = this.started && (hadMarks || this.length > 0);
       // The head came after every mark (or the list was empty at the last tick): it was
       // pushed since the last tick, so its wait is under one tick. With nothing seen before
       // (the first tick) the wait is not known.
