@@ -7,3 +7,5 @@ export * from "./pyjson";
 export * from "./codec";
 export * from "./pyjson-parse";
 export * from "./task-body";
+export * from "./discovery/name-discovery";
+export * from "./discovery/note-writes";

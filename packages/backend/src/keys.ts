@@ -188,3 +188,44 @@ export function workerKeyTwins(automationType: string, workerId: string): Array<
   }
   return out;
 }
+
+// ---- name discovery (src/discovery)
+
+/** What the console lists by name, found by walking the key space. */
+export type NameKind = "queue" | "pool" | "stream" | "lock" | "counter" | "kv";
+
+/**
+ * The one SCAN MATCH pattern of the discovery walk: it lets through `fleet:*` and
+ * `stream:*` (and the odd foreign key such as `slrat...`, dropped by `nameOfKey`), so
+ * Redis filters out a foreign key at its first character instead of sending it.
+ */
+export const DISCOVERY_SCAN_MATCH = "[fs][lt][er][ea][ta]*";
+
+/** Key prefixes of everything the discovery finds (none is a prefix of another). */
+export const DISCOVERY_PREFIXES = ["fleet:queue:", "fleet:pool:", "fleet:lock:", "fleet:counter:", "fleet:kv:", "stream:"] as const;
+
+/** The name a key belongs to, for the kinds the console lists; null for every other key. */
+export function nameOfKey(key: string): { kind: NameKind; name: string; key?: string } | null {
+  if (key.startsWith("stream:")) {
+    const name = key.slice("stream:".length);
+    return name.length > 0 ? { kind: "stream", name } : null;
+  }
+  if (!key.startsWith("fleet:")) return null;
+  if (key.startsWith("fleet:queue:")) {
+    const name = queueNameOfKey(key);
+    return name === null ? null : { kind: "queue", name };
+  }
+  if (key.startsWith("fleet:pool:")) {
+    const name = poolNameOfKey(key);
+    return name === null ? null : { kind: "pool", name };
+  }
+  if (key.startsWith("fleet:kv:")) {
+    const parts = kvPartsOfKey(key);
+    return parts === null ? null : { kind: "kv", name: parts.ns, key: parts.key };
+  }
+  for (const kind of ["lock", "counter"] as const) {
+    const prefix = `fleet:${kind}:`;
+    if (key.startsWith(prefix) && key.length > prefix.length) return { kind, name: key.slice(prefix.length) };
+  }
+  return null;
+}

@@ -92,6 +92,14 @@ export interface SweepResult {
 /** Dead letters are addressed by content: `ref` is the hex SHA-1 of the body bytes. */
 export type DeadLetterSelector = { refs: string[] } | { all: true };
 
+/** A dead letter selected by ref, as `dlqLocate` found it: the body and its first index. */
+export interface DeadLetterMatch {
+  ref: string;
+  body: Buffer;
+  /** Index of the first occurrence when it was read (the list may have moved since). */
+  index: number;
+}
+
 export interface StreamSummary {
   name: string;
   length: number;
@@ -203,6 +211,26 @@ export interface Subscription {
   close(): Promise<void>;
 }
 
+/** One step of an incremental walk over the key space. */
+export interface KeyScanPage {
+  /** "0" when the walk is complete. */
+  cursor: string;
+  keys: string[];
+}
+
+export interface KeyspaceEvents {
+  subscription: Subscription;
+  /** `notify-keyspace-events` as Redis reported it (e.g. `KA`, `Kg$lshzx`). */
+  flags: string;
+}
+
+/** One page of a kv namespace read with a cursor. */
+export interface KvKeysPage {
+  keys: KvKeySummary[];
+  /** Where the next page starts; "0" when this was the last one. Opaque. */
+  cursor: string;
+}
+
 /** The console's watch (queue history, alerts) is part of the contract: ./watch-types. */
 export interface Backend extends WatchBackend {
   readonly kind: "redis" | "memory";
@@ -217,8 +245,20 @@ export interface Backend extends WatchBackend {
   kvGet(ns: string, key: string): Promise<Buffer | null>;
   kvDel(ns: string, key: string): Promise<boolean>;
   kvGetEntry(ns: string, key: string): Promise<{ value: Buffer; ttlMs: number | null } | null>;
+  /** Walks the whole key space: for scripts and tests; the console uses src/discovery. */
   kvNamespaces(): Promise<KvNamespaceSummary[]>;
+  /** Walks the whole key space: for scripts and tests; the console pages with kvKeysPage. */
   kvKeys(ns: string): Promise<KvKeySummary[]>;
+  /** TTL and size of the given keys of a namespace, in the order given; keys that do not exist are left out. */
+  kvKeySummaries(ns: string, keys: string[]): Promise<KvKeySummary[]>;
+  /**
+   * About `limit` keys of a namespace from `cursor` ("0" to start), sorted within the page,
+   * never reading the whole namespace: on Redis a few SCAN steps with a bounded budget (a
+   * sparse namespace may answer fewer keys, or none, with a cursor to go on). `budget`:
+   * how many slots of the key space one call may look at (default 200,000); `density`:
+   * the share of all keys the namespace is thought to hold, to size the first step.
+   */
+  kvKeysPage(ns: string, cursor: string, limit: number, opts?: { budget?: number; density?: number }): Promise<KvKeysPage>;
 
   // ---- pools (fleet:pool:<name>, fleet:pool:<name>:claim:<id>)
   poolPut(name: string, itemId: string, payload: BytesLike, tags: JsonObject, ttlSeconds?: number | null): Promise<void>;
@@ -228,6 +268,7 @@ export interface Backend extends WatchBackend {
   poolRelease(name: string, itemId: string): Promise<boolean>;
   poolClaimAny(name: string, where: JsonObject, holdSeconds: number): Promise<RawItem | null>;
   poolSize(name: string): Promise<number>;
+  /** Walks the whole key space: for scripts and tests; the console uses src/discovery. */
   poolNames(): Promise<string[]>;
   poolSummaries(names: string[]): Promise<PoolSummary[]>;
   poolItems(name: string): Promise<PoolItemRecord[]>;
@@ -239,7 +280,10 @@ export interface Backend extends WatchBackend {
   lockRelease(name: string, token: string): Promise<boolean>;
   /** Renews a held lock to `holdSeconds` from now; false when the token no longer holds it. */
   lockExtend(name: string, token: string, holdSeconds: number): Promise<boolean>;
+  /** Walks the whole key space: for scripts and tests; the console uses lockSummaries. */
   lockList(): Promise<LockSummary[]>;
+  /** TTL of the named locks, in the order given; locks not held are left out. */
+  lockSummaries(names: string[]): Promise<LockSummary[]>;
   lockForceRelease(name: string): Promise<boolean>;
 
   // ---- counters (fleet:counter:<name>)
@@ -247,7 +291,10 @@ export interface Backend extends WatchBackend {
   counterGet(name: string): Promise<number>;
   counterSet(name: string, value: number): Promise<void>;
   counterDel(name: string): Promise<boolean>;
+  /** Walks the whole key space: for scripts and tests; the console uses counterSummaries. */
   counterList(): Promise<CounterSummary[]>;
+  /** Values of the named counters, in the order given; counters that do not exist are left out. */
+  counterSummaries(names: string[]): Promise<CounterSummary[]>;
 
   // ---- queues (fleet:queue:<name>[:high|:low|:processing|:processing:body|:scheduled|:dead])
   queuePush(name: string, body: BytesLike, opts?: { priority?: number | Priority }): Promise<void>;
@@ -301,10 +348,30 @@ export interface Backend extends WatchBackend {
   dlqLength(name: string): Promise<number>;
   dlqClear(name: string): Promise<number>;
   dlqRange(name: string, offset: number, limit: number): Promise<{ total: number; items: Buffer[] }>;
-  /** Moves the selected dead letters onto the normal pending list, atomically. */
+  /**
+   * Moves the selected dead letters onto the normal pending list. By ref: every occurrence
+   * of each body, refs in the order of their first occurrence, each body's move atomic
+   * (`dlqLocate` + `dlqTake`). `all`: the whole list as it stood when the call began, in
+   * order, in atomic chunks (every body is in exactly one of the two lists at every instant).
+   */
   dlqRequeue(name: string, which: DeadLetterSelector): Promise<{ requeued: number; missing: string[] }>;
   dlqDelete(name: string, which: DeadLetterSelector): Promise<{ deleted: number; missing: string[] }>;
+  /**
+   * First step of a by-ref action: finds the body of each ref by reading the list in chunks
+   * (hashing outside Redis); stops as soon as every ref is found. `missing` keeps the order
+   * of `refs`, each ref once.
+   */
+  dlqLocate(name: string, refs: string[]): Promise<{ found: DeadLetterMatch[]; missing: string[] }>;
+  /**
+   * Second step: removes every occurrence of each found body (compared byte for byte, so a
+   * body changed meanwhile is never removed in its place) and, for `requeue`, pushes as many
+   * copies onto the normal list in the same atomic step. A body no longer there is `missing`.
+   */
+  dlqTake(name: string, found: DeadLetterMatch[], action: "requeue" | "delete"): Promise<{ count: number; missing: string[] }>;
+  /** Walks the whole key space (housekeeping, tests); the console uses src/discovery. */
   queueNames(): Promise<string[]>;
+  /** Whether each named queue has any key at all (a stray `:processing:body` counts). */
+  queuesExist(names: string[]): Promise<boolean[]>;
   queueDepths(names: string[], now?: number): Promise<QueueDepths[]>;
   queueDetail(name: string, limit: number, now?: number): Promise<QueueDetail>;
 
@@ -314,6 +381,7 @@ export interface Backend extends WatchBackend {
   streamPeek(name: string, n: number): Promise<Buffer[]>;
   streamLength(name: string): Promise<number>;
   streamTrim(name: string, opts: { maxLen: number; ttlSeconds: number }): Promise<void>;
+  /** Walks the whole key space: for scripts and tests; the console uses src/discovery. */
   streamNames(): Promise<string[]>;
   streamSummaries(names: string[]): Promise<StreamSummary[]>;
   /** Never pops. `newest` returns newest first. */
@@ -323,6 +391,30 @@ export interface Backend extends WatchBackend {
   eventPublish(topic: string, body: BytesLike): Promise<void>;
   /** One pattern subscription to `event:*`. Call once per process and fan out yourself. */
   subscribeEvents(onMessage: (msg: BusMessage) => void): Promise<Subscription>;
+
+  // ---- name discovery primitives (src/discovery): each one bounded step, never a whole walk
+  /**
+   * One SCAN step over the keys that name queues, pools, streams, locks, counters and kv
+   * namespaces (`fleet:*`, `stream:*`, filtered by Redis); cursor "0" starts a walk and
+   * comes back "0" when it is complete. `count` is SCAN's COUNT hint.
+   */
+  keyScan(cursor: string, count: number): Promise<KeyScanPage>;
+  /** Number of keys in the database (DBSIZE), to pace the walk. */
+  keyCount(): Promise<number>;
+  /**
+   * Keyspace notifications of Fleet's keys (`__keyspace@<db>__:fleet:*`, `:stream:*`),
+   * only when Redis already sends them (`K` in notify-keyspace-events): this never turns
+   * them on. Null when they are off or cannot be read.
+   */
+  subscribeKeyspace(onEvent: (key: string, event: string) => void): Promise<KeyspaceEvents | null>;
+  /**
+   * Redis client-side caching in broadcast mode (`CLIENT TRACKING ON BCAST PREFIX ...`,
+   * Redis 6+), on a connection of its own: Redis names every key written or removed under
+   * the prefixes (`onKeys`; null when everything may have changed: a FLUSHDB). A setting of
+   * that one connection, nothing of the server's configuration. `onLost` when the
+   * connection drops (keys changed meanwhile were not reported). Null where not available.
+   */
+  trackKeys(prefixes: readonly string[], onKeys: (keys: string[] | null) => void, onLost: () => void): Promise<Subscription | null>;
 
   // ---- workers (wkr:<type>:<id>:<field>, wkrs:<type>, wkrs:all)
   workerRegister(automationType: string, workerId: string, hardware: JsonObject): Promise<void>;
@@ -341,6 +433,8 @@ export interface Backend extends WatchBackend {
   /** Python's worker_get shape, or null when the worker is not in `wkrs:<type>`. */
   workerGet(automationType: string, workerId: string): Promise<WorkerRecord | null>;
   workerList(automationType?: string): Promise<WorkerRef[]>;
+  /** How many entries `wkrs:all` has (SCARD): whether the worker list changed, without reading it. */
+  workerCount(): Promise<number>;
   /** Reads many workers in a bounded number of pipelined round trips, in the order given. */
   workersGet(refs: WorkerRef[]): Promise<WorkerRecord[]>;
   /**
@@ -356,6 +450,8 @@ export interface Backend extends WatchBackend {
   catalogSet(automationType: string, doc: BytesLike): Promise<void>;
   catalogGet(automationType: string): Promise<Buffer | null>;
   catalogAll(): Promise<Map<string, Buffer>>;
+  /** The automation types the catalog declares (HKEYS), sorted: names without their documents. */
+  catalogTypes(): Promise<string[]>;
   catalogDelete(automationType: string): Promise<boolean>;
   /** Clears `fleet:catalog` and writes these entries, in one step (a master's start). */
   catalogReplace(entries: Map<string, BytesLike>): Promise<void>;

@@ -1,8 +1,9 @@
 import { createMemoryBackend } from "../src/memory";
 import { describeLeaseContract } from "./contract-lease";
-import { describeBackendContract, type RawPlanter } from "./contract";
+import { describeBackendContract, type BackendFixture, type RawPlanter } from "./contract";
+import { describeScaleContract } from "./contract-scale";
 
-const fixture = async () => {
+async function fixture(): Promise<BackendFixture> {
   const backend = createMemoryBackend();
   const r = backend.raw;
   const plantRaw: RawPlanter = {
@@ -22,7 +23,8 @@ const fixture = async () => {
     keys: async () => r.keys(),
   };
   return { backend, plantRaw, cleanup: () => backend.close() };
-};
+}
 
 describeBackendContract("memory", fixture);
+describeScaleContract("memory", fixture);
 describeLeaseContract("memory", fixture);

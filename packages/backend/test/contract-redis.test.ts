@@ -1,7 +1,8 @@
 import { Redis } from "ioredis";
 import { createRedisBackend } from "../src/redis";
 import { describeLeaseContract } from "./contract-lease";
-import { describeBackendContract, type RawPlanter, type RawType } from "./contract";
+import { describeBackendContract, type BackendFixture, type RawPlanter, type RawType } from "./contract";
+import { describeScaleContract } from "./contract-scale";
 
 const base = process.env.REDIS_TEST_URL;
 if (!base) throw new Error("REDIS_TEST_URL is not set: point it at a disposable redis-server, e.g. redis://127.0.0.1:6390/0");
@@ -13,7 +14,7 @@ const url = (() => {
   return u.toString();
 })();
 
-const fixture = async () => {
+async function fixture(): Promise<BackendFixture> {
   const r = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 1 });
   await r.flushdb();
   const backend = createRedisBackend(url);
@@ -61,7 +62,8 @@ const fixture = async () => {
       r.disconnect();
     },
   };
-};
+}
 
 describeBackendContract("redis", fixture);
+describeScaleContract("redis", fixture);
 describeLeaseContract("redis", fixture);

@@ -129,6 +129,15 @@ export const WorkersSortSchema = z.enum(["name", "last_seen", "-last_seen"], {
 });
 export type WorkersSort = z.infer<typeof WorkersSortSchema>;
 
+/** `GET /kv/{ns}`: `cursor` (console extension) pages with a cursor instead of `offset`; "0" starts. */
+export const KvKeysQuerySchema = PageQuerySchema.extend({
+  cursor: z
+    .string()
+    .max(4096, "cursor is too long")
+    .regex(/^(0|o\d{1,15}|s[A-Za-z0-9_-]+)$/, "cursor must be 0 or the next_cursor of an earlier answer")
+    .optional(),
+});
+
 export const WorkersQuerySchema = PageQuerySchema.extend({
   type: z.string().optional(),
   status: WorkerStatusSchema.optional(),
@@ -351,5 +360,13 @@ export const CounterListSchema = PageInfoSchema.extend({ counters: z.array(Count
 export type CounterList = z.infer<typeof CounterListSchema>;
 export const KvNamespaceListSchema = PageInfoSchema.extend({ namespaces: z.array(KvNamespaceSchema) });
 export type KvNamespaceList = z.infer<typeof KvNamespaceListSchema>;
-export const KvKeyListSchema = PageInfoSchema.extend({ keys: z.array(KvKeySchema) });
+export const KvKeyListSchema = PageInfoSchema.extend({
+  keys: z.array(KvKeySchema),
+  /**
+   * Console extension (`?cursor=`): where the next page starts, null after the last one.
+   * Present when the request gave a cursor, or when the namespace is too large to be
+   * answered by offset.
+   */
+  next_cursor: z.string().nullable().optional(),
+});
 export type KvKeyList = z.infer<typeof KvKeyListSchema>;

@@ -2,7 +2,7 @@
 // resource, and one queryOptions() object per endpoint, shared by pages and live updates.
 "use client";
 
-import { QueryClient, QueryClientProvider, isServer, queryOptions } from "@tanstack/react-query";
+import { QueryClient, QueryClientProvider, infiniteQueryOptions, isServer, queryOptions } from "@tanstack/react-query";
 import { createElement, type ReactNode } from "react";
 import type {
   Automation,
@@ -131,6 +131,8 @@ export const queryKeys = {
 
 /** Resources without live frames poll at this pace. */
 export const POLL_MS = 5_000;
+/** Keys per page of a kv namespace. */
+export const KV_KEYS_PAGE = 500;
 
 export interface WorkersEverything {
   /** Sorted by type, then id, as the API answers. */
@@ -283,11 +285,15 @@ export const queries = {
       refetchInterval: POLL_MS,
       staleTime: 0,
     }),
+  /** A namespace's keys page by page (`cursor`, see apps/web/README.md): "More keys" asks for the next. */
   kvKeys: (ns: string) =>
-    queryOptions({
+    infiniteQueryOptions({
       queryKey: queryKeys.kv.keys(ns),
-      queryFn: ({ signal }) => apiGet<KvKeyList>(`/kv/${seg(ns)}`, signal),
-      refetchInterval: POLL_MS,
+      queryFn: ({ signal, pageParam }) => apiGet<KvKeyList>(`/kv/${seg(ns)}${qs({ cursor: pageParam, limit: KV_KEYS_PAGE })}`, signal),
+      initialPageParam: "0",
+      getNextPageParam: (last) => last.next_cursor ?? undefined,
+      // polling refetches every page shown: only while few are
+      refetchInterval: (query) => ((query.state.data?.pages.length ?? 0) > 2 ? false : POLL_MS),
       staleTime: 0,
     }),
   kvValue: (ns: string, key: string) =>

@@ -2,14 +2,17 @@
 // call `getBackend()`; nothing else in the app constructs a Backend.
 import "server-only";
 
-import type { Backend } from "@fleet/backend";
+import { NameDiscovery, noteWrites, type Backend } from "@fleet/backend";
 import { backendFromUrl } from "@fleet/backend/url";
 import { startDemoFleet } from "@fleet/worker/demo";
 
 import { serverEnv } from "./env";
 
 interface OpenBackend {
+  /** The backend the app uses: its writes tell `discovery` the names they touch. */
   backend: Backend;
+  /** The one name discovery of this console (src/server/names.ts reads it). */
+  discovery: NameDiscovery;
   /** Stops what runs beside the backend (the demo fleet) before the backend closes. */
   stopExtras?: () => Promise<void>;
 }
@@ -41,9 +44,22 @@ export async function getBackend(): Promise<Backend> {
   return (await slot.opening).backend;
 }
 
+/** The name discovery that belongs to the current backend (opening the backend if needed). */
+export async function getDiscovery(): Promise<NameDiscovery> {
+  const backend = await getBackend();
+  const opened = await holder.__fleetBackend?.opening;
+  if (!opened || opened.backend !== backend) throw new Error("the backend changed while its name discovery was asked for");
+  return opened.discovery;
+}
+
 async function open(url: string): Promise<OpenBackend> {
-  const backend = backendFromUrl(url);
-  const opened: OpenBackend = { backend };
+  const raw = backendFromUrl(url);
+  // One discovery per backend, so per console: routes, the event hub and /metrics share it.
+  const discovery = new NameDiscovery(raw, {
+    log: (m, err) => console.warn(`[discovery] ${m}:`, err instanceof Error ? err.message : err),
+  });
+  const backend = noteWrites(raw, discovery);
+  const opened: OpenBackend = { backend, discovery };
   if (isDemoUrl(url)) {
     // `memory://demo` is the zero-setup mode of `pnpm start`: the in-memory backend with a
     // simulated fleet (workers, tasks, pools, history) writing into it, so every page has
@@ -52,6 +68,7 @@ async function open(url: string): Promise<OpenBackend> {
       const fleet = await startDemoFleet(backend);
       opened.stopExtras = () => fleet.stop();
     } catch (err) {
+      await discovery.close();
       await backend.close();
       throw err;
     }
@@ -69,6 +86,7 @@ async function shutdown(slot: BackendSlot): Promise<void> {
   try {
     await opened.stopExtras?.();
   } finally {
+    await opened.discovery.close();
     await opened.backend.close();
   }
 }

@@ -52,10 +52,14 @@ import type {
   BytesLike,
   ConfigWrite,
   CounterSummary,
+  DeadLetterMatch,
   DeadLetterSelector,
   HealthInfo,
   JsonObject,
+  KeyScanPage,
+  KeyspaceEvents,
   KvKeySummary,
+  KvKeysPage,
   KvNamespaceSummary,
   LockSummary,
   PoolItemRecord,
@@ -185,6 +189,33 @@ export class MemoryBackend implements Backend {
         return { key: k.slice(prefix.length), ttlMs: pttl >= 0 ? pttl : null, bytes: this.byteSize(k) };
       })
       .sort((a, b) => cmp(a.key, b.key));
+  }
+
+  async kvKeySummaries(ns: string, names: string[]): Promise<KvKeySummary[]> {
+    const out: KvKeySummary[] = [];
+    for (const key of names) {
+      const k = keys.kv(ns, key);
+      if (!this.raw.exists(k)) continue;
+      const pttl = this.raw.pttl(k);
+      out.push({ key, ttlMs: pttl >= 0 ? pttl : null, bytes: this.byteSize(k) });
+    }
+    return out;
+  }
+
+  async kvKeysPage(ns: string, cursor: string, limit: number): Promise<KvKeysPage> {
+    // The cursor is "0" or "k" + the last key answered: keys come in code-unit order.
+    if (cursor !== "0" && !cursor.startsWith("k")) throw new RangeError(`not a kv page cursor: '${cursor}'`);
+    const after = cursor === "0" ? null : cursor.slice(1);
+    const prefix = keys.kv(ns, "");
+    const all = this.raw
+      .keysWithPrefix(prefix)
+      .filter((k) => kvPartsOfKey(k)?.ns === ns)
+      .map((k) => k.slice(prefix.length))
+      .filter((k) => after === null || k > after)
+      .sort(cmp);
+    const page = all.slice(0, Math.max(1, limit));
+    const more = all.length > page.length;
+    return { keys: await this.kvKeySummaries(ns, page), cursor: more ? `k${page[page.length - 1]!}` : "0" };
   }
 
   private byteSize(key: string): number {
@@ -322,6 +353,15 @@ export class MemoryBackend implements Backend {
     });
   }
 
+  async lockSummaries(names: string[]): Promise<LockSummary[]> {
+    const out: LockSummary[] = [];
+    for (const name of names) {
+      const pttl = this.raw.pttl(keys.lock(name));
+      if (pttl !== -2) out.push({ name, ttlMs: pttl >= 0 ? pttl : null });
+    }
+    return out;
+  }
+
   async lockForceRelease(name: string): Promise<boolean> {
     return this.raw.del(keys.lock(name)) > 0;
   }
@@ -360,6 +400,20 @@ export class MemoryBackend implements Backend {
         const text = decodeUtf8(raw);
         return { name: k.slice(prefix.length), value: text === null ? null : parseIntStrict(text), raw };
       });
+  }
+
+  async counterSummaries(names: string[]): Promise<CounterSummary[]> {
+    const out: CounterSummary[] = [];
+    for (const name of names) {
+      const k = keys.counter(name);
+      const type = this.raw.type(k);
+      if (type === "none") continue;
+      // a key of another type is a counter that does not hold an integer, as on Redis
+      const raw = type === "string" ? this.raw.get(k)! : Buffer.alloc(0);
+      const text = type === "string" ? decodeUtf8(raw) : null;
+      out.push({ name, value: text === null ? null : parseIntStrict(text), raw });
+    }
+    return out;
   }
 
   // ---- queues
@@ -551,39 +605,67 @@ export class MemoryBackend implements Backend {
     return { total: this.raw.llen(k), items };
   }
 
-  /** Splits the dead list into the selected bodies (in list order) and the rest. */
-  private selectDead(name: string, which: DeadLetterSelector): { taken: Buffer[]; kept: Buffer[]; missing: string[] } {
-    const all = this.raw.lrange(keys.queueDead(name));
-    if ("all" in which) return { taken: all, kept: [], missing: [] };
-    const wanted = new Set(which.refs.map((r) => r.toLowerCase()));
-    const found = new Set<string>();
-    const taken: Buffer[] = [];
-    const kept: Buffer[] = [];
-    for (const b of all) {
-      const ref = sha1Hex(b);
-      if (wanted.has(ref)) {
-        taken.push(b);
-        found.add(ref);
-      } else kept.push(b);
+  async dlqLocate(name: string, refs: string[]): Promise<{ found: DeadLetterMatch[]; missing: string[] }> {
+    const wanted = new Set(refs.map((r) => r.toLowerCase()));
+    const found = new Map<string, DeadLetterMatch>();
+    this.raw.lrange(keys.queueDead(name)).forEach((body, index) => {
+      if (found.size === wanted.size) return;
+      const ref = sha1Hex(body);
+      if (wanted.has(ref) && !found.has(ref)) found.set(ref, { ref, body, index });
+    });
+    return { found: [...found.values()], missing: [...wanted].filter((r) => !found.has(r)) };
+  }
+
+  async dlqTake(name: string, found: DeadLetterMatch[], action: "requeue" | "delete"): Promise<{ count: number; missing: string[] }> {
+    const dead = keys.queueDead(name);
+    let count = 0;
+    const missing: string[] = [];
+    // As on Redis: one body at a time, every copy of it compared byte for byte.
+    for (const m of [...found].sort((a, b) => a.index - b.index)) {
+      const all = this.raw.lrange(dead);
+      const kept = all.filter((b) => !b.equals(m.body));
+      const n = all.length - kept.length;
+      if (n === 0) {
+        missing.push(m.ref);
+        continue;
+      }
+      this.raw.lreplace(dead, kept);
+      if (action === "requeue") this.raw.rpush(keys.queue(name), ...Array.from({ length: n }, () => m.body));
+      count += n;
     }
-    // refs are hex: reported lower-cased and once each, as the Redis implementation reports them
-    const missing = [...new Set(which.refs.map((r) => r.toLowerCase()))].filter((r) => !found.has(r));
-    return { taken, kept, missing };
+    return { count, missing };
+  }
+
+  private async dlqByRef(name: string, refs: string[], action: "requeue" | "delete"): Promise<{ count: number; missing: string[] }> {
+    const located = await this.dlqLocate(name, refs);
+    const taken = await this.dlqTake(name, located.found, action);
+    const gone = new Set([...located.missing, ...taken.missing]);
+    return { count: taken.count, missing: [...new Set(refs.map((r) => r.toLowerCase()))].filter((r) => gone.has(r)) };
   }
 
   async dlqRequeue(name: string, which: DeadLetterSelector): Promise<{ requeued: number; missing: string[] }> {
-    const { taken, kept, missing } = this.selectDead(name, which);
-    if (taken.length) {
-      this.raw.lreplace(keys.queueDead(name), kept);
-      this.raw.rpush(keys.queue(name), ...taken);
+    if ("all" in which) {
+      const taken = this.raw.lrange(keys.queueDead(name));
+      this.raw.del(keys.queueDead(name));
+      if (taken.length) this.raw.rpush(keys.queue(name), ...taken);
+      return { requeued: taken.length, missing: [] };
     }
-    return { requeued: taken.length, missing };
+    const { count, missing } = await this.dlqByRef(name, which.refs, "requeue");
+    return { requeued: count, missing };
   }
 
   async dlqDelete(name: string, which: DeadLetterSelector): Promise<{ deleted: number; missing: string[] }> {
-    const { taken, kept, missing } = this.selectDead(name, which);
-    if (taken.length) this.raw.lreplace(keys.queueDead(name), kept);
-    return { deleted: taken.length, missing };
+    if ("all" in which) return { deleted: await this.dlqClear(name), missing: [] };
+    const { count, missing } = await this.dlqByRef(name, which.refs, "delete");
+    return { deleted: count, missing };
+  }
+
+  async queuesExist(names: string[]): Promise<boolean[]> {
+    return names.map((n) =>
+      [keys.queue(n), keys.queueHigh(n), keys.queueLow(n), keys.queueProcessing(n), keys.queueProcessingBody(n), keys.queueScheduled(n), keys.queueDead(n)].some(
+        (k) => this.raw.exists(k),
+      ),
+    );
   }
 
   async queueNames(): Promise<string[]> {
@@ -716,6 +798,33 @@ export class MemoryBackend implements Backend {
     };
   }
 
+  // ---- name discovery primitives
+
+  async keyScan(cursor: string, count: number): Promise<KeyScanPage> {
+    // Keys in code-unit order after the cursor ("0", or "k" + the last key answered): a
+    // key that exists for the whole walk is answered once, as SCAN guarantees.
+    if (cursor !== "0" && !cursor.startsWith("k")) throw new RangeError(`not a SCAN cursor: '${cursor}'`);
+    const after = cursor === "0" ? null : cursor.slice(1);
+    const all = this.raw
+      .keys()
+      .filter((k) => (k.startsWith("fleet:") || k.startsWith("stream:")) && (after === null || k > after))
+      .sort(cmp);
+    const page = all.slice(0, Math.max(1, Math.floor(count)));
+    return { cursor: all.length > page.length ? `k${page[page.length - 1]!}` : "0", keys: page };
+  }
+
+  async keyCount(): Promise<number> {
+    return this.raw.keys().length;
+  }
+
+  async subscribeKeyspace(): Promise<KeyspaceEvents | null> {
+    return null;
+  }
+
+  async trackKeys(): Promise<Subscription | null> {
+    return null;
+  }
+
   // ---- workers
 
   async workerRegister(automationType: string, workerId: string, hardware: JsonObject): Promise<void> {
@@ -837,6 +946,10 @@ export class MemoryBackend implements Backend {
     return this.readWorker({ automationType, workerId });
   }
 
+  async workerCount(): Promise<number> {
+    return this.raw.type(WORKER_ALL_INDEX) === "set" ? this.raw.smembers(WORKER_ALL_INDEX).length : 0;
+  }
+
   async workerList(automationType?: string): Promise<WorkerRef[]> {
     if (automationType === undefined) {
       return this.raw
@@ -885,6 +998,10 @@ export class MemoryBackend implements Backend {
 
   async catalogGet(automationType: string): Promise<Buffer | null> {
     return this.raw.hget(CATALOG_HASH, automationType);
+  }
+
+  async catalogTypes(): Promise<string[]> {
+    return this.raw.type(CATALOG_HASH) === "hash" ? [...this.raw.hgetall(CATALOG_HASH).keys()].sort(cmp) : [];
   }
 
   async catalogAll(): Promise<Map<string, Buffer>> {

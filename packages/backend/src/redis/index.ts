@@ -10,6 +10,7 @@ import {
   encodePoolItem,
   encodeUnixFloat,
   escapeGlob,
+  sha1Hex,
   isJsonObject,
   parseIntStrict,
   parseJsonBytes,
@@ -27,6 +28,7 @@ import {
   CATALOG_HASH,
   consoleKeys,
   REFUSAL_COUNTER_KEEP_MS,
+  DISCOVERY_SCAN_MATCH,
   WORKER_ALL_INDEX,
   WORKER_FIELDS,
   keys,
@@ -46,10 +48,14 @@ import type {
   BytesLike,
   ConfigWrite,
   CounterSummary,
+  DeadLetterMatch,
   DeadLetterSelector,
   HealthInfo,
   JsonObject,
+  KeyScanPage,
+  KeyspaceEvents,
   KvKeySummary,
+  KvKeysPage,
   KvNamespaceSummary,
   LockSummary,
   PoolItemRecord,
@@ -99,6 +105,18 @@ export type { RedisConnectionOptions } from "./connection";
  */
 export const WORKERS_PER_CALL = 500;
 const SCAN_COUNT = 1000;
+/**
+ * Dead letters per LRANGE while locating refs, and per atomic chunk of "requeue all"
+ * (a script of 1,000 LMOVEs runs for about a millisecond).
+ */
+export const DLQ_CHUNK = 1000;
+/** SCAN COUNT ceiling and the slots one kv page may look at (a few milliseconds of Redis in all). */
+const KV_PAGE_MAX_COUNT = 10_000;
+const KV_PAGE_SCAN_BUDGET = 200_000;
+/** Expired reservations requeued per sweep-3.lua call. */
+export const SWEEP_CHUNK = 1000;
+/** List entries LREM may compare per pipelined group of by-ref removals (~1 ms of C). */
+const DLQ_TAKE_BUDGET = 200_000;
 
 /** The string keys workersGet MGETs per worker, and the record fields they fill. */
 const STRING_KEYS = ["hardware", "config", "gen", "stats"] as const;
@@ -304,6 +322,51 @@ export class RedisBackend implements Backend {
     });
   }
 
+  async kvKeySummaries(ns: string, names: string[]): Promise<KvKeySummary[]> {
+    if (names.length === 0) return [];
+    return this.run(async (r) => {
+      const p = r.pipeline();
+      for (const key of names) p.pttl(keys.kv(ns, key)).strlen(keys.kv(ns, key));
+      const res = await this.conn.exec(p);
+      const out: KvKeySummary[] = [];
+      names.forEach((key, i) => {
+        const [pErr, pttl] = res[2 * i]!;
+        const [sErr, len] = res[2 * i + 1]!;
+        if (pErr || asNumber(pttl) === -2) return;
+        out.push({ key, ttlMs: ttlMsOf(pttl), bytes: sErr ? 0 : asNumber(len) });
+      });
+      return out;
+    });
+  }
+
+  async kvKeysPage(ns: string, cursor: string, limit: number, opts: { budget?: number; density?: number } = {}): Promise<KvKeysPage> {
+    const budget = opts.budget ?? KV_PAGE_SCAN_BUDGET;
+    if (!/^\d+$/.test(cursor)) throw new RangeError(`not a kv page cursor: '${cursor}'`);
+    const match = `fleet:kv:${escapeGlob(ns)}:*`;
+    const found = new Set<string>();
+    let next = cursor;
+    await this.run(async (r) => {
+      // A dense namespace fills the page in a step or two; a sparse one grows the step
+      // (fewer round trips) up to KV_PAGE_MAX_COUNT, and the page ends after
+      // KV_PAGE_SCAN_BUDGET slots looked at, answering what it has and where to go on.
+      const density = opts.density !== undefined && opts.density > 0 ? Math.min(1, opts.density) : 1;
+      let count = Math.max(10, Math.min(Math.ceil(limit / density), KV_PAGE_MAX_COUNT, budget));
+      let looked = 0;
+      do {
+        const [c, batch] = await r.scan(next, "MATCH", match, "COUNT", count);
+        next = c;
+        looked += count;
+        for (const k of batch) {
+          const parts = kvPartsOfKey(k);
+          if (parts?.ns === ns) found.add(parts.key);
+        }
+        if (batch.length < count / 4) count = Math.min(count * 4, KV_PAGE_MAX_COUNT);
+      } while (next !== "0" && found.size < limit && looked < budget);
+    });
+    const sorted = [...found].sort();
+    return { keys: await this.kvKeySummaries(ns, sorted), cursor: next };
+  }
+
   // ---- pools
 
   async poolPut(name: string, itemId: string, payload: BytesLike, tags: JsonObject, ttlSeconds?: number | null): Promise<void> {
@@ -484,6 +547,22 @@ export class RedisBackend implements Backend {
     });
   }
 
+  async lockSummaries(names: string[]): Promise<LockSummary[]> {
+    if (names.length === 0) return [];
+    return this.run(async (r) => {
+      const p = r.pipeline();
+      for (const n of names) p.pttl(keys.lock(n));
+      const res = await this.conn.exec(p);
+      const out: LockSummary[] = [];
+      names.forEach((name, i) => {
+        const [err, pttl] = res[i]!;
+        if (err || asNumber(pttl) === -2) return;
+        out.push({ name, ttlMs: ttlMsOf(pttl) });
+      });
+      return out;
+    });
+  }
+
   async lockForceRelease(name: string): Promise<boolean> {
     return this.run(async (r) => (await r.del(keys.lock(name))) > 0);
   }
@@ -538,6 +617,25 @@ export class RedisBackend implements Backend {
         if (raw === null) return;
         const text = err ? null : decodeUtf8(raw);
         out.push({ name: k.slice("fleet:counter:".length), value: text === null ? null : parseIntStrict(text), raw });
+      });
+      return out;
+    });
+  }
+
+  async counterSummaries(names: string[]): Promise<CounterSummary[]> {
+    if (names.length === 0) return [];
+    return this.run(async (r) => {
+      const p = r.pipeline();
+      for (const n of names) p.getBuffer(keys.counter(n));
+      const res = await this.conn.exec(p);
+      const out: CounterSummary[] = [];
+      names.forEach((name, i) => {
+        const [err, v] = res[i]!;
+        // a key of another type (GET answers WRONGTYPE) is a counter that does not hold an integer
+        const raw = err ? Buffer.alloc(0) : asBuffer(v);
+        if (raw === null) return;
+        const text = err ? null : decodeUtf8(raw);
+        out.push({ name, value: text === null ? null : parseIntStrict(text), raw });
       });
       return out;
     });
@@ -680,17 +778,22 @@ export class RedisBackend implements Backend {
   }
 
   async queueSweepExpired(name: string, now?: number): Promise<SweepResult> {
+    const t = pyFloatRepr(now ?? nowSeconds());
     return this.run(async (r) => {
-      const res = (await callScript(
-        r,
-        "sweep",
-        [keys.queueProcessing(name), keys.queueProcessingBody(name), keys.queue(name)],
-        [pyFloatRepr(now ?? nowSeconds())],
-      )) as unknown[];
-      return {
-        requeued: asNumber(res[0]),
-        orphaned: res.slice(1).map((v) => asBuffer(v)?.toString("utf8") ?? ""),
-      };
+      const result: SweepResult = { requeued: 0, orphaned: [] };
+      // Chunks of SWEEP_CHUNK, one atomic script each: a backlog of a million expired
+      // reservations never holds Redis for more than a couple of milliseconds at a time.
+      for (;;) {
+        const res = (await callScript(
+          r,
+          "sweep",
+          [keys.queueProcessing(name), keys.queueProcessingBody(name), keys.queue(name)],
+          [t, String(SWEEP_CHUNK)],
+        )) as unknown[];
+        result.requeued += asNumber(res[0]);
+        for (const v of res.slice(1, -1)) result.orphaned.push(asBuffer(v)?.toString("utf8") ?? "");
+        if (asNumber(res[res.length - 1]) < SWEEP_CHUNK) return result;
+      }
     });
   }
 
@@ -714,7 +817,8 @@ export class RedisBackend implements Backend {
 
   async dlqClear(name: string): Promise<number> {
     return this.run(async (r) => {
-      const [len] = await this.conn.execValues(r.multi().llen(keys.queueDead(name)).del(keys.queueDead(name)));
+      // UNLINK: a list of a million dead letters is freed off Redis' main thread.
+      const [len] = await this.conn.execValues(r.multi().llen(keys.queueDead(name)).unlink(keys.queueDead(name)));
       return asNumber(len);
     });
   }
@@ -728,29 +832,97 @@ export class RedisBackend implements Backend {
     });
   }
 
-  private async dlqByContent(
-    script: "dlqRequeue" | "dlqDelete",
-    name: string,
-    which: DeadLetterSelector,
-  ): Promise<{ count: number; missing: string[] }> {
-    const scriptKeys = script === "dlqRequeue" ? [keys.queueDead(name), keys.queue(name)] : [keys.queueDead(name)];
-    const refs = "all" in which ? [] : which.refs.map((x) => x.toLowerCase());
-    if (!("all" in which) && refs.length === 0) return { count: 0, missing: [] };
-    // A value no body can equal: NUL-led and random, so LREM removes only what was marked.
-    const sentinel = `\u0000fleet-dlq-sentinel:${randomBytes(16).toString("hex")}`;
+  async dlqLocate(name: string, refs: string[]): Promise<{ found: DeadLetterMatch[]; missing: string[] }> {
+    const wanted = new Set(refs.map((x) => x.toLowerCase()));
+    const found = new Map<string, DeadLetterMatch>();
+    if (wanted.size === 0) return { found: [], missing: [] };
+    const k = keys.queueDead(name);
+    await this.run(async (r) => {
+      // Chunk by chunk, the next one already asked for while this one is hashed here; no
+      // chunk costs Redis more than a fraction of a millisecond. Stops once all are found.
+      const read = (start: number) => r.lrangeBuffer(k, start, start + DLQ_CHUNK - 1);
+      let start = 0;
+      let next = read(0);
+      for (;;) {
+        const chunk = await next;
+        if (chunk.length === DLQ_CHUNK) next = read(start + DLQ_CHUNK);
+        for (let i = 0; i < chunk.length; i++) {
+          const ref = sha1Hex(chunk[i]!);
+          if (wanted.has(ref) && !found.has(ref)) found.set(ref, { ref, body: chunk[i]!, index: start + i });
+        }
+        if (chunk.length < DLQ_CHUNK || found.size === wanted.size) {
+          if (chunk.length === DLQ_CHUNK) await next.catch(() => undefined);
+          break;
+        }
+        start += DLQ_CHUNK;
+      }
+    });
+    return { found: [...found.values()], missing: [...wanted].filter((x) => !found.has(x)) };
+  }
+
+  async dlqTake(name: string, found: DeadLetterMatch[], action: "requeue" | "delete"): Promise<{ count: number; missing: string[] }> {
+    const dead = keys.queueDead(name);
+    const ordered = [...found].sort((a, b) => a.index - b.index);
+    let count = 0;
+    const missing: string[] = [];
+    await this.run(async (r) => {
+      // One body per command (LREM, or the tiny script around it for requeue): each scans
+      // the list once in C. They go out in groups small enough that a group of them, which
+      // Redis runs back to back, stays well under a millisecond on a long list.
+      const len = await r.llen(dead);
+      const perGroup = Math.max(1, Math.floor(DLQ_TAKE_BUDGET / Math.max(1, len)));
+      for (let i = 0; i < ordered.length; i += perGroup) {
+        const group = ordered.slice(i, i + perGroup);
+        const p = r.pipeline();
+        for (const m of group) {
+          if (action === "delete") p.lrem(dead, 0, m.body);
+          else void callScript(p, "dlqRequeueBody", [dead, keys.queue(name)], [m.body]);
+        }
+        const res = await this.conn.execValues(p);
+        group.forEach((m, j) => {
+          const n = asNumber(res[j]);
+          if (n > 0) count += n;
+          else missing.push(m.ref);
+        });
+      }
+    });
+    return { count, missing };
+  }
+
+  private async dlqByRef(name: string, refs: string[], action: "requeue" | "delete"): Promise<{ count: number; missing: string[] }> {
+    if (refs.length === 0) return { count: 0, missing: [] };
+    const located = await this.dlqLocate(name, refs);
+    const taken = located.found.length > 0 ? await this.dlqTake(name, located.found, action) : { count: 0, missing: [] };
+    const gone = new Set([...located.missing, ...taken.missing]);
+    return { count: taken.count, missing: [...new Set(refs.map((x) => x.toLowerCase()))].filter((x) => gone.has(x)) };
+  }
+
+  /** "Requeue all" in atomic chunks of DLQ_CHUNK: what the list held when the call began, never what arrives meanwhile. */
+  private async dlqRequeueAll(name: string): Promise<number> {
+    const dead = keys.queueDead(name);
     return this.run(async (r) => {
-      const res = (await callScript(r, script, scriptKeys, ["all" in which ? "all" : "refs", sentinel, ...refs])) as unknown[];
-      return { count: asNumber(res[0]), missing: res.slice(1).map((v) => asBuffer(v)?.toString("utf8") ?? "") };
+      let left = await r.llen(dead);
+      let moved = 0;
+      while (left > 0) {
+        const res = (await callScript(r, "dlqMove", [dead, keys.queue(name)], [String(Math.min(DLQ_CHUNK, left))])) as unknown[];
+        const n = asNumber(res[0]);
+        moved += n;
+        left -= n;
+        if (n === 0 || asNumber(res[1]) === 0) break;
+      }
+      return moved;
     });
   }
 
   async dlqRequeue(name: string, which: DeadLetterSelector): Promise<{ requeued: number; missing: string[] }> {
-    const { count, missing } = await this.dlqByContent("dlqRequeue", name, which);
+    if ("all" in which) return { requeued: await this.dlqRequeueAll(name), missing: [] };
+    const { count, missing } = await this.dlqByRef(name, which.refs, "requeue");
     return { requeued: count, missing };
   }
 
   async dlqDelete(name: string, which: DeadLetterSelector): Promise<{ deleted: number; missing: string[] }> {
-    const { count, missing } = await this.dlqByContent("dlqDelete", name, which);
+    if ("all" in which) return { deleted: await this.dlqClear(name), missing: [] };
+    const { count, missing } = await this.dlqByRef(name, which.refs, "delete");
     return { deleted: count, missing };
   }
 
@@ -762,6 +934,17 @@ export class RedisBackend implements Backend {
         if (n !== null) names.add(n);
       }
       return [...names].sort();
+    });
+  }
+
+  async queuesExist(names: string[]): Promise<boolean[]> {
+    if (names.length === 0) return [];
+    return this.run(async (r) => {
+      const p = r.pipeline();
+      for (const n of names) {
+        p.exists(keys.queue(n), keys.queueHigh(n), keys.queueLow(n), keys.queueProcessing(n), keys.queueProcessingBody(n), keys.queueScheduled(n), keys.queueDead(n));
+      }
+      return (await this.conn.execValues(p)).map((v) => asNumber(v) > 0);
     });
   }
 
@@ -925,6 +1108,91 @@ export class RedisBackend implements Backend {
         await conn.close();
       },
     };
+    this.subscriptions.add(sub);
+    return sub;
+  }
+
+  // ---- name discovery primitives
+
+  async keyScan(cursor: string, count: number): Promise<KeyScanPage> {
+    if (!/^\d+$/.test(cursor)) throw new RangeError(`not a SCAN cursor: '${cursor}'`);
+    return this.run(async (r) => {
+      const [next, batch] = await r.scan(cursor, "MATCH", DISCOVERY_SCAN_MATCH, "COUNT", Math.max(1, Math.floor(count)));
+      return { cursor: next, keys: batch.filter((k) => k.startsWith("fleet:") || k.startsWith("stream:")) };
+    });
+  }
+
+  async keyCount(): Promise<number> {
+    return this.run((r) => r.dbsize());
+  }
+
+  async subscribeKeyspace(onEvent: (key: string, event: string) => void): Promise<KeyspaceEvents | null> {
+    let flags: string;
+    try {
+      const reply = (await this.run((r) => r.config("GET", "notify-keyspace-events"))) as unknown[];
+      flags = String(reply[1] ?? "");
+    } catch {
+      return null; // CONFIG refused (managed Redis, ACL): treated as off
+    }
+    if (!flags.includes("K")) return null;
+    const db = this.client.options.db ?? 0;
+    const prefix = `__keyspace@${db}__:`;
+    const conn = new RedisConnection(this.rawUrl, this.opts, { enableOfflineQueue: true, autoResubscribe: true });
+    conn.client.on("pmessage", (_pattern: string, channel: string, message: string) => {
+      if (channel.startsWith(prefix)) onEvent(channel.slice(prefix.length), message);
+    });
+    try {
+      await conn.run((r) => r.psubscribe(`${prefix}fleet:*`, `${prefix}stream:*`));
+    } catch (err) {
+      await conn.close();
+      throw err;
+    }
+    const sub: Subscription = {
+      close: async () => {
+        if (!this.subscriptions.delete(sub)) return;
+        await conn.close();
+      },
+    };
+    this.subscriptions.add(sub);
+    return { subscription: sub, flags };
+  }
+
+  async trackKeys(prefixes: readonly string[], onKeys: (keys: string[] | null) => void, onLost: () => void): Promise<Subscription | null> {
+    // RESP2 on purpose: with REDIRECT, Redis then delivers invalidations as pub/sub messages
+    // on __redis__:invalidate (ioredis drops RESP3 "invalidate" pushes). No automatic
+    // resubscribe: a new connection has no tracking, so a drop is reported instead.
+    const conn = new RedisConnection(this.rawUrl, this.opts, { protocol: 2, enableOfflineQueue: true, autoResubscribe: false, retryStrategy: () => null });
+    let open = true;
+    const sub: Subscription = {
+      close: async () => {
+        open = false;
+        if (!this.subscriptions.delete(sub)) return;
+        await conn.close();
+      },
+    };
+    try {
+      await conn.run(async (r) => {
+        const id = await r.client("ID");
+        const args: string[] = ["TRACKING", "ON", "REDIRECT", String(id), "BCAST"];
+        for (const p of prefixes) args.push("PREFIX", p);
+        await r.call("CLIENT", ...args);
+        r.on("messageBuffer", (channel: Buffer, message: unknown) => {
+          if (channel.toString() !== "__redis__:invalidate") return;
+          onKeys(Array.isArray(message) ? message.map((k) => String(k)) : null);
+        });
+        await r.subscribe("__redis__:invalidate");
+      });
+    } catch {
+      await conn.close();
+      return null; // Redis < 6, or CLIENT refused by an ACL: the walk alone, then
+    }
+    conn.client.once("close", () => {
+      if (!open) return;
+      open = false;
+      this.subscriptions.delete(sub);
+      conn.client.disconnect();
+      onLost();
+    });
     this.subscriptions.add(sub);
     return sub;
   }
@@ -1183,6 +1451,10 @@ export class RedisBackend implements Backend {
     });
   }
 
+  async workerCount(): Promise<number> {
+    return this.run((r) => r.scard(WORKER_ALL_INDEX));
+  }
+
   async workerList(automationType?: string): Promise<WorkerRef[]> {
     return this.run(async (r) => {
       // Sorted by type, then id, in code-unit order: ids grouped per type and sorted by the
@@ -1240,6 +1512,10 @@ export class RedisBackend implements Backend {
 
   async catalogGet(automationType: string): Promise<Buffer | null> {
     return this.run((r) => r.hgetBuffer(CATALOG_HASH, automationType));
+  }
+
+  async catalogTypes(): Promise<string[]> {
+    return this.run(async (r) => (await r.hkeys(CATALOG_HASH)).sort());
   }
 
   async catalogAll(): Promise<Map<string, Buffer>> {

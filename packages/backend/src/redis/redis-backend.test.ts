@@ -12,6 +12,7 @@ import { sha1Hex } from "../codec";
 import { backendFromUrl } from "../url";
 import type { WorkerIndexEntry, WorkerRecord } from "../types";
 import { keyAround } from "./encoded-command";
+import { NameDiscovery } from "../discovery/name-discovery";
 import { createRedisBackend, RedisBackend, WORKERS_PER_CALL } from "./index";
 
 const base = process.env.REDIS_TEST_URL;
@@ -538,4 +539,118 @@ describe("batched reads", () => {
     expect(ks.find((k) => k.key === "k1")!.ttlMs).toBeGreaterThan(90_000);
     expect((await backend.kvNamespaces()).find((n) => n.ns === ns)).toEqual({ ns, keys: 2 });
   });
+});
+
+describe("keyspace notifications", () => {
+  async function withServer(args: string[], fn: (url: string, port: number) => Promise<void>): Promise<void> {
+    const port = 20000 + Math.floor(Math.random() * 20000);
+    const dir = mkdtempSync(join(tmpdir(), "fleet-redis-ks-"));
+    const server = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir, ...args], { stdio: "ignore" });
+    try {
+      const deadline = Date.now() + 15_000;
+      for (;;) {
+        const probe = new Redis({ port, lazyConnect: true, retryStrategy: () => null });
+        probe.on("error", () => undefined);
+        const up = await probe.connect().then(() => true, () => false);
+        probe.disconnect();
+        if (up) break;
+        if (Date.now() > deadline) throw new Error("redis-server did not start");
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      await fn(`redis://127.0.0.1:${port}/4`, port);
+    } finally {
+      server.kill("SIGKILL");
+    }
+  }
+
+  /** What another client writes and deletes is known by the discovery at once, without a walk. */
+  async function seesWritesAtOnce(d: NameDiscovery, other: Redis): Promise<void> {
+    const until = Date.now() + 5000;
+    const passes = d.status().passes;
+    await other.rpush("fleet:queue:jobs", "x");
+    await other.set("fleet:kv:ns:k", "v");
+    await other.set("unrelated", "v");
+    while (!(await d.names("queue")).includes("jobs") && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+    expect(await d.names("queue")).toEqual(["jobs"]);
+    while ((await d.kvNamespaces()).length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+    expect(await d.kvNamespaces()).toEqual([{ ns: "ns", keys: 1 }]);
+    await other.del("fleet:kv:ns:k");
+    while ((await d.kvNamespaces()).length > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+    expect(await d.kvNamespaces()).toEqual([]);
+    expect(d.status().passes).toBe(passes);
+  }
+
+  async function liveEventsOf(d: NameDiscovery): Promise<string> {
+    const until = Date.now() + 5000;
+    while (d.status().liveEvents === "off" && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+    return d.status().liveEvents;
+  }
+
+  it("keyspace notifications are used when Redis already sends them: another client's writes are known at once", async () => {
+    await withServer(["--notify-keyspace-events", "KA"], async (url, port) => {
+      const b = createRedisBackend(url);
+      const other = new Redis({ port, db: 4 });
+      const d = new NameDiscovery(b, { minPassIntervalMs: 3_600_000, backstopIntervalMs: 3_600_000 });
+      try {
+        await d.refresh();
+        expect(await liveEventsOf(d)).toBe("keyspace");
+        await seesWritesAtOnce(d, other);
+      } finally {
+        await d.close();
+        other.disconnect();
+        await b.close();
+      }
+    });
+  }, 30_000);
+
+  it("without them, key tracking on the discovery's own connection reports another client's writes at once; the server's configuration is untouched", async () => {
+    await withServer([], async (url, port) => {
+      const b = createRedisBackend(url);
+      const other = new Redis({ port, db: 4 });
+      const admin = new Redis({ port });
+      const d = new NameDiscovery(b, { minPassIntervalMs: 3_600_000, backstopIntervalMs: 3_600_000 });
+      try {
+        await d.refresh();
+        expect(await b.subscribeKeyspace(() => undefined)).toBeNull();
+        expect(await liveEventsOf(d)).toBe("tracking");
+        await seesWritesAtOnce(d, other);
+        expect(await admin.config("GET", "notify-keyspace-events")).toEqual(["notify-keyspace-events", ""]);
+        // one tracking client, in broadcast mode on Fleet's prefixes
+        const clients = String(await admin.client("LIST")).split("\n").filter((l) => /flags=\S*t/.test(l));
+        expect(clients).toHaveLength(1);
+      } finally {
+        await d.close();
+        other.disconnect();
+        admin.disconnect();
+        await b.close();
+      }
+    });
+  }, 30_000);
+
+  it("a lost tracking connection falls back to walking at full pace, and comes back", async () => {
+    await withServer([], async (url, port) => {
+      const b = createRedisBackend(url);
+      const admin = new Redis({ port });
+      const d = new NameDiscovery(b, { minPassIntervalMs: 50, backstopIntervalMs: 3_600_000 });
+      try {
+        await d.refresh();
+        expect(await liveEventsOf(d)).toBe("tracking");
+        const tracker = String(await admin.client("LIST")).split("\n").find((l) => /flags=\S*t/.test(l))!;
+        await admin.client("KILL", "ID", /id=(\d+)/.exec(tracker)![1]!);
+        const until = Date.now() + 5000;
+        while (d.status().liveEvents === "tracking" && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+        expect(d.status().liveEvents).toBe("off");
+        // meanwhile the walk keeps going, so a write is still found
+        await admin.select(4);
+        await admin.set("fleet:counter:during", "1");
+        while (!(await d.names("counter")).includes("during") && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+        expect(await d.names("counter")).toEqual(["during"]);
+        expect(await liveEventsOf(d)).toBe("tracking");
+      } finally {
+        await d.close();
+        admin.disconnect();
+        await b.close();
+      }
+    });
+  }, 30_000);
 });

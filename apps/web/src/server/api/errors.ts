@@ -2,6 +2,7 @@
 // can meet (our own checks, zod, the backend) to it.
 import {
   BackendUnavailableError,
+  ClusterNotSupportedError,
   CorruptDataError,
   NotFoundError,
   StaleGenerationError,
@@ -74,6 +75,8 @@ export function toErrorResponse(err: unknown, where: string): Response {
     // its message already names the URL with the password masked; mask again in case
     return errorResponse("backend_unavailable", maskMessage(err.message, err.url));
   }
+  // a Redis Cluster behind the URL (normally refused at start): it will never work, say why
+  if (err instanceof ClusterNotSupportedError) return errorResponse("backend_unavailable", err.message);
   if (err instanceof NotFoundError) return errorResponse("not_found", err.message);
   if (err instanceof StaleGenerationError) return errorResponse("conflict", err.message);
   if (err instanceof CorruptDataError) {

@@ -10,14 +10,14 @@ import { DEFAULT_PREVIEW_BYTES, isEmptyQueue, toQueue, toRawValue } from "./seri
 
 /**
  * 404 unless the queue has a key or an automation of that name is known. Depths answer
- * the common case; only an all-zero queue costs a key scan (a stray `:processing:body`
- * hash still makes the queue exist).
+ * the common case; only an all-zero queue costs one EXISTS of its keys (a stray
+ * `:processing:body` hash still makes the queue exist).
  */
 export async function requireQueue(backend: Backend, name: string, depths?: QueueDepths): Promise<void> {
   const d = depths ?? (await backend.queueDepths([name]))[0];
   if (d && !isEmptyQueue(toQueue(d))) return;
-  const names = await backend.queueNames();
-  await requireExistingOrKnown(backend, "queue", name, names.includes(name));
+  const [exists] = await backend.queuesExist([name]);
+  await requireExistingOrKnown(backend, "queue", name, exists === true);
 }
 
 export async function queueDetail(

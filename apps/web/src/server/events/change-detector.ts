@@ -1,10 +1,20 @@
 // What the live-events loop reads each tick and how it decides what changed. One
-// snapshot is a fixed number of batched reads (names, then pipelined details) whatever
-// the number of workers, queues, pools or streams: never a round trip per item.
-import type { Backend, WorkerRecord } from "@fleet/backend";
+// snapshot is a fixed number of batched reads whatever the number of workers, queues,
+// pools or streams: never a round trip per item, and never a walk of the key space. The
+// queue, pool and stream names come from the console's name discovery (sent along with
+// each poll); only those names are read, in one pipeline per family.
+import type { Backend, WorkerRecord, WorkerRef } from "@fleet/backend";
 import type { PoolSummary, Queue, StreamSummary, Worker } from "@fleet/schema";
 
-import { toPoolSummary, toQueue, toStreamSummary, toWorker } from "../api/serialize";
+import { toPoolSummary, toQueue, toStreamSummary, toWorker, workerStatus } from "../api/serialize";
+import { poolFigures, queueFigures, streamFigures } from "../live-names";
+
+/** The names a snapshot reads figures of (from the name discovery, sorted). */
+export interface KnownNames {
+  queues: string[];
+  pools: string[];
+  streams: string[];
+}
 
 export interface WorkersChange {
   changed: Worker[];
@@ -52,38 +62,119 @@ export const WORKER_SLICE = 250;
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-async function readWorkers(backend: Backend, now: number, offlineAfterSeconds: number): Promise<FingerprintedWorker[]> {
-  const refs = await backend.workerList();
-  const out: FingerprintedWorker[] = [];
+/**
+ * Workers whose records a tick reads beyond the new ones, in rotation (WorkerReads). Reading
+ * every worker of a 10,000-worker fleet every second kept Redis about 8 % busy; a tick
+ * reads new workers at once, removed ones are seen at once in the id index, a worker going
+ * offline is seen from the last_seen already read (status is recomputed every tick), and
+ * every other change (state, error, config, stats) within ceil(workers / 1000) ticks.
+ */
+export const WORKERS_PER_TICK = 1000;
+/**
+ * The id index of 10,000 workers is a few milliseconds of Redis to read: a tick reads its
+ * size (SCARD) and the whole index only when the size moved, or every this many ticks (a
+ * worker replaced by another within one tick).
+ */
+export const WORKER_LIST_EVERY = 10;
+
+async function readRecords(backend: Backend, refs: WorkerRef[]): Promise<WorkerRecord[]> {
+  const out: WorkerRecord[] = [];
   for (let i = 0; i < refs.length; i += WORKER_SLICE) {
     if (i > 0) await yieldToEventLoop();
-    const records: WorkerRecord[] = await backend.workersGet(refs.slice(i, i + WORKER_SLICE));
-    for (const r of records) {
-      const worker = toWorker(r, now, offlineAfterSeconds);
-      out.push({ worker, fingerprint: workerFingerprint(worker) });
-    }
+    out.push(...(await backend.workersGet(refs.slice(i, i + WORKER_SLICE))));
   }
   return out;
 }
 
-export async function readSnapshot(backend: Backend, now: number, offlineAfterSeconds: number): Promise<Snapshot> {
+/**
+ * What one snapshot source remembers of the workers between ticks: the last record read
+ * of each, and where the rotation is. Each tick reads the id index, every worker not read
+ * yet, and the next `perTick` of the others.
+ */
+export class WorkerReads {
+  private readonly cache = new Map<string, { record: WorkerRecord; worker: Worker; fingerprint: string }>();
+  private cursor = 0;
+  private refs: WorkerRef[] | null = null;
+  /** SCARD when the index was last read (members that do not parse are counted, not listed). */
+  private listedCount = -1;
+  private ticksSinceList = 0;
+
+  constructor(
+    private readonly perTick = WORKERS_PER_TICK,
+    private readonly listEvery = WORKER_LIST_EVERY,
+  ) {}
+
+  private async workerRefs(backend: Backend): Promise<WorkerRef[]> {
+    const count = await backend.workerCount();
+    if (this.refs !== null && ++this.ticksSinceList < this.listEvery && count === this.listedCount) return this.refs;
+    this.ticksSinceList = 0;
+    this.listedCount = count;
+    this.refs = await backend.workerList();
+    return this.refs;
+  }
+
+  async read(backend: Backend, now: number, offlineAfterSeconds: number): Promise<FingerprintedWorker[]> {
+    const refs = await this.workerRefs(backend);
+    const keys = refs.map((r) => workerKey({ automation_type: r.automationType, worker_id: r.workerId }));
+    const wanted = new Set<number>();
+    keys.forEach((k, i) => {
+      if (!this.cache.has(k)) wanted.add(i);
+    });
+    if (refs.length > 0) {
+      const start = this.cursor % refs.length;
+      const n = Math.min(this.perTick, refs.length);
+      for (let j = 0; j < n; j++) wanted.add((start + j) % refs.length);
+      this.cursor = (start + n) % refs.length;
+    }
+    const positions = [...wanted].sort((a, b) => a - b);
+    const records = await readRecords(backend, positions.map((i) => refs[i]!));
+    const read = new Map<string, WorkerRecord>();
+    positions.forEach((i, j) => read.set(keys[i]!, records[j]!));
+    const next = new Map<string, { record: WorkerRecord; worker: Worker; fingerprint: string }>();
+    const out: FingerprintedWorker[] = [];
+    keys.forEach((k) => {
+      const fresh = read.get(k);
+      let entry = this.cache.get(k);
+      if (fresh !== undefined || entry === undefined) {
+        const worker = toWorker(fresh!, now, offlineAfterSeconds);
+        entry = { record: fresh!, worker, fingerprint: workerFingerprint(worker) };
+      } else {
+        // not read this tick: only the clock can have changed its status
+        const status = workerStatus(entry.record.state, entry.record.lastSeen, now, offlineAfterSeconds);
+        if (status !== entry.worker.status) {
+          const worker = { ...entry.worker, status };
+          entry = { record: entry.record, worker, fingerprint: workerFingerprint(worker) };
+        }
+      }
+      next.set(k, entry);
+      out.push({ worker: entry.worker, fingerprint: entry.fingerprint });
+    });
+    this.cache.clear();
+    for (const [k, v] of next) this.cache.set(k, v);
+    return out;
+  }
+}
+
+/**
+ * One snapshot. `workers` carries what the source remembers between ticks; without it
+ * every worker is read (a one-off read, tests).
+ */
+export async function readSnapshot(
+  backend: Backend,
+  now: number,
+  offlineAfterSeconds: number,
+  names: KnownNames,
+  workers: WorkerReads = new WorkerReads(Number.MAX_SAFE_INTEGER),
+): Promise<Snapshot> {
   // The four families are independent: read them side by side, each in its own few trips.
-  const [workers, queues, pools, streams] = await Promise.all([
-    readWorkers(backend, now, offlineAfterSeconds),
-    (async () => {
-      const names = await backend.queueNames();
-      return names.length > 0 ? (await backend.queueDepths(names, now)).map(toQueue) : [];
-    })(),
-    (async () => {
-      const names = await backend.poolNames();
-      return names.length > 0 ? (await backend.poolSummaries(names)).map(toPoolSummary) : [];
-    })(),
-    (async () => {
-      const names = await backend.streamNames();
-      return names.length > 0 ? (await backend.streamSummaries(names)).map(toStreamSummary) : [];
-    })(),
+  // A name whose keys are all gone is left out, so the next frame reports it removed.
+  const [workerList, queues, pools, streams] = await Promise.all([
+    workers.read(backend, now, offlineAfterSeconds),
+    queueFigures(backend, names.queues, now).then((f) => f.items.map(toQueue)),
+    poolFigures(backend, names.pools).then((f) => f.items.map(toPoolSummary)),
+    streamFigures(backend, names.streams).then((f) => f.items.map(toStreamSummary)),
   ]);
-  return { workers, queues, pools, streams };
+  return { workers: workerList, queues, pools, streams };
 }
 
 /** Everything about a worker that counts as a change: all of it except `last_seen`. */

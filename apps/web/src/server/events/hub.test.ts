@@ -1,4 +1,5 @@
 // The hub over the in-memory backend: change detection, lifecycle and failure handling.
+import { NameDiscovery, type Backend } from "@fleet/backend";
 import { createMemoryBackend, type MemoryBackend } from "@fleet/backend/memory";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
@@ -16,10 +17,22 @@ let backend: MemoryBackend;
 let clock: number;
 let hub: EventHub | null;
 let logs: string[];
+let discoveries: NameDiscovery[] = [];
+
+/** The names the hub reads, as the app gives them: from a name discovery over the same backend (walking fast here). */
+function namesOf(b: Backend) {
+  const d = new NameDiscovery(b, { stepIntervalMs: 5, minPassIntervalMs: 10, liveEvents: false });
+  discoveries.push(d);
+  return async () => {
+    const [queues, pools, streams] = await Promise.all([d.names("queue"), d.names("pool"), d.names("stream")]);
+    return { queues, pools, streams };
+  };
+}
 
 function makeHub(b = backend, extra: Partial<ConstructorParameters<typeof EventHub>[0]> = {}) {
   hub = new EventHub({
     getBackend: async () => b,
+    names: namesOf(b),
     intervalMs: 20,
     offlineAfterSeconds: 60,
     graceMs: 50,
@@ -53,6 +66,8 @@ beforeEach(async () => {
 
 afterEach(async () => {
   await hub?.close();
+  await Promise.all(discoveries.map((d) => d.close()));
+  discoveries = [];
   await backend.close();
 });
 
@@ -332,7 +347,11 @@ describe("EventHub bus and lifecycle", () => {
       const h = makeHub(backend, {
         snapshotSource: () => {
           const inner = new InlineSnapshotSource(async () => backend, 60);
-          return { kind: "inline", poll: async (now: number) => (await sleep(150), inner.poll(now)), close: () => inner.close() };
+          return {
+            kind: "inline",
+            poll: async (now: number, names: Parameters<InlineSnapshotSource["poll"]>[1]) => (await sleep(150), inner.poll(now, names)),
+            close: () => inner.close(),
+          };
         },
       });
       const { events } = collect(h);

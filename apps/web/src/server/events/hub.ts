@@ -10,6 +10,7 @@ import type { Backend, BusMessage, Subscription } from "@fleet/backend";
 import type { LiveEventName } from "@fleet/schema";
 
 import { withTimeout } from "../timeout";
+import type { KnownNames } from "./change-detector";
 import { busPayload, encodeFrame } from "./frames";
 import { InlineSnapshotSource, type SnapshotSource } from "./snapshot-source";
 
@@ -27,6 +28,13 @@ export type HubListener = (event: HubEvent) => void;
 
 export interface EventHubOptions {
   getBackend: () => Promise<Backend>;
+  /**
+   * The queue, pool and stream names the loop reads figures of, asked once per tick: the
+   * console's name discovery, so that a tick never walks the key space.
+   */
+  names: () => Promise<KnownNames>;
+  /** Told the topic of every bus message (the discovery learns stream names from `<type>.emit`). */
+  onBusTopic?: (topic: string) => void;
   /** Period of the change-detection loop. */
   intervalMs: number;
   offlineAfterSeconds: number;
@@ -68,7 +76,7 @@ const defaultLog = (message: string, err?: unknown) => {
 
 export class EventHub {
   private readonly listeners = new Set<HubListener>();
-  private readonly opts: Required<EventHubOptions>;
+  private readonly opts: Required<Omit<EventHubOptions, "onBusTopic">> & Pick<EventHubOptions, "onBusTopic">;
   private source: SnapshotSource | null = null;
 
   private running = false;
@@ -232,8 +240,10 @@ export class EventHub {
       this.ensureSubscribed(backend);
       const source = this.source;
       if (!source) return;
+      const names = await this.opts.names();
+      if (gen !== this.generation) return;
       const changes = await withTimeout(
-        source.poll(this.opts.now()),
+        source.poll(this.opts.now(), names),
         this.opts.snapshotTimeoutMs,
         () => new Error(`snapshot read took longer than ${this.opts.snapshotTimeoutMs} ms`),
       );
@@ -321,6 +331,11 @@ export class EventHub {
 
   private onBus(msg: BusMessage): void {
     if (!this.running) return;
+    try {
+      this.opts.onBusTopic?.(msg.topic);
+    } catch (err) {
+      this.opts.log("onBusTopic threw", err);
+    }
     this.emit("bus", msg.topic, { topic: msg.topic, payload: busPayload(msg.payload), received_at: this.opts.now() });
   }
 

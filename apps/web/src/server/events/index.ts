@@ -1,7 +1,7 @@
 // The process-wide event hub, wired to the app's backend and environment.
 import "server-only";
 
-import { getBackend } from "../backend";
+import { getBackend, getDiscovery } from "../backend";
 import { serverEnv } from "../env";
 import { EventHub } from "./hub";
 import { InlineSnapshotSource } from "./snapshot-source";
@@ -25,6 +25,17 @@ export function getEventHub(): EventHub {
     const threaded = /^rediss?:\/\//i.test(env.FLEET_BACKEND_URL);
     holder.__fleetEventHub = new EventHub({
       getBackend,
+      names: async () => {
+        const d = await getDiscovery();
+        const [queues, pools, streams] = await Promise.all([d.names("queue"), d.names("pool"), d.names("stream")]);
+        return { queues, pools, streams };
+      },
+      // `event:<type>.emit` carries every push to stream:<type>: that stream exists now
+      onBusTopic: (topic) => {
+        if (topic.endsWith(".emit") && topic.length > ".emit".length) {
+          void getDiscovery().then((d) => d.learn("stream", topic.slice(0, -".emit".length)), () => undefined);
+        }
+      },
       intervalMs: env.FLEET_EVENTS_INTERVAL_MS,
       offlineAfterSeconds,
       snapshotSource: threaded

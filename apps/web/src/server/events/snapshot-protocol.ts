@@ -1,12 +1,12 @@
 // Messages between the hub and its snapshot worker thread.
-import type { DetectedChange } from "./change-detector";
+import type { DetectedChange, KnownNames } from "./change-detector";
 
 export interface SnapshotWorkerData {
   backendUrl: string;
   offlineAfterSeconds: number;
 }
 
-export type ToSnapshotWorker = { kind: "poll"; seq: number; now: number };
+export type ToSnapshotWorker = { kind: "poll"; seq: number; now: number; names: KnownNames };
 
 export type FromSnapshotWorker =
   | { kind: "result"; seq: number; changes: DetectedChange[] }

@@ -4,28 +4,29 @@
 // fleet every second never delays the fan-out of bus frames in the request thread.
 import type { Backend } from "@fleet/backend";
 
-import { ChangeDetector, readSnapshot, type DetectedChange } from "./change-detector";
+import { ChangeDetector, WorkerReads, readSnapshot, type DetectedChange, type KnownNames } from "./change-detector";
 
 export interface SnapshotSource {
   /** Where snapshots are read right now. */
   readonly kind: "inline" | "thread";
-  /** Reads a snapshot and returns what changed since the previous one (nothing the first time). */
-  poll(now: number): Promise<DetectedChange[]>;
+  /** Reads a snapshot of the named things and returns what changed since the previous one (nothing the first time). */
+  poll(now: number, names: KnownNames): Promise<DetectedChange[]>;
   close(): Promise<void>;
 }
 
 export class InlineSnapshotSource implements SnapshotSource {
   readonly kind = "inline" as const;
   private readonly detector = new ChangeDetector();
+  private readonly workers = new WorkerReads();
 
   constructor(
     private readonly getBackend: () => Promise<Backend>,
     private readonly offlineAfterSeconds: number,
   ) {}
 
-  async poll(now: number): Promise<DetectedChange[]> {
+  async poll(now: number, names: KnownNames): Promise<DetectedChange[]> {
     const backend = await this.getBackend();
-    return this.detector.apply(await readSnapshot(backend, now, this.offlineAfterSeconds));
+    return this.detector.apply(await readSnapshot(backend, now, this.offlineAfterSeconds, names, this.workers));
   }
 
   async close(): Promise<void> {

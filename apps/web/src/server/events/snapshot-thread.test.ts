@@ -10,6 +10,8 @@ import { InlineSnapshotSource } from "./snapshot-source";
 import { ThreadSnapshotSource } from "./snapshot-thread";
 
 const REDIS_TEST_URL = process.env.REDIS_TEST_URL;
+/** What the hub would send along from the name discovery. */
+const NAMES = { queues: ["thread-queue", "fallback-queue"], pools: [], streams: [] };
 const DB = 10;
 
 function dbUrl(base: string, db: number): string {
@@ -47,12 +49,12 @@ describe("ThreadSnapshotSource (Redis)", () => {
       const now = Date.now() / 1000;
       await backend.workerRegister("thread-type", "w1", {});
       await backend.workerSetState("thread-type", "w1", "IDLE", null, now);
-      expect(await source.poll(now)).toEqual([]);
+      expect(await source.poll(now, NAMES)).toEqual([]);
       await backend.workerSetState("thread-type", "w1", "IDLE", null, now + 1); // heartbeat only
-      expect(await source.poll(now + 1)).toEqual([]);
+      expect(await source.poll(now + 1, NAMES)).toEqual([]);
       await backend.workerSetState("thread-type", "w1", "ERROR", "boom", now + 2);
       await backend.queuePush("thread-queue", '{"id": "1", "payload": {}}');
-      const changes = await source.poll(now + 2);
+      const changes = await source.poll(now + 2, NAMES);
       expect(changes.map((c) => c.event).sort()).toEqual(["queues", "workers"]);
       const workers = changes.find((c) => c.event === "workers")!.data as { changed: Array<{ status: string; last_error: string }> };
       expect(workers.changed).toEqual([expect.objectContaining({ status: "error", last_error: "boom" })]);
@@ -62,7 +64,7 @@ describe("ThreadSnapshotSource (Redis)", () => {
       await source.close();
       await backend.close();
     }
-    await expect(source.poll(Date.now() / 1000)).rejects.toThrow(/closed/);
+    await expect(source.poll(Date.now() / 1000, NAMES)).rejects.toThrow(/closed/);
   }, 20_000);
 });
 
@@ -82,12 +84,12 @@ describe("ThreadSnapshotSource fallback", () => {
       },
     );
     try {
-      for (let i = 0; i < 3; i++) await expect(source.poll(Date.now() / 1000)).rejects.toThrow();
+      for (let i = 0; i < 3; i++) await expect(source.poll(Date.now() / 1000, NAMES)).rejects.toThrow();
       expect(source.kind).toBe("inline");
       expect(logs).toHaveLength(1);
-      expect(await source.poll(Date.now() / 1000)).toEqual([]); // the inline baseline
+      expect(await source.poll(Date.now() / 1000, NAMES)).toEqual([]); // the inline baseline
       await memory.queuePush("fallback-queue", "{}");
-      const changes = await source.poll(Date.now() / 1000);
+      const changes = await source.poll(Date.now() / 1000, NAMES);
       expect(changes.map((c) => c.event)).toEqual(["queues"]);
       expect(spawned).toBe(3);
     } finally {

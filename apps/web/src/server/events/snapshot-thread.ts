@@ -3,7 +3,7 @@
 // on it.
 import { Worker } from "node:worker_threads";
 
-import type { DetectedChange } from "./change-detector";
+import type { DetectedChange, KnownNames } from "./change-detector";
 import type { FromSnapshotWorker, SnapshotWorkerData, ToSnapshotWorker } from "./snapshot-protocol";
 import { InlineSnapshotSource, type SnapshotSource } from "./snapshot-source";
 
@@ -33,14 +33,14 @@ export class ThreadSnapshotSource implements SnapshotSource {
     return this.fallback ? "inline" : "thread";
   }
 
-  async poll(now: number): Promise<DetectedChange[]> {
+  async poll(now: number, names: KnownNames): Promise<DetectedChange[]> {
     if (this.closed) throw new Error("snapshot source closed");
-    if (this.fallback) return this.fallback.poll(now);
+    if (this.fallback) return this.fallback.poll(now, names);
     const worker = this.ensureWorker();
     const seq = ++this.seq;
     return new Promise<DetectedChange[]>((resolve, reject) => {
       this.pending.set(seq, { resolve, reject });
-      const msg: ToSnapshotWorker = { kind: "poll", seq, now };
+      const msg: ToSnapshotWorker = { kind: "poll", seq, now, names };
       worker.postMessage(msg);
     });
   }

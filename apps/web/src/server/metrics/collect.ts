@@ -1,14 +1,17 @@
 // What GET /api/v1/metrics exports, read from the backend at scrape time in a bounded
-// number of batched reads (names, then pipelined details), like every other console read.
+// number of batched reads, like every other console read: the names of queues, pools and
+// streams come from the console's one name discovery (never a SCAN per scrape), their
+// figures from one pipelined read of those names.
 //
 // Backend down: the answer is still 200, with `fleet_backend_up 0` and no data families.
 // That is the exporter convention (`mysql_up`, `redis_up`): Prometheus keeps scraping,
 // `up` stays about the console process, and an alert on `fleet_backend_up == 0` says
 // exactly what is wrong. A 503 would turn the outage into a missing scrape instead.
-import type { Backend, WorkerRecord } from "@fleet/backend";
+import type { Backend, WorkerIndexEntry } from "@fleet/backend";
 import type { WorkerStatus } from "@fleet/schema";
 
 import { workerStatus } from "../api/serialize";
+import { livePools, liveQueues, liveStreams, type NameSource } from "../live-names";
 import { withTimeout } from "../timeout";
 import { Exposition, type Sample } from "./exposition";
 
@@ -18,6 +21,8 @@ const WORKERS_PER_READ = 1000;
 
 export interface CollectOptions {
   offlineAfterSeconds: number;
+  /** Where queue, pool and stream names come from: the console's name discovery. */
+  names: () => Promise<NameSource>;
   /** Unix seconds. */
   now?: number;
   timeoutMs?: number;
@@ -32,15 +37,17 @@ interface FleetData {
   streams: Awaited<ReturnType<Backend["streamSummaries"]>>;
 }
 
-async function readFleet(backend: Backend, now: number, offlineAfterSeconds: number): Promise<FleetData> {
+async function readFleet(backend: Backend, names: NameSource, now: number, offlineAfterSeconds: number): Promise<FleetData> {
   const health = await backend.health();
   const [workers, queues, pools, streams] = await Promise.all([
     (async () => {
-      const [refs, catalog] = await Promise.all([backend.workerList(), backend.catalogAll()]);
-      // In slices, one after the other: one call for a very large fleet would be one long
-      // burst that can hit the command timeout on a busy Redis and read as "backend down".
-      const records: WorkerRecord[] = [];
-      for (let i = 0; i < refs.length; i += WORKERS_PER_READ) records.push(...(await backend.workersGet(refs.slice(i, i + WORKERS_PER_READ))));
+      const [refs, catalog] = await Promise.all([backend.workerList(), backend.catalogTypes()]);
+      // Status needs only state and last_seen: the light index, not the whole records
+      // (config, stats, hardware, history) of every worker. In slices, one after the other:
+      // one call for a very large fleet would be one long burst that can hit the command
+      // timeout on a busy Redis and read as "backend down".
+      const records: WorkerIndexEntry[] = [];
+      for (let i = 0; i < refs.length; i += WORKERS_PER_READ) records.push(...(await backend.workersIndex(refs.slice(i, i + WORKERS_PER_READ))));
       const byType = new Map<string, Record<WorkerStatus, number>>();
       const countsOf = (type: string) => {
         let c = byType.get(type);
@@ -48,22 +55,13 @@ async function readFleet(backend: Backend, now: number, offlineAfterSeconds: num
         return c;
       };
       // Catalog types with no worker still get their zero series, so a graph shows 0, not a gap.
-      for (const type of catalog.keys()) countsOf(type);
+      for (const type of catalog) countsOf(type);
       for (const r of records) countsOf(r.automationType)[workerStatus(r.state, r.lastSeen, now, offlineAfterSeconds)] += 1;
       return byType;
     })(),
-    (async () => {
-      const names = await backend.queueNames();
-      return names.length > 0 ? backend.queueDepths(names, now) : [];
-    })(),
-    (async () => {
-      const names = await backend.poolNames();
-      return names.length > 0 ? backend.poolSummaries(names) : [];
-    })(),
-    (async () => {
-      const names = await backend.streamNames();
-      return names.length > 0 ? backend.streamSummaries(names) : [];
-    })(),
+    liveQueues(backend, names, now),
+    livePools(backend, names),
+    liveStreams(backend, names),
   ]);
   return { latencySeconds: health.latencyMs / 1000, workers, queues, pools, streams };
 }
@@ -80,7 +78,7 @@ export async function collectMetrics(getBackend: () => Promise<Backend>, options
   let data: FleetData | null = null;
   try {
     data = await withTimeout(
-      (async () => readFleet(await getBackend(), now, options.offlineAfterSeconds))(),
+      (async () => readFleet(await getBackend(), await options.names(), now, options.offlineAfterSeconds))(),
       timeoutMs,
       () => new Error(`the backend did not answer within ${timeoutMs} ms`),
     );

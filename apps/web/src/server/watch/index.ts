@@ -5,7 +5,7 @@ import "server-only";
 
 import type { Backend } from "@fleet/backend";
 
-import { getBackend, isDemoUrl } from "../backend";
+import { getBackend, getDiscovery, isDemoUrl } from "../backend";
 import { serverEnv } from "../env";
 import { onShutdown } from "../shutdown";
 import { seedDemoHistory } from "../history/demo";
@@ -16,12 +16,25 @@ export { WatchService } from "./service";
 const holder = globalThis as typeof globalThis & { __fleetWatch?: WatchService };
 
 /**
- * The queues the watch records: THE one place the watch asks for queue names. It is the
- * app's queue listing (the SCAN behind GET /queues); when the console's shared name
- * discovery lands, this becomes its `names("queue")`.
+ * The queues the watch records: THE one place the watch asks for queue names. They come
+ * from the console's one name discovery (as GET /queues, /metrics and the event hub get
+ * them), never from a walk of the key space per tick.
  */
-export async function watchedQueueNames(backend: Backend): Promise<string[]> {
-  return backend.queueNames();
+export async function watchedQueueNames(_backend: Backend): Promise<string[]> {
+  return (await getDiscovery()).names("queue");
+}
+
+/**
+ * Queues a tick found with every figure at zero: those without any key left are forgotten by
+ * the discovery at once (as the list routes do, src/server/live-names.ts), so a deleted queue
+ * stops being recorded; its history rings expire on their own.
+ */
+export async function forgetAbsentQueues(backend: Backend, zero: string[]): Promise<void> {
+  const exists = await backend.queuesExist(zero);
+  const discovery = await getDiscovery();
+  zero.forEach((name, i) => {
+    if (!exists[i]) discovery.forget("queue", name);
+  });
 }
 
 export function getWatch(): WatchService | undefined {
@@ -36,6 +49,7 @@ export function startWatch(log: (line: string) => void = (line) => console.log(`
   const watch = new WatchService({
     getBackend,
     queueNames: watchedQueueNames,
+    forgetQueues: forgetAbsentQueues,
     offlineAfterSeconds: env.FLEET_OFFLINE_AFTER_SECONDS,
     holdSeconds: env.FLEET_WATCH_HOLD_SECONDS,
     log,

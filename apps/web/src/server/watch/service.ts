@@ -9,13 +9,15 @@
 //
 // Framework-free: src/server/watch/index.ts wires the process-wide one; tests and the
 // hand-over test's child processes build their own.
-import type { Backend } from "@fleet/backend";
+import type { Backend, QueueDepths } from "@fleet/backend";
 
 import { AlertEngine } from "../alerts/engine";
 import { HistoryWriter, type WatchTick } from "../history/writer";
 import { Leadership } from "./leader";
 
 export const WATCH_LOCK = "fleet-console-watch";
+
+const isEmpty = (d: QueueDepths) => d.pending.total === 0 && d.processing === 0 && d.scheduled === 0 && d.dead === 0;
 export const DEFAULT_HOLD_SECONDS = 30;
 export const TICK_MS = 10_000;
 /** How far past a slot boundary a tick runs (reads settle; no two ticks per slot). */
@@ -25,6 +27,8 @@ export interface WatchServiceOptions {
   getBackend: () => Promise<Backend>;
   /** The queues to record: the app's one list of queue names (src/server/watch/index.ts). */
   queueNames: (backend: Backend) => Promise<string[]>;
+  /** Told the queues a tick found with every figure at zero (they may be gone: forget those). */
+  forgetQueues?: (backend: Backend, zero: string[]) => Promise<void>;
   offlineAfterSeconds: number;
   lockName?: string;
   holdSeconds?: number;
@@ -125,6 +129,8 @@ export class WatchService {
       this.ticks++;
       this.lastTickAt = now;
       this.opts.onTick?.(tick);
+      const zero = tick.queues.filter((q) => isEmpty(q.depths)).map((q) => q.name);
+      if (zero.length > 0 && this.opts.forgetQueues) await this.opts.forgetQueues(backend, zero);
       if (this.alerts) {
         await this.alerts.evaluate(backend, tick, now, confirm);
         await this.alerts.deliver(backend, now, confirm);

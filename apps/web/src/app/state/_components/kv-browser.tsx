@@ -1,7 +1,7 @@
 "use client";
 
 import type { RawValue } from "@fleet/schema";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 
@@ -17,7 +17,6 @@ import { useSession } from "@/lib/session";
 import { KvEditor } from "./kv-editor";
 import { Ttl } from "./ttl";
 
-const KEYS_SHOWN = 500;
 /** Keys expiring together cause one refetch; a server still listing a key at zero, at most one this often. */
 const EXPIRY_REFETCH_MS = 2_000;
 /** The API reads request bodies up to 1 MiB: a larger value cannot be saved from here. */
@@ -46,7 +45,7 @@ export function KvBrowser() {
   const [note, setNote] = useState<{ kind: "ok" | "warn"; text: string } | null>(null);
 
   const namespaces = useQuery(queries.kvNamespaces());
-  const keys = useQuery({ ...queries.kvKeys(ns ?? ""), enabled: ns !== null });
+  const keys = useInfiniteQuery({ ...queries.kvKeys(ns ?? ""), enabled: ns !== null });
   const value = useQuery({ ...queries.kvValue(ns ?? "", key ?? ""), enabled: ns !== null && key !== null });
   const [editing, setEditing] = useState(false);
 
@@ -96,11 +95,16 @@ export function KvBrowser() {
     onSettled: () => void client.invalidateQueries({ queryKey: queryKeys.kv.all }),
   });
 
+  // Every page loaded so far, each key once (a SCAN-paged namespace may answer a key twice).
+  const loadedKeys = useMemo(() => {
+    const seen = new Set<string>();
+    return (keys.data?.pages ?? []).flatMap((p) => p.keys).filter((k) => !seen.has(k.key) && (seen.add(k.key), true));
+  }, [keys.data]);
+  const keysTotal = keys.data?.pages[0]?.total ?? 0;
   const keyList = useMemo(() => {
-    const all = keys.data?.keys ?? [];
     const f = (sp.get("kq") ?? "").toLowerCase();
-    return f ? all.filter((k) => k.key.toLowerCase().includes(f)) : all;
-  }, [keys.data, sp]);
+    return f ? loadedKeys.filter((k) => k.key.toLowerCase().includes(f)) : loadedKeys;
+  }, [loadedKeys, sp]);
 
   // On phones one level shows at a time; wide screens show all three side by side.
   const level = key !== null || creating ? 2 : ns !== null ? 1 : 0;
@@ -182,10 +186,12 @@ export function KvBrowser() {
                 <input id="kv-key-filter" type="search" className="field w-full" placeholder="Filter keys" value={filter} onChange={(e) => setFilter(e.target.value)} />
               </div>
               {keyList.length === 0 ? (
-                <p className="px-3 py-6 text-center text-sm text-slate-500">{(keys.data?.keys.length ?? 0) === 0 ? "No keys." : "No key matches."}</p>
+                <p className="px-3 py-6 text-center text-sm text-slate-500">
+                  {loadedKeys.length > 0 ? "No key matches." : keys.hasNextPage ? "No keys in this stretch of the store yet." : "No keys."}
+                </p>
               ) : (
                 <ul className="max-h-[28rem] overflow-auto" aria-label="Keys">
-                  {keyList.slice(0, KEYS_SHOWN).map((k) => (
+                  {keyList.map((k) => (
                     <li key={k.key}>
                       <Link href={stateHref(ns, k.key)} scroll={false} aria-current={k.key === key ? "page" : undefined} className={itemCls(k.key === key)}>
                         <span className="min-w-0 truncate font-mono" title={k.key}>{k.key}</span>
@@ -200,12 +206,18 @@ export function KvBrowser() {
                       </Link>
                     </li>
                   ))}
-                  {keyList.length > KEYS_SHOWN && (
-                    <li className="px-3 py-2 text-xs text-slate-500">
-                      {formatNumber(keyList.length - KEYS_SHOWN)} more: narrow the filter.
-                    </li>
-                  )}
                 </ul>
+              )}
+              {keys.hasNextPage && (
+                <div className="flex items-center justify-between gap-2 border-t border-slate-200 px-3 py-2 text-xs text-slate-500 dark:border-slate-800">
+                  <span className="tabular-nums">
+                    {formatNumber(loadedKeys.length)} of {keysTotal > loadedKeys.length ? `about ${formatNumber(keysTotal)}` : "more"} loaded
+                    {filter ? " (the filter looks at these)" : ""}
+                  </span>
+                  <button type="button" className="btn-ghost text-xs" disabled={keys.isFetchingNextPage} onClick={() => void keys.fetchNextPage()}>
+                    {keys.isFetchingNextPage ? "Loading…" : "More keys"}
+                  </button>
+                </div>
               )}
             </>
           )}

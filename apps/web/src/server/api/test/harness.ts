@@ -8,7 +8,7 @@ import type { MemoryBackend } from "@fleet/backend/memory";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect } from "vitest";
 
-import { closeBackend, getBackend } from "@/server/backend";
+import { closeBackend, getBackend, getDiscovery } from "@/server/backend";
 import { resetServerEnv } from "@/server/env";
 
 export type Handler = (request: Request, context?: { params: Promise<Record<string, string>> }) => Promise<Response>;
@@ -43,6 +43,17 @@ export interface Harness {
   snapshot(): Promise<Map<string, KeySnapshot>>;
   /** Runs `fn` and asserts that no key changed (type, content, TTL presence). */
   unchanged(fn: () => Promise<unknown>): Promise<void>;
+  /**
+   * Lets the console's name discovery walk the key space once more: what `plant` wrote
+   * (another application's writes, as far as the console knows) is listed from then on,
+   * as it would be within the discovery's bound.
+   */
+  discovered(): Promise<void>;
+  /**
+   * Redis only (null on memory): the commands, lower-cased with their arguments, that
+   * reached this test file's database while `fn` ran (MONITOR, filtered by database).
+   */
+  monitor(fn: () => Promise<unknown>): Promise<string[][] | null>;
 }
 
 export interface Planter {
@@ -125,6 +136,8 @@ class TestHarness implements Harness {
     if (this.kind === "redis") {
       await this.admin!.flushdb();
       this.current = await useBackendUrl(redisTestUrl(this.db));
+      // the same console across tests: its discovery must not remember the last test's names
+      await this.discovered();
     } else {
       // a fresh in-memory backend per test: a new URL makes getBackend() open a new one
       memoryCounter += 1;
@@ -205,6 +218,36 @@ class TestHarness implements Harness {
       expect(json, `${method} ${path}`).toMatchObject({ error: { code: expect.any(String), message: expect.any(String) } });
     }
     return { status: res.status, headers: res.headers, json, ms };
+  }
+
+  async monitor(fn: () => Promise<unknown>): Promise<string[][] | null> {
+    if (this.kind !== "redis") {
+      await fn();
+      return null;
+    }
+    const seen: string[][] = [];
+    const marker = `monitor-end-${Math.random()}`;
+    let ended: () => void = () => undefined;
+    const end = new Promise<void>((resolve) => (ended = resolve));
+    const m = await this.admin!.monitor();
+    m.on("monitor", (_time: string, args: string[], _source: string, database: string) => {
+      if (Number(database) !== this.db) return;
+      if (String(args[0]).toLowerCase() === "echo" && args[1] === marker) ended();
+      else seen.push([String(args[0]).toLowerCase(), ...args.slice(1).map(String)]);
+    });
+    try {
+      await fn();
+      // everything fn sent is seen once the marker sent after it is
+      await this.admin!.echo(marker);
+      await end;
+    } finally {
+      m.disconnect();
+    }
+    return seen;
+  }
+
+  async discovered(): Promise<void> {
+    await (await getDiscovery()).refresh();
   }
 
   async snapshot(): Promise<Map<string, KeySnapshot>> {

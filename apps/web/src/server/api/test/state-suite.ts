@@ -136,6 +136,7 @@ export function locksCountersSuite(h: Harness): void {
     it("lists, sets and deletes counters; a corrupt one is null with its raw text", async () => {
       await h.backend.counterIncr("hits", 3);
       await h.plant.set("fleet:counter:broken", "12abc");
+      await h.discovered();
       const list = await h.call(counters.GET, "GET", "/counters");
       expect(list.json).toEqual({
         total: 2,

@@ -1,7 +1,9 @@
 import { CounterListSchema, PageQuerySchema } from "@fleet/schema";
 
-import { byString, page, rawForDisplay } from "@/server/api/resources";
+import { page, rawForDisplay } from "@/server/api/resources";
 import { route } from "@/server/api/route";
+import { getDiscovery } from "@/server/backend";
+import { liveCounters } from "@/server/live-names";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -12,7 +14,7 @@ export const GET = route({
   query: PageQuerySchema,
   response: CounterListSchema,
   handler: async ({ backend, query }) => {
-    const counters = (await backend.counterList()).sort((a, b) => byString(a.name, b.name));
+    const counters = await liveCounters(backend, await getDiscovery());
     return {
       total: counters.length,
       counters: page(counters, query).map((c) =>

@@ -1,7 +1,9 @@
 import { LockListSchema, PageQuerySchema } from "@fleet/schema";
 
-import { byString, page } from "@/server/api/resources";
+import { page } from "@/server/api/resources";
 import { route } from "@/server/api/route";
+import { getDiscovery } from "@/server/backend";
+import { liveLocks } from "@/server/live-names";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -12,7 +14,7 @@ export const GET = route({
   query: PageQuerySchema,
   response: LockListSchema,
   handler: async ({ backend, query }) => {
-    const locks = (await backend.lockList()).sort((a, b) => byString(a.name, b.name));
+    const locks = await liveLocks(backend, await getDiscovery());
     return { total: locks.length, locks: page(locks, query).map((l) => ({ name: l.name, ttl_ms: l.ttlMs })) };
   },
 });

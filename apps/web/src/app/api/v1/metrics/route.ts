@@ -2,7 +2,7 @@
 // for what is exported and why a backend outage answers 200 with `fleet_backend_up 0`.
 import { authorize } from "@/server/api/authorize";
 import { toErrorResponse } from "@/server/api/errors";
-import { getBackend } from "@/server/backend";
+import { getBackend, getDiscovery } from "@/server/backend";
 import { serverEnv } from "@/server/env";
 import { collectMetrics } from "@/server/metrics/collect";
 import { collectWatchMetrics } from "@/server/metrics/watch-metrics";
@@ -18,7 +18,7 @@ export async function GET(request: Request): Promise<Response> {
     return toErrorResponse(err, "GET /metrics");
   }
   const [fleet, watch] = await Promise.all([
-    collectMetrics(getBackend, { offlineAfterSeconds: serverEnv().FLEET_OFFLINE_AFTER_SECONDS }),
+    collectMetrics(getBackend, { offlineAfterSeconds: serverEnv().FLEET_OFFLINE_AFTER_SECONDS, names: getDiscovery }),
     // the watch's families (throughput, oldest wait, alerts): src/server/metrics/watch-metrics.ts
     collectWatchMetrics(getBackend),
   ]);

@@ -1,8 +1,10 @@
 import { PageQuerySchema, PoolListSchema } from "@fleet/schema";
 
-import { byString, page } from "@/server/api/resources";
+import { page } from "@/server/api/resources";
 import { route } from "@/server/api/route";
 import { toPoolSummary } from "@/server/api/serialize";
+import { getDiscovery } from "@/server/backend";
+import { livePools } from "@/server/live-names";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -13,8 +15,7 @@ export const GET = route({
   query: PageQuerySchema,
   response: PoolListSchema,
   handler: async ({ backend, query }) => {
-    const names = (await backend.poolNames()).sort(byString);
-    const summaries = await backend.poolSummaries(page(names, query));
-    return { total: names.length, pools: summaries.map(toPoolSummary) };
+    const pools = await livePools(backend, await getDiscovery());
+    return { total: pools.length, pools: page(pools, query).map(toPoolSummary) };
   },
 });

@@ -1,8 +1,10 @@
 import { PageQuerySchema, StreamListSchema } from "@fleet/schema";
 
-import { byString, page } from "@/server/api/resources";
+import { page } from "@/server/api/resources";
 import { route } from "@/server/api/route";
 import { toStreamSummary } from "@/server/api/serialize";
+import { getDiscovery } from "@/server/backend";
+import { liveStreams } from "@/server/live-names";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -13,8 +15,7 @@ export const GET = route({
   query: PageQuerySchema,
   response: StreamListSchema,
   handler: async ({ backend, query }) => {
-    const names = (await backend.streamNames()).sort(byString);
-    const summaries = await backend.streamSummaries(page(names, query));
-    return { total: names.length, streams: summaries.map(toStreamSummary) };
+    const streams = await liveStreams(backend, await getDiscovery());
+    return { total: streams.length, streams: page(streams, query).map(toStreamSummary) };
   },
 });

@@ -1,0 +1,501 @@
+// Scale benchmark (`pnpm bench:scale` at the root; issue 11). Not a test: it prints each
+// figure beside its target and exits 1 when one is missed.
+//
+// It starts its OWN redis-server (BENCH_SCALE_REDIS_PORT, or a free port; no persistence,
+// a temp dir, stopped by pid at the end) and seeds it the way a big shared database looks:
+// 1M keys of another application (DEBUG POPULATE), a queue of 1M pending tasks with 200k
+// dead letters and 100k expired reservations, a second queue of 200k dead letters, 10k
+// workers, a 50k-key kv namespace and a few of everything else. Then it serves the
+// production build (`next build` first; NEXT_DIST_DIR picks another build dir) against it
+// and measures:
+//
+// - p50 of every list route (target < 50 ms);
+// - how long a queue created by another program takes to be listed (target <= 15 s), and
+//   to go once deleted;
+// - Redis time spent for the console while one live-events client is connected and
+//   nothing else happens (INFO commandstats usec over BENCH_SCALE_HUB_SECONDS, default 60;
+//   target < 2 % of a core);
+// - the longest single command (SLOWLOG, slowlog-log-slower-than 1 ms) during dead-letter
+//   actions by ref (target <= 10 ms) and during requeue all (200k), sweep (100k) and delete
+//   all (200k) (target <= 20 ms);
+// - with the walk alone (a Redis that reports no writes), in this process: how long a pass
+//   takes, how soon a foreign name shows (target <= 15 s), what share of a core it costs.
+//
+// Once seeded, the private server runs SCHED_FIFO when allowed (root): SLOWLOG times a
+// command by the wall clock, and on a shared machine that would measure the run queue.
+//
+// BENCH_SCALE_SECTIONS=lists,discovery,hub,walk,dlq,chunks runs a subset.
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import http from "node:http";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+import { NameDiscovery } from "@fleet/backend";
+import { createRedisBackend } from "@fleet/backend/redis";
+import { Redis } from "ioredis";
+
+const WEB_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const FOREIGN_KEYS = 1_000_000;
+const PENDING = 1_000_000;
+const DEAD = 200_000;
+const EXPIRED = 100_000;
+const WORKERS = 10_000;
+const WORKER_TYPES = 10;
+const BULK_KV = 50_000;
+const WARMUP = 5;
+const SAMPLES = 30;
+const HUB_SECONDS = Number(process.env.BENCH_SCALE_HUB_SECONDS ?? 60);
+const SECTIONS = new Set((process.env.BENCH_SCALE_SECTIONS ?? "lists,discovery,hub,walk,dlq,chunks").split(",").map((s) => s.trim()));
+const WALK_SECONDS = Number(process.env.BENCH_SCALE_WALK_SECONDS ?? 30);
+
+const TARGET = {
+  listP50Ms: 50,
+  appearS: 15,
+  hubCpuPct: 2,
+  dlqCommandMs: 10,
+  chunkCommandMs: 20,
+};
+
+interface Figure {
+  what: string;
+  value: string;
+  target: string;
+  ok: boolean | null;
+}
+const figures: Figure[] = [];
+function figure(what: string, value: string, target: string, ok: boolean | null): void {
+  figures.push({ what, value, target, ok });
+  const mark = ok === null ? "    " : ok ? " ok " : "MISS";
+  console.log(`[${mark}] ${what.padEnd(58)} ${value.padStart(14)}   target ${target}`);
+}
+
+const children: ChildProcess[] = [];
+let redisDir: string | null = null;
+function cleanup(): void {
+  for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
+  if (redisDir) rmSync(redisDir, { recursive: true, force: true });
+}
+process.on("SIGINT", () => {
+  cleanup();
+  process.exit(130);
+});
+
+function fail(message: string): never {
+  console.error(`bench:scale: ${message}`);
+  cleanup();
+  process.exit(2);
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.on("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const ms = (n: number) => `${n.toFixed(1)} ms`;
+function p50(samples: number[]): number {
+  const s = [...samples].sort((a, b) => a - b);
+  return s[Math.max(0, Math.ceil(s.length / 2) - 1)] ?? NaN;
+}
+
+// ---------- redis
+
+async function startRedis(): Promise<{ port: number; admin: Redis; proc: ChildProcess }> {
+  const port = Number(process.env.BENCH_SCALE_REDIS_PORT) || (await freePort());
+  redisDir = mkdtempSync(path.join(os.tmpdir(), "fleet-bench-scale-"));
+  const proc = spawn(
+    "redis-server",
+    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", redisDir, "--enable-debug-command", "yes"],
+    { stdio: ["ignore", "ignore", "inherit"] },
+  );
+  children.push(proc);
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    if (proc.exitCode !== null) fail(`redis-server exited with ${proc.exitCode} (port ${port} taken?)`);
+    const probe = new Redis({ port, lazyConnect: true, retryStrategy: () => null });
+    probe.on("error", () => undefined);
+    if (await probe.connect().then(() => true, () => false)) {
+      probe.disconnect();
+      break;
+    }
+    probe.disconnect();
+    if (Date.now() > deadline) fail(`redis-server did not answer on port ${port}`);
+    await sleep(50);
+  }
+  const admin = new Redis({ port, maxRetriesPerRequest: 1, commandTimeout: 120_000 });
+  return { port, admin, proc };
+}
+
+const body = (id: string, n: number) => `{"id": "${id}", "payload": {"n": ${n}, "url": "https://example.com/item/${n}"}}`;
+
+/** Pushes bodies `{"id": "<prefix><i>", ...}` for i in [from, to) onto a list, 50k per script call. */
+const FILL_LIST = `
+local from, to, prefix = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
+local batch = {}
+for i = from, to - 1 do
+  batch[#batch + 1] = '{"id": "' .. prefix .. i .. '", "payload": {"n": ' .. i .. ', "url": "https://example.com/item/' .. i .. '"}}'
+  if #batch == 1000 then redis.call("RPUSH", KEYS[1], unpack(batch)); batch = {} end
+end
+if #batch > 0 then redis.call("RPUSH", KEYS[1], unpack(batch)) end
+return to - from`;
+
+/** Expired reservations: :processing score far in the past, body in :processing:body. */
+const FILL_PROCESSING = `
+local from, to, deadline = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
+for i = from, to - 1 do
+  local id = "r" .. i
+  redis.call("ZADD", KEYS[1], deadline, id)
+  redis.call("HSET", KEYS[2], id, '{"id": "' .. id .. '", "payload": {"n": ' .. i .. '}}')
+end
+return to - from`;
+
+async function fillList(admin: Redis, key: string, n: number, prefix: string): Promise<void> {
+  for (let i = 0; i < n; i += 50_000) await admin.eval(FILL_LIST, 1, key, i, Math.min(n, i + 50_000), prefix);
+}
+
+async function seed(admin: Redis): Promise<void> {
+  const t0 = performance.now();
+  await admin.flushall();
+  await admin.call("DEBUG", "POPULATE", FOREIGN_KEYS, "other-app:session");
+  await admin.call("DEBUG", "POPULATE", BULK_KV, "fleet:kv:bulk:item");
+  await fillList(admin, "fleet:queue:bench", PENDING, "t");
+  await fillList(admin, "fleet:queue:bench:dead", DEAD, "d");
+  await fillList(admin, "fleet:queue:purge:dead", DEAD, "p");
+  const past = Date.now() / 1000 - 3600;
+  for (let i = 0; i < EXPIRED; i += 50_000) {
+    await admin.eval(FILL_PROCESSING, 2, "fleet:queue:bench:processing", "fleet:queue:bench:processing:body", i, Math.min(EXPIRED, i + 50_000), past);
+  }
+  // workers, as a Fleet worker registers and heartbeats
+  const now = Date.now() / 1000;
+  for (let i = 0; i < WORKERS; i += 1000) {
+    const p = admin.pipeline();
+    for (let j = i; j < Math.min(WORKERS, i + 1000); j++) {
+      const type = `bench-type-${j % WORKER_TYPES}`;
+      const id = `w-${String(j).padStart(5, "0")}`;
+      const k = (f: string) => `wkr:${type}:${id}:${f}`;
+      p.set(k("hardware"), JSON.stringify({ hostname: `host-${j}`, cpus: 8, memory_gb: 16, os: "linux" }));
+      p.set(k("config"), JSON.stringify({ slots: 4, proxy: { host: "p", port: 8080 } }));
+      p.set(k("gen"), "1");
+      p.set(k("stats"), JSON.stringify({ done: j, failed: j % 5, rps: 1.5 }));
+      p.hset(k("state"), "state", j % 3 === 0 ? "RUNNING" : "IDLE", "last_seen", String(now), "last_error", "");
+      p.sadd(`wkrs:${type}`, id);
+      p.sadd("wkrs:all", `${type}|${id}`);
+    }
+    await p.exec();
+  }
+  const p = admin.pipeline();
+  for (let t = 0; t < WORKER_TYPES; t += 2) {
+    p.hset("fleet:catalog", `bench-type-${t}`, JSON.stringify({ config: { type: "object" }, output: null, task_payload: { type: "object" } }));
+  }
+  for (let i = 0; i < 5; i++) {
+    p.hset(`fleet:pool:proxies-${i}`, "p1", JSON.stringify({ p: "eA==", t: { region: "eu" }, x: null }));
+    p.zadd(`stream:bench-type-${i}`, now, `{"n": ${i}}`);
+    p.set(`fleet:lock:nightly-${i}`, "token", "EX", 3600);
+    p.set(`fleet:counter:hits-${i}`, String(i * 10));
+  }
+  for (let i = 0; i < 20; i++) p.set(`fleet:kv:settings:key-${i}`, `"value ${i}"`);
+  await p.exec();
+  console.log(`seeded ${await admin.dbsize()} keys in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+}
+
+// ---------- the console
+
+async function startConsole(redisPort: number): Promise<{ base: string; port: number }> {
+  const distDir = process.env.NEXT_DIST_DIR ?? ".next";
+  if (!existsSync(path.join(WEB_DIR, distDir, "BUILD_ID"))) fail(`no production build in apps/web/${distDir}: run next build first (NEXT_DIST_DIR=${distDir})`);
+  const nextBin = path.join(WEB_DIR, "node_modules", ".bin", "next");
+  const port = await freePort();
+  const child = spawn(nextBin, ["start", "-p", String(port), "-H", "127.0.0.1"], {
+    cwd: WEB_DIR,
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      NEXT_TELEMETRY_DISABLED: "1",
+      NEXT_DIST_DIR: distDir,
+      FLEET_BACKEND_URL: `redis://127.0.0.1:${redisPort}/0`,
+      FLEET_INSECURE_NO_AUTH: "1",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.push(child);
+  let log = "";
+  child.stdout?.on("data", (d: Buffer) => (log += d.toString()));
+  child.stderr?.on("data", (d: Buffer) => (log += d.toString()));
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 90_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) fail(`next start exited with ${child.exitCode}:\n${log}`);
+    try {
+      const res = await fetch(`${base}/api/v1/health`);
+      await res.arrayBuffer();
+      if (res.status === 200) return { base, port };
+    } catch {
+      // not listening yet
+    }
+    await sleep(200);
+  }
+  fail(`next start did not answer within 90 s:\n${log}`);
+}
+
+async function get(base: string, p: string): Promise<{ status: number; ms: number; json: any }> {
+  const t0 = performance.now();
+  const res = await fetch(`${base}${p}`);
+  const text = await res.text();
+  const took = performance.now() - t0;
+  let json: unknown = null;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = text;
+  }
+  return { status: res.status, ms: took, json };
+}
+
+async function post(base: string, p: string, payload: unknown): Promise<{ status: number; ms: number; json: any }> {
+  const t0 = performance.now();
+  const res = await fetch(`${base}${p}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(payload) });
+  const json = (await res.json()) as unknown;
+  return { status: res.status, ms: performance.now() - t0, json };
+}
+
+/**
+ * The longest command SLOWLOG holds (everything over 1 ms since its last reset): the
+ * console's own steps of the name discovery's walk apart from the rest, since the walk
+ * goes on beside whatever action is measured.
+ */
+async function slowest(admin: Redis): Promise<{ us: number; command: string; walkUs: number }> {
+  const entries = (await admin.call("SLOWLOG", "GET", "100000")) as Array<[number, number, number, string[]]>;
+  let best = { us: 0, command: "(none over 1 ms)", walkUs: 0 };
+  for (const e of entries) {
+    const cmd = e[3].map(String);
+    if (/^(slowlog|info|config|debug)$/i.test(cmd[0] ?? "")) continue;
+    if (/^scan$/i.test(cmd[0] ?? "") && cmd[3] === "[fs][lt][er][ea][ta]*") {
+      best.walkUs = Math.max(best.walkUs, e[2]);
+      continue;
+    }
+    if (e[2] > best.us) best = { ...best, us: e[2], command: cmd.slice(0, 3).join(" ").replace(/\s+/g, " ").slice(0, 40) };
+  }
+  return best;
+}
+
+function walkFigure(worst: { walkUs: number }): void {
+  figure("...longest step of the discovery walk meanwhile", ms(worst.walkUs / 1000), `<= ${TARGET.chunkCommandMs} ms`, worst.walkUs / 1000 <= TARGET.chunkCommandMs);
+}
+
+async function commandUsec(admin: Redis): Promise<Map<string, { calls: number; usec: number }>> {
+  const text = (await admin.info("commandstats")) as string;
+  const out = new Map<string, { calls: number; usec: number }>();
+  for (const line of text.split("\n")) {
+    const m = /^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/.exec(line.trim());
+    if (m) out.set(m[1]!, { calls: Number(m[2]), usec: Number(m[3]) });
+  }
+  return out;
+}
+
+async function cpuSeconds(admin: Redis): Promise<number> {
+  const text = (await admin.info("cpu")) as string;
+  const v = (k: string) => Number(new RegExp(`${k}:([\\d.]+)`).exec(text)?.[1] ?? 0);
+  return v("used_cpu_user") + v("used_cpu_sys");
+}
+
+function openSse(port: number): http.ClientRequest {
+  const req = http.get({ host: "127.0.0.1", port, path: "/api/v1/events", headers: { accept: "text/event-stream" } }, (res) => {
+    res.on("data", () => undefined);
+  });
+  req.on("error", () => undefined);
+  return req;
+}
+
+// ---------- sections
+
+async function lists(base: string): Promise<void> {
+  const routes = ["/api/v1/queues", "/api/v1/pools", "/api/v1/streams", "/api/v1/locks", "/api/v1/counters", "/api/v1/kv", "/api/v1/kv/settings", "/api/v1/kv/bulk?cursor=0"];
+  for (const r of routes) {
+    for (let i = 0; i < WARMUP; i++) await get(base, r);
+    const samples: number[] = [];
+    let bad = 0;
+    for (let i = 0; i < SAMPLES; i++) {
+      const res = await get(base, r);
+      if (res.status === 200) samples.push(res.ms);
+      else bad++;
+    }
+    const v = p50(samples);
+    figure(`GET ${r.replace("/api/v1", "")} p50${bad ? ` (${bad} non-200)` : ""}`, ms(v), `< ${TARGET.listP50Ms} ms`, bad === 0 && v < TARGET.listP50Ms);
+  }
+  for (const r of ["/api/v1/metrics", "/api/v1/workers?limit=1000"]) {
+    for (let i = 0; i < 2; i++) await get(base, r);
+    const samples: number[] = [];
+    for (let i = 0; i < 10; i++) samples.push((await get(base, r)).ms);
+    figure(`GET ${r.replace("/api/v1", "")} p50 (10k workers)`, ms(p50(samples)), "(figure only)", null);
+  }
+}
+
+async function discovery(base: string, admin: Redis): Promise<void> {
+  const names = async () => ((await get(base, "/api/v1/queues?limit=1000")).json.queues as Array<{ name: string }>).map((q) => q.name);
+  await admin.rpush("fleet:queue:newcomer", body("n1", 1));
+  const t0 = performance.now();
+  while (!(await names()).includes("newcomer")) {
+    if (performance.now() - t0 > 60_000) break;
+    await sleep(100);
+  }
+  const appeared = (performance.now() - t0) / 1000;
+  figure("queue created by another program listed after", `${appeared.toFixed(1)} s`, `<= ${TARGET.appearS} s`, appeared <= TARGET.appearS);
+  await admin.del("fleet:queue:newcomer");
+  const t1 = performance.now();
+  while ((await names()).includes("newcomer") && performance.now() - t1 < 60_000) await sleep(50);
+  figure("...and no longer listed once deleted, after", `${((performance.now() - t1) / 1000).toFixed(2)} s`, "(figure only)", null);
+}
+
+async function hub(port: number, base: string, admin: Redis): Promise<void> {
+  const sse = openSse(port);
+  // wait for the hub: subscribed, its first snapshot of 10k workers taken, a few ticks run
+  await sleep(8000);
+  const before = await commandUsec(admin);
+  const cpuBefore = await cpuSeconds(admin);
+  const t0 = performance.now();
+  await sleep(HUB_SECONDS * 1000);
+  const after = await commandUsec(admin);
+  const cpuAfter = await cpuSeconds(admin);
+  const seconds = (performance.now() - t0) / 1000;
+  sse.destroy();
+  const deltas: Array<[string, number, number]> = [];
+  let usec = 0;
+  for (const [cmd, a] of after) {
+    if (cmd === "info") continue;
+    const b = before.get(cmd) ?? { calls: 0, usec: 0 };
+    const d = a.usec - b.usec;
+    if (d > 0) deltas.push([cmd, a.calls - b.calls, d]);
+    // EXEC and EVAL/EVALSHA time includes the commands they ran, which Redis counts again
+    // under their own names: sum those leaves once
+    if (!["exec", "eval", "evalsha"].includes(cmd)) usec += d;
+  }
+  deltas.sort((x, y) => y[2] - x[2]);
+  const leafPct = (usec / 1e6 / seconds) * 100;
+  const scan = after.get("scan")?.usec ?? 0;
+  const scanPct = ((scan - (before.get("scan")?.usec ?? 0)) / 1e6 / seconds) * 100;
+  const cpuPct = ((cpuAfter - cpuBefore) / seconds) * 100;
+  console.log(`  Redis commands over ${seconds.toFixed(0)} s with one live client: ${deltas.slice(0, 8).map(([c, n, u]) => `${c} ${n}x ${(u / 1000).toFixed(0)} ms`).join(", ")}`);
+  figure(`Redis busy with commands, 1 live client (commandstats, leaves)`, `${leafPct.toFixed(2)} %`, `< ${TARGET.hubCpuPct} % of a core`, leafPct < TARGET.hubCpuPct);
+  figure(`...of which the name discovery's walk (SCAN)`, `${scanPct.toFixed(2)} %`, "(figure only)", null);
+  figure(`Redis process CPU meanwhile (INFO cpu: scripts, I/O, all)`, `${cpuPct.toFixed(2)} %`, `< ${TARGET.hubCpuPct} % of a core`, cpuPct < TARGET.hubCpuPct);
+  // the hub stops a grace period after its last client: later sections measure actions alone
+  await sleep(5000);
+  void base;
+}
+
+/**
+ * A Redis that reports no writes (before 6, or CLIENT refused): the discovery has only its
+ * walk. Run here, in this process, beside the console (whose discovery does track keys).
+ */
+async function walkOnly(port: number, admin: Redis): Promise<void> {
+  const backend = createRedisBackend(`redis://127.0.0.1:${port}/0`, { commandTimeoutMs: 10_000 });
+  const d = new NameDiscovery(backend, { liveEvents: false });
+  try {
+    await d.refresh();
+    const before = (await commandUsec(admin)).get("scan")?.usec ?? 0;
+    const t0 = performance.now();
+    await admin.set(`fleet:counter:walk-probe`, "1");
+    let appeared = NaN;
+    while (performance.now() - t0 < WALK_SECONDS * 1000) {
+      if (Number.isNaN(appeared) && (await d.names("counter")).includes("walk-probe")) appeared = (performance.now() - t0) / 1000;
+      await sleep(100);
+    }
+    const seconds = (performance.now() - t0) / 1000;
+    const scanPct = (((((await commandUsec(admin)).get("scan")?.usec ?? 0) - before) / 1e6) / seconds) * 100;
+    const st = d.status();
+    figure(`walk only (no tracking): a pass takes`, `${((st.lastPassMs ?? NaN) / 1000).toFixed(1)} s`, "(figure only)", null);
+    figure(`walk only: foreign counter listed after`, Number.isNaN(appeared) ? `> ${WALK_SECONDS} s` : `${appeared.toFixed(1)} s`, `<= ${TARGET.appearS} s`, !Number.isNaN(appeared) && appeared <= TARGET.appearS);
+    figure(`walk only: Redis busy with SCAN`, `${scanPct.toFixed(2)} %`, "(figure only)", null);
+  } finally {
+    await d.close();
+    await backend.close();
+    await admin.del("fleet:counter:walk-probe");
+  }
+}
+
+async function dlq(base: string, admin: Redis): Promise<void> {
+  const sha1 = (s: string) => createHash("sha1").update(s).digest("hex");
+  const a = (await admin.lindex("fleet:queue:bench:dead", 150_000))!;
+  const b = (await admin.lindex("fleet:queue:bench:dead", 199_000))!;
+  const missing = sha1("not a dead letter");
+  await admin.call("SLOWLOG", "RESET");
+  const requeue = await post(base, "/api/v1/queues/bench/dead/requeue", { refs: [sha1(a), missing] });
+  const del = await post(base, "/api/v1/queues/bench/dead/delete", { refs: [sha1(b)] });
+  const ok =
+    requeue.status === 200 && requeue.json.requeued === 1 && requeue.json.missing?.[0] === missing && del.status === 200 && del.json.deleted === 1;
+  if (!ok) console.log("  unexpected answers:", JSON.stringify(requeue.json), JSON.stringify(del.json));
+  figure("dead letters by ref (200k): requeue 1 + 1 missing, wall", ms(requeue.ms), "(figure only)", ok ? null : false);
+  figure("dead letters by ref (200k): delete 1, wall", ms(del.ms), "(figure only)", null);
+  const worst = await slowest(admin);
+  figure(`...longest single command (${worst.command})`, ms(worst.us / 1000), `<= ${TARGET.dlqCommandMs} ms`, worst.us / 1000 <= TARGET.dlqCommandMs);
+  walkFigure(worst);
+}
+
+async function chunks(base: string, admin: Redis): Promise<void> {
+  await admin.call("SLOWLOG", "RESET");
+  const dead = await admin.llen("fleet:queue:bench:dead");
+  const requeue = await post(base, "/api/v1/queues/bench/dead/requeue", { all: true });
+  figure(`requeue all ${dead} dead letters (onto 1M pending), wall`, `${(requeue.ms / 1000).toFixed(2)} s`, "(figure only)", requeue.json.requeued === dead ? null : false);
+  const sweep = await post(base, "/api/v1/queues/bench/sweep", {});
+  figure(`sweep ${EXPIRED} expired reservations, wall`, `${(sweep.ms / 1000).toFixed(2)} s`, "(figure only)", sweep.json.requeued === EXPIRED ? null : false);
+  const purge = await post(base, "/api/v1/queues/purge/dead/delete", { all: true });
+  figure(`delete all ${DEAD} dead letters, wall`, ms(purge.ms), "(figure only)", purge.json.deleted === DEAD ? null : false);
+  const worst = await slowest(admin);
+  figure(`...longest single command (${worst.command})`, ms(worst.us / 1000), `<= ${TARGET.chunkCommandMs} ms`, worst.us / 1000 <= TARGET.chunkCommandMs);
+  walkFigure(worst);
+}
+
+// ---------- main
+
+async function main(): Promise<void> {
+  console.log(`bench:scale on ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+  const { port, admin, proc } = await startRedis();
+  console.log(`private redis-server on 127.0.0.1:${port} (pid ${proc.pid})`);
+  await seed(admin);
+  // On a shared machine the run queue, not the command, decides what SLOWLOG reads (it
+  // times a command by the wall clock): once seeded, give the private server the first
+  // claim on a CPU when allowed (root; it is idle but for the commands measured), and say so.
+  try {
+    execFileSync("chrt", ["--fifo", "--pid", "1", String(proc.pid)], { stdio: "ignore" });
+    console.log("private redis-server runs SCHED_FIFO from here on: SLOWLOG measures commands, not waits for a CPU");
+  } catch {
+    try {
+      os.setPriority(proc.pid!, -10);
+      console.log("private redis-server reniced to -10 (SCHED_FIFO not allowed): SLOWLOG may still include waits for a CPU");
+    } catch {
+      console.log("could not raise the private redis-server's priority: on a busy machine SLOWLOG includes waits for a CPU");
+    }
+  }
+  await admin.config("SET", "slowlog-log-slower-than", "1000");
+  await admin.config("SET", "slowlog-max-len", "100000");
+  await admin.call("SLOWLOG", "RESET");
+  const { base, port: webPort } = await startConsole(port);
+  const cold = await get(base, "/api/v1/queues");
+  figure("first GET /queues of a fresh console (first discovery pass)", ms(cold.ms), "(figure only)", cold.status === 200 ? null : false);
+  const walk = await slowest(admin);
+  figure(`...longest single command so far (${walk.command})`, ms(walk.us / 1000), `<= ${TARGET.chunkCommandMs} ms`, walk.us / 1000 <= TARGET.chunkCommandMs);
+  walkFigure(walk);
+  if (SECTIONS.has("lists")) await lists(base);
+  if (SECTIONS.has("discovery")) await discovery(base, admin);
+  if (SECTIONS.has("hub")) await hub(webPort, base, admin);
+  if (SECTIONS.has("walk")) await walkOnly(port, admin);
+  if (SECTIONS.has("dlq")) await dlq(base, admin);
+  if (SECTIONS.has("chunks")) await chunks(base, admin);
+  admin.disconnect();
+  cleanup();
+  const missed = figures.filter((f) => f.ok === false);
+  console.log(missed.length === 0 ? "bench:scale: every target met" : `bench:scale: ${missed.length} target(s) missed: ${missed.map((f) => f.what).join("; ")}`);
+  process.exit(missed.length === 0 ? 0 : 1);
+}
+
+main().catch((err: unknown) => fail(err instanceof Error ? (err.stack ?? err.message) : String(err)));
