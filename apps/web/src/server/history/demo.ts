@@ -3,7 +3,7 @@
 // demo has, and the fleet, a daily rhythm of backlog and throughput with a little noise and
 // slowly growing dead letters, written up to (not including) the current slot, which the
 // watch's own ticks then carry on from. Never used against Redis.
-import type { Backend, HistorySlotWrite } from "@fleet/backend";
+import { pyJsonBytes, type Backend, type HistorySlotWrite } from "@fleet/backend";
 
 import { encodeRecord, RECORD_BYTES, RING_TTL_SECONDS, slotIndex, slotTime, TIERS, type HistoryRecord, type Tier } from "./format";
 
@@ -63,4 +63,22 @@ export async function seedDemoHistory(backend: Backend, now: number): Promise<nu
   );
   await backend.historyWrite(slots, { ttlSeconds: RING_TTL_SECONDS });
   return todo.length;
+}
+
+/** A few rules for the demo's Alerts page (no webhooks: nothing leaves the machine). */
+export async function seedDemoRules(backend: Backend): Promise<boolean> {
+  if (backend.kind !== "memory" || (await backend.alertRulesGet()).gen !== 0) return false;
+  await backend.alertRulesSet(
+    pyJsonBytes({
+      webhooks: [],
+      rules: [
+        { id: "workers-offline", name: "Workers offline", enabled: true, webhooks: [], kind: "workers_down", automation_type: "*", more_than: 0, states: ["offline"] },
+        { id: "dead-letters", name: "Dead letters piling up", enabled: true, webhooks: [], kind: "dead_letters_growth", queue: "*", more_than: 20, within_seconds: 600 },
+        { id: "slow-queue", name: "Tasks waiting too long", enabled: true, webhooks: [], kind: "oldest_pending", queue: "*", older_than_seconds: 600 },
+        { id: "cookies-low", name: "Cookie pool running dry", enabled: true, webhooks: [], kind: "pool_free", pool: "*", fewer_than: 2 },
+      ],
+    }),
+    0,
+  );
+  return true;
 }

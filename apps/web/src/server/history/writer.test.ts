@@ -86,6 +86,25 @@ for (const kind of ["redis", "memory"] as const) {
       expect(latest).toMatchObject({ ts: t0 + 10, finished_total: 20 });
     });
 
+    it("tasks flowing through empty pending lists are not seen: what is counted is flagged a lower bound", async () => {
+      await backend.queuePush("fast", task("a"));
+      await backend.queueReserve("fast", 0, 600); // in flight, nothing pending
+      const w = new HistoryWriter();
+      const t0 = 1_800_000_000;
+      await w.tick(backend, ["fast"], t0);
+      const t = await w.tick(backend, ["fast"], t0 + 10);
+      expect(t.queues[0]!.record).toMatchObject({ processing: 1, finished: 0, flags: 1 });
+      expect(t.queues[0]!.atLeast).toBe(true);
+      // an idle queue (nothing pending, nothing in flight) is not flagged
+      await backend.queuePush("idle", task("x"));
+      await backend.queueDead("idle", task("y"));
+      const idle = new HistoryWriter();
+      await backend.queueReserve("idle", 0, 600);
+      await backend.queueAck("idle", "x");
+      await idle.tick(backend, ["idle"], t0);
+      expect((await idle.tick(backend, ["idle"], t0 + 10)).queues[0]!.record.flags).toBe(0);
+    });
+
     it("a stuck queue's oldest wait grows tick by tick; the 5 min record aggregates the ticks", async () => {
       await backend.queuePush("stuck", task("a"));
       await backend.queuePush("stuck", task("b"));

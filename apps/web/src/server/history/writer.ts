@@ -59,6 +59,7 @@ export interface WatchTick {
 interface QueueState {
   lists: Record<Priority, PendingListTracker>;
   prevProcessing: number | null;
+  prevPending: number | null;
   finishedTotal: number;
   coarse: Aggregate | null;
   /** The last RATE_WINDOW_SECONDS of 10 s records. */
@@ -128,6 +129,7 @@ export class HistoryWriter {
       s = {
         lists: { high: new PendingListTracker(this.maxScan), normal: new PendingListTracker(this.maxScan), low: new PendingListTracker(this.maxScan) },
         prevProcessing: null,
+        prevPending: null,
         finishedTotal: 0,
         coarse: null,
         recent: [],
@@ -201,6 +203,11 @@ export class HistoryWriter {
       if (u.oldest !== null) oldest = Math.max(oldest ?? 0, u.oldest);
     }
     const d = w.depths;
+    // Tasks flowing through lists empty at both looks (workers take each at once) are not
+    // seen at all: while anything is in flight there, what is counted is only a lower bound.
+    const unseen = PRIORITIES.every((p) => w.lists[p].length === 0) && s.prevPending === 0 && (d.processing > 0 || (s.prevProcessing ?? 0) > 0);
+    atLeast ||= unseen;
+    s.prevPending = d.pending.total;
     // Reservations that ended = those made (left a pending list) minus the growth of those in flight.
     const finished = s.prevProcessing === null ? 0 : Math.max(0, left - (d.processing - s.prevProcessing));
     s.prevProcessing = d.processing;

@@ -8,7 +8,7 @@ import type { Backend } from "@fleet/backend";
 import { getBackend, getDiscovery, isDemoUrl } from "../backend";
 import { serverEnv } from "../env";
 import { onShutdown } from "../shutdown";
-import { seedDemoHistory } from "../history/demo";
+import { seedDemoHistory, seedDemoRules } from "../history/demo";
 import { WatchService } from "./service";
 
 export { WatchService } from "./service";
@@ -58,7 +58,10 @@ export function startWatch(log: (line: string) => void = (line) => console.log(`
   if (isDemoUrl(env.FLEET_BACKEND_URL)) {
     // The demo should have something to show at once: a day and a month of made-up history.
     void getBackend()
-      .then((backend) => seedDemoHistory(backend, Date.now() / 1000))
+      .then(async (backend) => {
+        await seedDemoHistory(backend, Date.now() / 1000);
+        await seedDemoRules(backend);
+      })
       .catch((err: unknown) => log(`demo history not seeded: ${err instanceof Error ? err.message : String(err)}`));
   }
   watch.start();
