@@ -39,7 +39,7 @@ async function pong(port: number): Promise<boolean> {
   }
 }
 
-export async function startPrivateRedis(binary = process.env.REDIS_SERVER_BIN ?? "redis-server"): Promise<PrivateRedis> {
+export async function startPrivateRedis(binary = "redis-server"): Promise<PrivateRedis> {
   const dir = mkdtempSync(join(tmpdir(), "fleet-private-redis-"));
   for (let attempt = 0; ; attempt++) {
     const port = await freePort();
