@@ -78,4 +78,7 @@ export async function register(): Promise<void> {
   } else {
     console.warn("Fleet Console: no authentication (in-memory demo on loopback); every request is treated as admin.");
   }
+  // Queue history and alerts: one leader among the console processes (src/server/watch).
+  const { startWatch } = await import("./server/watch");
+  startWatch();
 }

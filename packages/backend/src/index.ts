@@ -1,5 +1,6 @@
 // The contract only: importing this never loads ioredis.
 export type * from "./types";
+export type * from "./watch-types";
 export * from "./keys";
 export * from "./errors";
 export * from "./pyjson";

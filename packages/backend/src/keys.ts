@@ -21,6 +21,24 @@ export const consoleKeys = {
   signInAddress: (id: string) => `fleet:console:signin:addr:${id}`,
   /** hash {n, start}: refusals of one actor recorded in the current minute. */
   auditRefusals: (actor: string) => `fleet:console:audit:refusals:${actor}`,
+  // ---- the watch (issue 15; apps/web/src/server/history and .../alerts say what the bytes are)
+  /**
+   * string, a ring of fixed-size history records of one queue (`series` its name) or of the
+   * whole fleet (`series` null); TTL renewed on every write, so a queue gone for the ring's
+   * span leaves nothing behind.
+   */
+  history: (tier: "10s" | "5m", series: string | null) =>
+    series === null ? `fleet:console:history:fleet:${tier}` : `fleet:console:history:${tier}:${series}`,
+  /** hash queue -> JSON of its latest watch figures (counters for /metrics, oldest pending age). */
+  historyLatest: "fleet:console:history:latest",
+  /** hash {doc, gen}: the alert rules and webhooks (JSON) and their generation. */
+  alertRules: "fleet:console:alerts:rules",
+  /** hash instance key -> JSON: alerts firing now. */
+  alertFiring: "fleet:console:alerts:firing",
+  /** hash delivery id -> JSON: webhook deliveries waiting or being retried. */
+  alertOutbox: "fleet:console:alerts:outbox",
+  /** list, newest first, capped: alerts fired and resolved, deliveries done and failed. */
+  alertHistory: "fleet:console:alerts:history",
 } as const;
 
 /** A refusal counter outlives its window by this much, so a later window can report what was not listed. */

@@ -7,6 +7,7 @@
 // not parse comes back as null with its field name listed in `corrupt`.
 
 import type { Priority } from "./keys";
+import type { WatchBackend } from "./watch-types";
 
 export type Bytes = Buffer;
 export type BytesLike = Buffer | string;
@@ -235,7 +236,8 @@ export interface KvKeysPage {
   cursor: string;
 }
 
-export interface Backend {
+/** The console's watch (queue history, alerts) is part of the contract: ./watch-types. */
+export interface Backend extends WatchBackend {
   readonly kind: "redis" | "memory";
   /** The URL it was made from, password masked. */
   readonly url: string;

@@ -24,12 +24,25 @@ export type PoolsEvent = z.infer<typeof PoolsEventSchema>;
 export const StreamsEventSchema = z.object({ streams: z.array(StreamSummarySchema), removed: z.array(z.string()).optional() });
 export type StreamsEvent = z.infer<typeof StreamsEventSchema>;
 
+/**
+ * Sent once per connection, after any replayed frames (issue 15.3): `fresh` (no Last-Event-ID:
+ * catch up once), `replayed` (everything missed came again just before this frame: nothing to
+ * refetch), `refetch` (what was missed cannot be replayed: refetch everything shown).
+ */
+export const SyncEventSchema = z.object({
+  mode: z.enum(["fresh", "replayed", "refetch"]),
+  replayed: z.number().int().optional(),
+  reason: z.string().optional(),
+});
+export type SyncEvent = z.infer<typeof SyncEventSchema>;
+
 export const LiveEventSchema = z.discriminatedUnion("event", [
   z.object({ event: z.literal("bus"), data: BusEventSchema }),
   z.object({ event: z.literal("workers"), data: WorkersEventSchema }),
   z.object({ event: z.literal("queues"), data: QueuesEventSchema }),
   z.object({ event: z.literal("pools"), data: PoolsEventSchema }),
   z.object({ event: z.literal("streams"), data: StreamsEventSchema }),
+  z.object({ event: z.literal("sync"), data: SyncEventSchema }),
 ]);
 export type LiveEvent = z.infer<typeof LiveEventSchema>;
 export type LiveEventName = LiveEvent["event"];

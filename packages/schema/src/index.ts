@@ -2,3 +2,4 @@ export * from "./redis";
 export * from "./api";
 export * from "./events";
 export * from "./merge-patch";
+export * from "./watch";

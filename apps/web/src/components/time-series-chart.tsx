@@ -22,26 +22,43 @@ function formatValue(v: number | null | undefined): string {
   return Number.isInteger(v) ? String(v) : v.toFixed(abs < 1 ? 3 : 1);
 }
 
+export interface ChartSeries {
+  label: string;
+  values: readonly (number | null)[];
+  colorIndex?: number;
+}
+
 /**
- * One numeric series over time (uPlot: stays fast with thousands of points). The legend
- * shows the time and value under the cursor; charts sharing `syncKey` move their cursors together.
+ * Numeric series over time (uPlot: stays fast with thousands of points): one (`values`) or
+ * several sharing the time axis (`series`). The legend shows the time and values under the
+ * cursor; charts sharing `syncKey` move their cursors together. Gaps (null) stay gaps.
  */
 export function TimeSeriesChart({
   title,
   times,
   values,
+  series,
   colorIndex = 0,
   height = 160,
   syncKey,
+  format = formatValue,
+  testId = "stats-chart",
 }: {
   title: string;
   /** Unix seconds, ascending. */
   times: readonly number[];
-  values: readonly (number | null)[];
+  values?: readonly (number | null)[];
+  /** Several series on one chart; `values` is ignored when given. */
+  series?: readonly ChartSeries[];
   colorIndex?: number;
   height?: number;
   syncKey?: string;
+  /** How values are written on the axis and in the legend. */
+  format?: (v: number | null | undefined) => string;
+  testId?: string;
 }) {
+  const lines: readonly ChartSeries[] = series ?? [{ label: title, values: values ?? [], colorIndex }];
+  const shape = lines.map((l) => `${l.label}:${l.colorIndex ?? 0}`).join("|");
   const wrap = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
   const { dark } = useTheme();
@@ -52,7 +69,7 @@ export function TimeSeriesChart({
     if (!el) return;
     const axis = dark ? "#94a3b8" : "#475569";
     const grid = dark ? "rgba(148,163,184,0.15)" : "rgba(100,116,139,0.15)";
-    const color = PALETTE[colorIndex % PALETTE.length];
+
     // A chart as narrow as a phone gets less height: a dozen of them stack one under another.
     const heightFor = (width: number) => (width < 420 ? Math.min(height, 120) : height);
     const opts: uPlot.Options = {
@@ -73,22 +90,26 @@ export function TimeSeriesChart({
           values: (_u, splits, _axis, _space, incr) =>
             splits.map((v) => clockTime(v, { seconds: incr < 60 })),
         },
-        { stroke: axis, grid: { stroke: grid }, ticks: { stroke: grid }, size: 52, values: (_u, splits) => splits.map((v) => formatValue(v)) },
+        { stroke: axis, grid: { stroke: grid }, ticks: { stroke: grid }, size: 52, values: (_u, splits) => splits.map((v) => format(v)) },
       ],
       series: [
         { label: "time", value: (_u, v) => (v === null ? "—" : localDateTime(v)) },
-        {
-          label: title,
-          stroke: color,
-          width: 1.5,
-          fill: `${color}22`,
-          spanGaps: false,
-          points: { show: false },
-          value: (_u, v) => formatValue(v),
-        },
+        ...lines.map((l, i) => {
+          const color = PALETTE[(l.colorIndex ?? i) % PALETTE.length]!;
+          return {
+            label: l.label,
+            stroke: color,
+            width: 1.5,
+            // one series: filled under; several: lines only, so none hides another
+            fill: lines.length === 1 ? `${color}22` : undefined,
+            spanGaps: false,
+            points: { show: false },
+            value: (_u: uPlot, v: number | null) => format(v),
+          };
+        }),
       ],
     };
-    const u = new uPlot(opts, [[...times], [...values]] as uPlot.AlignedData, el);
+    const u = new uPlot(opts, [[...times], ...lines.map((l) => [...l.values])] as uPlot.AlignedData, el);
     plot.current = u;
     const ro = new ResizeObserver(() => {
       u.setSize({ width: Math.max(200, el.clientWidth), height: heightFor(el.clientWidth) });
@@ -100,11 +121,26 @@ export function TimeSeriesChart({
       plot.current = null;
     };
     // eslint-disable-next-line react-hooks/exhaustive-deps -- data is pushed by the effect below
-  }, [dark, title, height, colorIndex, syncKey]);
+  }, [dark, title, height, shape, syncKey]);
 
   useEffect(() => {
-    plot.current?.setData([[...times], [...values]] as uPlot.AlignedData);
-  }, [times, values]);
+    plot.current?.setData([[...times], ...lines.map((l) => [...l.values])] as uPlot.AlignedData);
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- `lines` is rebuilt each render; its values are the dependency
+  }, [times, ...lines.map((l) => l.values)]);
+
+  // one series: its last value, as before; several: the last known value of each, named
+  const single = values ?? [];
+  const latest = !series
+    ? single.length > 0
+      ? format(single[single.length - 1])
+      : ""
+    : lines
+        .map((l) => {
+          for (let i = l.values.length - 1; i >= 0; i--) if (l.values[i] !== null && l.values[i] !== undefined) return `${l.label} ${format(l.values[i])}`;
+          return null;
+        })
+        .filter(Boolean)
+        .join(", ");
 
   return (
     <figure className="min-w-0">
@@ -112,8 +148,8 @@ export function TimeSeriesChart({
       <div
         ref={wrap}
         role="img"
-        aria-label={`${title} over time, ${times.length} points${values.length ? `, latest ${formatValue(values[values.length - 1])}` : ""}`}
-        data-testid="stats-chart"
+        aria-label={`${title} over time, ${times.length} points${latest ? `, latest ${latest}` : ""}`}
+        data-testid={testId}
         data-points={times.length}
         className="fleet-chart w-full"
       />

@@ -22,6 +22,15 @@ describe("routeFrame", () => {
     expect(inv.keys).toContainEqual(queryKeys.queues.detailAll("q1"));
   });
 
+  it("reads the sync frame's mode, and treats an unknown one as refetch (the safe side)", () => {
+    const client = new QueryClient();
+    const inv = recorder();
+    expect(routeFrame(client, "sync", '{"mode":"replayed","replayed":3}', inv.fn)).toEqual({ kind: "sync", data: { mode: "replayed", replayed: 3 } });
+    expect(routeFrame(client, "sync", '{"mode":"refetch","reason":"away"}', inv.fn)).toEqual({ kind: "sync", data: { mode: "refetch", reason: "away" } });
+    expect(routeFrame(client, "sync", '{"mode":"later"}', inv.fn)).toEqual({ kind: "sync", data: { mode: "refetch" } });
+    expect(inv.keys).toEqual([]);
+  });
+
   it("passes bus frames through untouched, whatever the topic (each page filters its own)", () => {
     const client = new QueryClient();
     const inv = recorder();

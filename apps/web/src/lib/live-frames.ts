@@ -2,7 +2,7 @@
 // SSE frame becomes a cache update. Pure (no EventSource, no BroadcastChannel): the leader
 // tab and its followers run the very same `routeFrame`, and the tests run it in Node.
 import type { QueryClient } from "@tanstack/react-query";
-import type { BusEvent, PoolsEvent, QueuesEvent, StreamsEvent, WorkersEvent } from "@fleet/schema";
+import type { BusEvent, PoolsEvent, QueuesEvent, StreamsEvent, SyncEvent, WorkersEvent } from "@fleet/schema";
 
 import { applyPools, applyQueues, applyStreams, applyWorkers, type Invalidate } from "./live-cache";
 
@@ -19,9 +19,11 @@ export interface LiveFrameData {
   queues: QueuesEvent;
   pools: PoolsEvent;
   streams: StreamsEvent;
+  /** Once per connection, after any replayed frames: whether the tab must refetch (src/server/events/replay.ts). */
+  sync: SyncEvent;
 }
 export type LiveKind = keyof LiveFrameData;
-export const LIVE_KINDS: readonly LiveKind[] = ["bus", "workers", "queues", "pools", "streams"];
+export const LIVE_KINDS: readonly LiveKind[] = ["bus", "workers", "queues", "pools", "streams", "sync"];
 
 export type RoutedFrame = { [K in LiveKind]: { kind: K; data: LiveFrameData[K] } }[LiveKind];
 
@@ -72,6 +74,11 @@ export function routeFrame(client: QueryClient, kind: string, raw: string, inval
       const ev = data as unknown as StreamsEvent;
       applyStreams(client, ev, invalidate);
       return { kind, data: ev };
+    }
+    case "sync": {
+      // an unknown mode is treated as the safe one: refetch
+      const mode = data.mode === "fresh" || data.mode === "replayed" ? data.mode : "refetch";
+      return { kind, data: { mode, ...(typeof data.reason === "string" ? { reason: data.reason } : {}), ...(typeof data.replayed === "number" ? { replayed: data.replayed } : {}) } };
     }
     default:
       return null;

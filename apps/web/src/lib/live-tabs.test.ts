@@ -40,9 +40,9 @@ class Locks implements LockManagerLike {
 
 /** One fake stream per leader: records the handlers so the test can play the server. */
 class Streams {
-  readonly opened: Array<{ handlers: StreamHandlers; closed: boolean; reconnects: number }> = [];
-  open = (handlers: StreamHandlers) => {
-    const s = { handlers, closed: false, reconnects: 0 };
+  readonly opened: Array<{ handlers: StreamHandlers; closed: boolean; reconnects: number; lastEventId: string | null }> = [];
+  open = (handlers: StreamHandlers, start?: { lastEventId: string | null }) => {
+    const s = { handlers, closed: false, reconnects: 0, lastEventId: start?.lastEventId ?? null };
     this.opened.push(s);
     return {
       reconnectNow: () => void s.reconnects++,
@@ -145,6 +145,23 @@ describe("live tabs", () => {
     next.handlers.frame("queues", "1", '{"queues":[]}');
     await until(() => rest.every((t) => t.frames.length === 1 && t.statuses.at(-1) === "live"));
     expect(leader.frames).toHaveLength(0);
+  });
+
+  it("a tab taking the stream over opens it from the last frame id it saw (the server gives back the gap)", async () => {
+    const b = browser();
+    const tabs = [b.open(), b.open()];
+    await until(() => tabs.some((t) => t.tabs.role() === "leader"));
+    const first = b.streams.current;
+    expect(first.lastEventId).toBeNull();
+    first.handlers.status("live");
+    first.handlers.frame("bus", "beef01-41", '{"topic":"a","payload":1,"received_at":1}');
+    first.handlers.frame("sync", "", '{"mode":"fresh"}'); // no id: does not move the position
+    first.handlers.frame("queues", "beef01-42", '{"queues":[]}');
+    const follower = tabs.find((t) => t.tabs.role() === "follower")!;
+    await until(() => follower.frames.length === 3);
+    tabs.find((t) => t.tabs.role() === "leader")!.tabs.stop();
+    await until(() => follower.tabs.role() === "leader");
+    expect(b.streams.current.lastEventId).toBe("beef01-42");
   });
 
   it("answers a new tab with the status, and asks the stream to retry when a tab comes while it is not live", async () => {

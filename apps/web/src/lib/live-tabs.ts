@@ -35,7 +35,11 @@ export interface StreamDriver {
   reconnectNow(): void;
   close(): void;
 }
-export type OpenStream = (handlers: StreamHandlers) => StreamDriver;
+/**
+ * `lastEventId`: the id of the last frame this tab saw (its own or the leader's before it), so
+ * that the server can give back what was missed while nobody held the stream.
+ */
+export type OpenStream = (handlers: StreamHandlers, start?: { lastEventId: string | null }) => StreamDriver;
 
 /** The part of `navigator.locks` we use. */
 export interface LockManagerLike {
@@ -89,6 +93,11 @@ export function startLiveTabs(options: LiveTabsOptions): LiveTabs {
   let stopped = false;
   let driver: StreamDriver | null = null;
   let lastPoke = -Infinity;
+  /** The newest frame id this tab has seen, from its own stream or the leader's. */
+  let lastEventId: string | null = null;
+  const seen = (id: string) => {
+    if (id) lastEventId = id;
+  };
 
   const pokeDriver = () => {
     if (!driver) return;
@@ -100,7 +109,7 @@ export function startLiveTabs(options: LiveTabsOptions): LiveTabs {
 
   if (!locks || !makeChannel) {
     role = "solo";
-    driver = openStream({ frame: (k, id, d) => sink.frame(k, id, d), status: (s) => sink.status(s) });
+    driver = openStream({ frame: (k, id, d) => sink.frame(k, id, d), status: (s) => sink.status(s) }, { lastEventId: null });
     return {
       role: () => role,
       poke: () => pokeDriver(),
@@ -138,7 +147,10 @@ export function startLiveTabs(options: LiveTabsOptions): LiveTabs {
       }
       return;
     }
-    if (msg.t === "frame") sink.frame(msg.kind, msg.id, msg.data);
+    if (msg.t === "frame") {
+      seen(msg.id);
+      sink.frame(msg.kind, msg.id, msg.data);
+    }
     else if (msg.t === "status") sink.status(msg.status);
     // Until the next leader reports, frames may be missed: not "live".
     else if (msg.t === "bye") sink.status("reconnecting");
@@ -166,17 +178,23 @@ export function startLiveTabs(options: LiveTabsOptions): LiveTabs {
       leaderStatus = "connecting";
       sink.status("connecting");
       post({ t: "status", status: "connecting" });
-      driver = openStream({
-        frame(kind, id, data) {
-          sink.frame(kind, id, data);
-          post({ t: "frame", kind, id, data });
+      // From where this tab left off: the server gives back what the previous leader's
+      // stream would have carried meanwhile (or tells every tab to refetch).
+      driver = openStream(
+        {
+          frame(kind, id, data) {
+            seen(id);
+            sink.frame(kind, id, data);
+            post({ t: "frame", kind, id, data });
+          },
+          status(status) {
+            leaderStatus = status;
+            sink.status(status);
+            post({ t: "status", status });
+          },
         },
-        status(status) {
-          leaderStatus = status;
-          sink.status(status);
-          post({ t: "status", status });
-        },
-      });
+        { lastEventId },
+      );
       repeat = setInterval(() => post({ t: "status", status: leaderStatus }), STATUS_REPEAT_MS);
       return held;
     })
@@ -223,10 +241,21 @@ export interface EventSourceStreamOptions {
   isSignedOut: () => Promise<boolean>;
 }
 
-/** A driver over a real EventSource: the browser's retries plus ours after a refused answer. */
+/** How long an open stream may go without its sync frame before the tab refetches and calls it live anyway. */
+export const SYNC_WAIT_MS = 5_000;
+
+/**
+ * A driver over a real EventSource: the browser's retries plus ours after a refused answer.
+ * The stream counts as live once the server's `sync` frame arrives (after any frames it gave
+ * back), not when the connection opens: until then the page may still miss something.
+ * A new EventSource (ours, after a refused answer or a poke) names the last id seen in the
+ * query; the browser's own reconnects send it as Last-Event-ID.
+ */
 export function eventSourceStream(opts: EventSourceStreamOptions): OpenStream {
-  return (handlers) => {
+  return (handlers, start) => {
     let source: EventSource | null = null;
+    let lastEventId: string | null = start?.lastEventId ?? null;
+    let syncTimer: ReturnType<typeof setTimeout> | null = null;
     let downTimer: ReturnType<typeof setTimeout> | null = null;
     let retryTimer: ReturnType<typeof setTimeout> | null = null;
     let retryMs = 3_000;
@@ -243,22 +272,35 @@ export function eventSourceStream(opts: EventSourceStreamOptions): OpenStream {
     const clearTimers = () => {
       if (downTimer !== null) clearTimeout(downTimer);
       if (retryTimer !== null) clearTimeout(retryTimer);
-      downTimer = retryTimer = null;
+      if (syncTimer !== null) clearTimeout(syncTimer);
+      downTimer = retryTimer = syncTimer = null;
+    };
+    const urlFrom = () => {
+      if (!lastEventId) return opts.url;
+      return `${opts.url}${opts.url.includes("?") ? "&" : "?"}last_event_id=${encodeURIComponent(lastEventId)}`;
     };
 
     const connect = () => {
       if (closed) return;
       const gen = ++generation;
-      const es = new EventSource(opts.url);
+      const es = new EventSource(urlFrom());
       source = es;
       es.onopen = () => {
         if (gen !== generation) return;
         clearTimers();
         retryMs = 3_000;
-        set("live");
+        // live once the sync frame comes; a server that never sends one is caught up on anyway
+        syncTimer = setTimeout(() => {
+          syncTimer = null;
+          if (gen !== generation) return;
+          handlers.frame("sync", "", JSON.stringify({ mode: "refetch", reason: "no sync frame" }));
+          set("live");
+        }, SYNC_WAIT_MS);
       };
       es.onerror = () => {
         if (gen !== generation) return;
+        if (syncTimer !== null) clearTimeout(syncTimer);
+        syncTimer = null;
         if (es.readyState === EventSource.CLOSED) {
           // The browser gave up (a non-200 answer): find out why, retry ourselves with backoff.
           es.close();
@@ -285,20 +327,27 @@ export function eventSourceStream(opts: EventSourceStreamOptions): OpenStream {
       };
       const forward = (kind: LiveKind) => (e: MessageEvent) => {
         if (gen !== generation || typeof e.data !== "string") return;
+        if (e.lastEventId) lastEventId = e.lastEventId;
         handlers.frame(kind, e.lastEventId, e.data);
+        if (kind === "sync") {
+          if (syncTimer !== null) clearTimeout(syncTimer);
+          syncTimer = null;
+          set("live");
+        }
       };
       es.addEventListener("bus", forward("bus"));
       es.addEventListener("workers", forward("workers"));
       es.addEventListener("queues", forward("queues"));
       es.addEventListener("pools", forward("pools"));
       es.addEventListener("streams", forward("streams"));
+      es.addEventListener("sync", forward("sync"));
     };
 
     connect();
     return {
       reconnectNow() {
         if (closed) return;
-        // Frames of the gap are lost: a tab catches up when the stream turns live again.
+        // The new connection names the last id seen: the server replays the gap (or says refetch).
         if (status === "live") set("reconnecting");
         generation++;
         source?.close();

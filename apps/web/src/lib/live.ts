@@ -34,6 +34,8 @@ export type LiveKind = keyof LiveFrames;
 
 /** Polling pace while the stream is not live. */
 export const FALLBACK_POLL_MS = 5_000;
+/** At most this long does a refetch after an unreplayable gap keep the indicator off "live". */
+const REFETCH_GATE_MS = 10_000;
 /** How long "reconnecting" may last before we call the stream down and start polling. */
 const DOWN_AFTER_MS = 8_000;
 export const BUS_BUFFER = 500;
@@ -190,12 +192,21 @@ export function LiveEventsProvider({ children }: { children: ReactNode }): React
       pollTimer = null;
     };
 
+    // What the stream reports (`streamStatus`) and what the tab shows: after a reconnect
+    // whose gap could not be replayed, the tab refetches what it shows and says
+    // "reconnecting", not "live", until those answers are in: a stale number is never shown
+    // as live.
+    let streamStatus: LiveStatus = status;
+    let refetching = 0;
+    const show = () => setStatus(refetching > 0 && streamStatus === "live" ? "reconnecting" : streamStatus);
+
     // If the stream never reports live (no leader answers, the first connection hangs),
     // do not wait forever before polling.
     let firstTimer: ReturnType<typeof setTimeout> | null = setTimeout(() => {
       firstTimer = null;
-      if (status !== "live" && !needsPolling(status)) {
-        setStatus("down");
+      if (streamStatus !== "live" && !needsPolling(streamStatus)) {
+        streamStatus = "down";
+        show();
         startPolling();
       }
     }, DOWN_AFTER_MS);
@@ -204,7 +215,12 @@ export function LiveEventsProvider({ children }: { children: ReactNode }): React
       frame(kind, _id, raw) {
         const routed = routeFrame(client, kind, raw, invalidate);
         if (!routed) return;
-        if (routed.kind === "bus") {
+        if (routed.kind === "sync") {
+          // Once per connection, after the frames the server gave back: a first connection
+          // catches up once; one that could not be given its gap refetches (and is not
+          // "live" until that is done); a replayed gap needs nothing.
+          if (routed.data.mode !== "replayed") catchUp(routed.data.mode === "refetch");
+        } else if (routed.kind === "bus") {
           pushBus(routed.data);
           emit("bus", { ...routed.data, seq: busSeq });
         } else {
@@ -212,27 +228,30 @@ export function LiveEventsProvider({ children }: { children: ReactNode }): React
         }
       },
       status(next) {
-        const was = status;
-        setStatus(next);
+        streamStatus = next;
+        show();
         if (next === "live") {
           if (firstTimer !== null) clearTimeout(firstTimer);
           firstTimer = null;
           stopPolling();
-          if (was !== "live") catchUp();
+          // A tab that joins a leader's stream already open sees no sync frame: what it
+          // fetched before listening may have missed a change.
+          if (!everLive) catchUp(false);
         } else if (needsPolling(next)) {
           startPolling();
         }
       },
     };
 
-    // The stream sends no snapshot: whatever this tab fetched before the stream (re)opened,
-    // or before this tab started listening to the leader, may have missed a change. Catch up
-    // once; on the first open a large full worker list is left to its own slower refresh.
-    const catchUp = () => {
+    // The stream sends no snapshot: whatever this tab fetched before the stream opened, or
+    // before this tab started listening to the leader, or during a gap the server could not
+    // give back, may have missed a change. Catch up once; on the first open a large full
+    // worker list is left to its own slower refresh.
+    const catchUp = (gate: boolean) => {
       const openedAt = Date.now();
       const first = !everLive;
       everLive = true;
-      void client.invalidateQueries(
+      const done = client.invalidateQueries(
         {
           predicate: (q) =>
             q.state.dataUpdatedAt > 0 &&
@@ -242,6 +261,15 @@ export function LiveEventsProvider({ children }: { children: ReactNode }): React
         },
         { cancelRefetch: false },
       );
+      if (!gate) return;
+      refetching++;
+      show();
+      void Promise.race([done, new Promise((resolve) => setTimeout(resolve, REFETCH_GATE_MS))])
+        .catch(() => undefined)
+        .finally(() => {
+          refetching--;
+          show();
+        });
     };
 
     const tabs = startLiveTabs({
@@ -264,7 +292,7 @@ export function LiveEventsProvider({ children }: { children: ReactNode }): React
         tabs.poke("auth");
       } else if (
         ev.action.type === "success" &&
-        status === "signed-out" &&
+        streamStatus === "signed-out" &&
         // /health answers without a session: its success proves nothing.
         ev.query.queryKey[0] !== "health" &&
         Date.now() - lastSessionOk > 5_000

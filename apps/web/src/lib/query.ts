@@ -5,6 +5,10 @@
 import { QueryClient, QueryClientProvider, infiniteQueryOptions, isServer, queryOptions } from "@tanstack/react-query";
 import { createElement, type ReactNode } from "react";
 import type {
+  AlertRules,
+  AlertsStatus,
+  History,
+  HistoryRangeName,
   Automation,
   AutomationList,
   CounterList,
@@ -116,6 +120,16 @@ export const queryKeys = {
     list: () => ["streams", "list"] as const,
     detail: (name: string, limit: number, order: "newest" | "oldest") => ["streams", "detail", name, limit, order] as const,
     detailAll: (name: string) => ["streams", "detail", name] as const,
+  },
+  history: {
+    all: ["history"] as const,
+    /** `queue` null: the whole fleet. */
+    of: (queue: string | null, range: HistoryRangeName) => ["history", queue, range] as const,
+  },
+  alerts: {
+    all: ["alerts"] as const,
+    status: () => ["alerts", "status"] as const,
+    rules: () => ["alerts", "rules"] as const,
   },
   locks: { all: ["locks"] as const },
   counters: { all: ["counters"] as const },
@@ -242,6 +256,26 @@ export const queries = {
     queryOptions({
       queryKey: queryKeys.queues.dead(name, limit, offset),
       queryFn: ({ signal }) => apiGet<DeadLetterPage>(`/queues/${seg(name)}/dead${qs({ limit, offset })}`, signal),
+    }),
+  /** Recorded every 10 s by the watch: refreshed at that pace (it has no live frames). */
+  history: (queue: string | null, range: HistoryRangeName) =>
+    queryOptions({
+      queryKey: queryKeys.history.of(queue, range),
+      queryFn: ({ signal }) => apiGet<History>(queue === null ? `/history${qs({ range })}` : `/queues/${seg(queue)}/history${qs({ range })}`, signal),
+      refetchInterval: range === "1h" ? 10_000 : 60_000,
+      staleTime: 5_000,
+    }),
+  alertsStatus: () =>
+    queryOptions({
+      queryKey: queryKeys.alerts.status(),
+      queryFn: ({ signal }) => apiGet<AlertsStatus>(`/alerts${qs({ limit: 100 })}`, signal),
+      refetchInterval: 10_000,
+      staleTime: 5_000,
+    }),
+  alertRules: () =>
+    queryOptions({
+      queryKey: queryKeys.alerts.rules(),
+      queryFn: ({ signal }) => apiGet<AlertRules>("/alerts/rules", signal),
     }),
   pools: () =>
     queryOptions({

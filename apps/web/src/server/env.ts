@@ -15,6 +15,15 @@ export const ServerEnvSchema = z.object({
     }),
   FLEET_OFFLINE_AFTER_SECONDS: positiveInt(60),
   FLEET_EVENTS_INTERVAL_MS: positiveInt(1000),
+  /** Seconds of live frames a reconnecting stream is given back (Last-Event-ID); 0: none, always refetch. */
+  FLEET_EVENTS_REPLAY_SECONDS: z.coerce.number().int().min(0).max(600).default(60),
+  /** 0: this process never leads the watch (queue history, alerts); another console must. */
+  FLEET_WATCH: z
+    .enum(["0", "1", "true", "false"], { message: "must be 1 (or true) to take part in the watch, 0 not to" })
+    .default("1")
+    .transform((v) => v === "1" || v === "true"),
+  /** How long the watch's lead outlives a silent leader. */
+  FLEET_WATCH_HOLD_SECONDS: z.coerce.number().int().min(3).max(600).default(30),
 });
 
 export type ServerEnv = z.infer<typeof ServerEnvSchema>;

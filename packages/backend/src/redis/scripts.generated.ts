@@ -13,6 +13,11 @@ export const luaScripts = {
     numberOfKeys: 2,
     lua: "--[[\n  Acknowledge a task: end its reservation.\n\n  KEYS[1] fleet:queue:<name>:processing       zset task id -> deadline\n  KEYS[2] fleet:queue:<name>:processing:body  hash task id -> body\n\n  ARGV[1] task id\n  ARGV[2] lease (optional): the deadline this holder's reserve or last extension returned.\n          When given, the reservation is touched only if it is still that one.\n\n  Returns 1 when the id was reserved, else 0; -1 when the lease was given and lost (nothing done).\n]]\n-- A holder that names its lease acts only on its own reservation: after a sweep re-queued\n-- the task and another slot reserved it, the score is that slot's deadline, not ours.\nlocal lease = ARGV[2]\nif lease and lease ~= \"\" then\n  local cur = redis.call(\"ZSCORE\", KEYS[1], ARGV[1])\n  if not cur or tonumber(cur) ~= tonumber(lease) then return -1 end\nend\nlocal removed = redis.call(\"ZREM\", KEYS[1], ARGV[1])\nredis.call(\"HDEL\", KEYS[2], ARGV[1])\nreturn removed\n",
   },
+  alertRulesSet: {
+    file: "alert-rules-set-1.lua",
+    numberOfKeys: 1,
+    lua: "--[[\n  Write the console's alert rules document and bump its generation, only when the generation\n  is still the one the writer read (a compare-and-set, like a worker's config).\n\n  KEYS[1] fleet:console:alerts:rules  hash {doc, gen}\n\n  ARGV[1] the document (JSON)\n  ARGV[2] expected generation (0: never written)\n\n  Returns {1, new gen} when written, {0, current gen} when the generation moved.\n]]\nlocal gen = tonumber(redis.call(\"HGET\", KEYS[1], \"gen\") or \"0\") or 0\nif gen ~= tonumber(ARGV[2]) then\n  return { 0, gen }\nend\ngen = gen + 1\nredis.call(\"HSET\", KEYS[1], \"doc\", ARGV[1], \"gen\", tostring(gen))\nreturn { 1, gen }\n",
+  },
   auditRefusal: {
     file: "audit-refusal-1.lua",
     numberOfKeys: 1,
@@ -87,6 +92,11 @@ export const luaScripts = {
     file: "pool-prune-1.lua",
     numberOfKeys: 1,
     lua: "--[[\n  Remove pool items the client judged Python's _prune_pool would remove (undecodable by\n  Python, or expired by \"x\": codec.ts poolPruneVictims), but only those whose stored value is\n  still the one it judged: an item re-put in between stays.\n\n  KEYS[1] fleet:pool:<name>  hash item id -> item JSON\n\n  ARGV[2i-1] item id\n  ARGV[2i]   the value it had when judged\n\n  Returns the number of items removed.\n]]\nlocal removed = 0\nfor i = 1, #ARGV, 2 do\n  if redis.call(\"HGET\", KEYS[1], ARGV[i]) == ARGV[i + 1] then\n    removed = removed + redis.call(\"HDEL\", KEYS[1], ARGV[i])\n  end\nend\nreturn removed\n",
+  },
+  queueProbe: {
+    file: "queue-probe-1.lua",
+    numberOfKeys: 1,
+    lua: "--[[\n  One pending list as the console's queue history sees it on a tick: its length, its tail\n  (the newest body) unless that is long, and the oldest of the bodies it saw at the tail on\n  earlier ticks (\"marks\") that is still within the first MAXLEN entries, with its position.\n  Read-only. Fleet pushes at the tail (RPUSH) and reserves at the head, so a mark's position\n  says how many entries left the list since it was seen (Fleet keeps no counter of that).\n\n  KEYS[1] fleet:queue:<name>[:high|:low]  list, pending bodies\n\n  ARGV[1] tail bytes: a longer tail is answered as false (its length is still given)\n  ARGV[2] MAXLEN: entries from the head each mark is looked for in (LPOS ... MAXLEN)\n  ARGV[3..] marks, oldest first\n\n  Returns {length, tail or false, tail bytes, index of the mark found (1-based, 0: none), its position or -1}.\n]]\nlocal len = redis.call(\"LLEN\", KEYS[1])\nif len == 0 then\n  return { 0, false, 0, 0, -1 }\nend\nlocal tail = redis.call(\"LINDEX\", KEYS[1], -1)\nlocal tailBytes = string.len(tail)\nif tailBytes > tonumber(ARGV[1]) then\n  tail = false\nend\n-- Marks are in push order: the first one found is the oldest still there; the ones before it\n-- were reserved (or are beyond MAXLEN, when a later one is not found either).\nfor i = 3, #ARGV do\n  local pos = redis.call(\"LPOS\", KEYS[1], ARGV[i], \"MAXLEN\", ARGV[2])\n  if pos then\n    return { len, tail, tailBytes, i - 2, pos }\n  end\nend\nreturn { len, tail, tailBytes, 0, -1 }\n",
   },
   reserve: {
     file: "reserve-6.lua",

@@ -6,6 +6,7 @@ import type { ReactNode } from "react";
 import type { Automation, Queue, WorkerStatus } from "@fleet/schema";
 
 import { BusEventItem } from "@/components/bus-event-item";
+import { HistoryCharts } from "@/components/history-charts";
 import { PageHeader } from "@/components/page-header";
 import { EmptyState, ErrorState, LoadingState } from "@/components/states";
 import { formatBytes, formatMs, formatNumber } from "@/lib/format";
@@ -237,6 +238,8 @@ export function Overview() {
         <Stat label="Pending tasks" value={queues.isPending ? "…" : formatNumber(pending)} tone={overdue > 0 ? "warn" : undefined} href="/queues" />
         <Stat label="Dead letters" value={queues.isPending ? "…" : formatNumber(dead)} tone={dead > 0 ? "bad" : undefined} href="/queues" />
       </div>
+
+      <HistoryCharts queue={null} variant="strip" className="mb-6" />
 
       <div className="grid gap-4 lg:grid-cols-3">
         <div className="grid min-w-0 content-start gap-4 lg:col-span-2">

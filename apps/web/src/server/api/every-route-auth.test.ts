@@ -62,6 +62,12 @@ const ROLE: Record<string, Role> = {
   "PATCH /v1/workers/[type]/[id]/config": "admin",
   "PUT /v1/workers/[type]/[id]/config": "admin",
   "GET /v1/workers/[type]/[id]/stats": "viewer",
+  // issue 15: queue history and alerts
+  "GET /v1/queues/[name]/history": "viewer",
+  "GET /v1/history": "viewer",
+  "GET /v1/alerts": "viewer",
+  "GET /v1/alerts/rules": "viewer",
+  "PUT /v1/alerts/rules": "admin",
 };
 
 /** Open without credentials, on purpose; each is checked to answer a stranger. */

@@ -118,6 +118,7 @@ const ACTIONS: Record<string, { action: string; target: (p: Params) => string }>
   "DELETE /counters/[name]": { action: "counter.delete", target: (p) => `counter:${p.name}` },
   "PUT /kv/[ns]/[key]": { action: "kv.set", target: (p) => `kv:${p.ns}:${p.key}` },
   "DELETE /kv/[ns]/[key]": { action: "kv.delete", target: (p) => `kv:${p.ns}:${p.key}` },
+  "PUT /alerts/rules": { action: "alerts.rules.put", target: () => "alerts:rules" },
 };
 
 export function actionFor(method: string, template: string, params: Params): { action: string; target: string } {

@@ -11,7 +11,7 @@ const encoder = new TextEncoder();
  * One frame. JSON.stringify never emits a raw line break, so `data:` is always a single
  * line and the frame cannot be split by the client's line parser.
  */
-export function encodeFrame(id: number, event: LiveEventName, data: unknown): Uint8Array {
+export function encodeFrame(id: number | string, event: LiveEventName, data: unknown): Uint8Array {
   return encoder.encode(`id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
 }
 

@@ -107,7 +107,7 @@ describe("EventHub change detection", () => {
       last_seen: clock + 1,
       hardware: { hostname: "h1" },
     });
-    expect(frame.text).toMatch(/^id: \d+\nevent: workers\ndata: /);
+    expect(frame.text).toMatch(/^id: [0-9a-f]+-\d+\nevent: workers\ndata: /);
   });
 
   it("sends a change when a worker goes offline, and when one appears or is removed", async () => {

@@ -12,10 +12,11 @@ import type { LiveEventName } from "@fleet/schema";
 import { withTimeout } from "../timeout";
 import type { KnownNames } from "./change-detector";
 import { busPayload, encodeFrame } from "./frames";
+import { ReplayBuffer, type ReplayOptions, type Resume } from "./replay";
 import { InlineSnapshotSource, type SnapshotSource } from "./snapshot-source";
 
 export interface HubEvent {
-  /** Increasing within the process. */
+  /** Increasing within the process (the frame's `id:` is `<hub>-<id>`, ./replay.ts). */
   id: number;
   event: LiveEventName;
   /** The bus topic (channel without `event:`) for `bus` frames, else null. */
@@ -49,6 +50,11 @@ export interface EventHubOptions {
    * inline through `getBackend`.
    */
   snapshotSource?: () => SnapshotSource;
+  /**
+   * Frames kept for reconnecting clients (Last-Event-ID, ./replay.ts). Default: none (every
+   * reconnect refetches); the process-wide hub keeps the last minute.
+   */
+  replay?: ReplayOptions;
   /** Unix seconds; injectable for tests. */
   now?: () => number;
   log?: (message: string, err?: unknown) => void;
@@ -77,6 +83,8 @@ const defaultLog = (message: string, err?: unknown) => {
 export class EventHub {
   private readonly listeners = new Set<HubListener>();
   private readonly opts: Required<Omit<EventHubOptions, "onBusTopic">> & Pick<EventHubOptions, "onBusTopic">;
+  /** What a reconnecting client missed (./replay.ts). */
+  readonly replay: ReplayBuffer;
   private source: SnapshotSource | null = null;
 
   private running = false;
@@ -110,8 +118,24 @@ export class EventHub {
       now: () => Date.now() / 1000,
       log: defaultLog,
       snapshotSource: () => new InlineSnapshotSource(options.getBackend, options.offlineAfterSeconds),
+      replay: { windowMs: 0, maxFrames: 0, maxBytes: 0 },
       ...options,
     };
+    this.replay = new ReplayBuffer(this.opts.replay, () => this.opts.now() * 1000);
+  }
+
+  /**
+   * Attaches a listener after handing it what it missed since `lastEventId` (./replay.ts),
+   * in one synchronous step: no frame falls between the replayed ones and the live ones.
+   * `sync` is the frame to send after the replayed ones, numbered like every frame.
+   */
+  resume(lastEventId: string | null, listener: HubListener): { detach: () => void; resume: Resume; sync: Uint8Array } {
+    const resume = this.replay.since(lastEventId, this.lastId);
+    const detach = this.attach(listener);
+    const seq = ++this.lastId;
+    const data =
+      resume.mode === "replayed" ? { mode: resume.mode, replayed: resume.frames.length } : resume.mode === "refetch" ? { mode: resume.mode, reason: resume.reason } : { mode: resume.mode };
+    return { detach, resume, sync: encodeFrame(this.replay.wireId(seq), "sync", data) };
   }
 
   /** Adds a listener (starting the hub if it is idle); returns the function that removes it. */
@@ -198,6 +222,8 @@ export class EventHub {
     const gen = ++this.generation;
     this.ticks = 0;
     this.loopFailing = false;
+    // Changes made while the hub did not run were never framed: no id from before can be replayed.
+    this.replay.gap(++this.lastId);
     // A restarted hub compares against a fresh baseline (a new source): what changed
     // while nobody listened is not news to a client that loaded its page after that.
     this.source = this.opts.snapshotSource();
@@ -340,9 +366,11 @@ export class EventHub {
   }
 
   private emit(event: LiveEventName, topic: string | null, data: unknown): void {
-    if (this.listeners.size === 0) return;
+    // Frames are kept for replay even while nobody listens (a reload, a reconnect).
+    if (this.listeners.size === 0 && !this.replay.enabled) return;
     const id = ++this.lastId;
-    const hubEvent: HubEvent = { id, event, topic, frame: encodeFrame(id, event, data) };
+    const hubEvent: HubEvent = { id, event, topic, frame: encodeFrame(this.replay.wireId(id), event, data) };
+    this.replay.push(id, topic, hubEvent.frame);
     for (const listener of this.listeners) {
       try {
         listener(hubEvent);

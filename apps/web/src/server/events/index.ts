@@ -4,6 +4,7 @@ import "server-only";
 import { getBackend, getDiscovery } from "../backend";
 import { serverEnv } from "../env";
 import { EventHub } from "./hub";
+import { DEFAULT_REPLAY } from "./replay";
 import { InlineSnapshotSource } from "./snapshot-source";
 import { ThreadSnapshotSource } from "./snapshot-thread";
 
@@ -38,6 +39,11 @@ export function getEventHub(): EventHub {
       },
       intervalMs: env.FLEET_EVENTS_INTERVAL_MS,
       offlineAfterSeconds,
+      // The last minute of frames for reconnecting browsers (./replay.ts); the loop keeps
+      // watching that long after the last stream closes, so a reload or a dropped connection
+      // comes back to frames, not to a refetch.
+      replay: { ...DEFAULT_REPLAY, windowMs: env.FLEET_EVENTS_REPLAY_SECONDS * 1000 },
+      graceMs: Math.max(2000, env.FLEET_EVENTS_REPLAY_SECONDS * 1000),
       snapshotSource: threaded
         ? () =>
             new ThreadSnapshotSource({ backendUrl: env.FLEET_BACKEND_URL, offlineAfterSeconds }, inline, (m, e) =>

@@ -61,6 +61,9 @@ export function createEventsHandler(options: EventsHandlerOptions): (request: Re
     }
     let filter: TopicFilter;
     let hub: EventHub;
+    // Where the browser left off (./replay.ts): EventSource sends the header on its own
+    // reconnects; a new EventSource (another tab taking the stream over) can only use the query.
+    const lastEventId = (request.headers.get("last-event-id") ?? new URL(request.url).searchParams.get("last_event_id") ?? "").slice(0, 64) || null;
     let principal: Awaited<ReturnType<typeof authorize>>;
     try {
       principal = await authorize(request, "viewer");
@@ -148,10 +151,17 @@ export function createEventsHandler(options: EventsHandlerOptions): (request: Re
             send(new TextEncoder().encode("retry: 1000\n\n"));
             cleanup();
           });
-          detach = hub.attach((event: HubEvent) => {
+          // What it missed first (or a frame saying it must refetch), then the live frames:
+          // resume() attaches in the same synchronous step, so none falls in between.
+          const resumed = hub.resume(lastEventId, (event: HubEvent) => {
             if (event.topic !== null && !filter(event.topic)) return;
             send(event.frame);
           });
+          detach = resumed.detach;
+          if (resumed.resume.mode === "replayed") {
+            for (const f of resumed.resume.frames) if (f.topic === null || filter(f.topic)) send(f.frame);
+          }
+          send(resumed.sync);
           heartbeat = setInterval(() => send(encodeComment("heartbeat")), heartbeatMs);
           heartbeat.unref?.();
 

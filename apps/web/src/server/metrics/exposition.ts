@@ -1,6 +1,6 @@
 // A small writer for the Prometheus text exposition format 0.0.4
-// (https://prometheus.io/docs/instrumenting/exposition_formats/). Only gauges: everything
-// the console exports is a level read from Redis at scrape time, not a running count.
+// (https://prometheus.io/docs/instrumenting/exposition_formats/). Gauges for levels read from
+// Redis at scrape time; counters for the running totals the watch keeps (watch-metrics.ts).
 
 export const PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
@@ -37,12 +37,25 @@ export class Exposition {
 
   /** One gauge family: HELP, TYPE, then its samples (none is fine: the family still shows). */
   gauge(name: string, help: string, samples: Iterable<Sample>): this {
+    return this.family(name, "gauge", help, samples);
+  }
+
+  private family(name: string, type: "gauge" | "counter", help: string, samples: Iterable<Sample>): this {
     if (!METRIC_NAME.test(name)) throw new Error(`invalid metric name ${name}`);
     if (this.names.has(name)) throw new Error(`metric ${name} written twice`);
     this.names.add(name);
-    this.lines.push(`# HELP ${name} ${escapeHelp(help)}`, `# TYPE ${name} gauge`);
+    this.lines.push(`# HELP ${name} ${escapeHelp(help)}`, `# TYPE ${name} ${type}`);
     for (const s of samples) this.lines.push(`${name}${formatLabels(s.labels)} ${formatValue(s.value)}`);
     return this;
+  }
+
+  /**
+   * One counter family (a running total; Prometheus conventions: the name ends in `_total`,
+   * and `rate()` of it is the per-second rate).
+   */
+  counter(name: string, help: string, samples: Iterable<Sample>): this {
+    if (!name.endsWith("_total")) throw new Error(`counter ${name} must end in _total`);
+    return this.family(name, "counter", help, samples);
   }
 
   toString(): string {

@@ -12,6 +12,8 @@ import { queueItemLoader } from "@/lib/full-value";
 import { queries, queryKeys } from "@/lib/query";
 import { Can } from "@/lib/session";
 
+import { HistoryCharts } from "@/components/history-charts";
+
 import { DeadLetters } from "./dead-letters";
 import { ItemTable } from "@/components/item-table";
 import { LimitSelect, ResultNote, Section, Stat, TaskId } from "@/components/ui-bits";
@@ -156,6 +158,8 @@ export function QueueDetailView({ name }: { name: string }) {
         <Stat compact label="Due" value={q.due} />
         <Stat compact label="Dead" value={q.dead} tone="bad" />
       </dl>
+
+      <HistoryCharts queue={name} pending={q.pending.total} />
 
       <nav aria-label="Sections" className="mt-4 flex flex-wrap gap-x-4 gap-y-1 text-sm">
         <a className="link" href="#in-flight">In flight</a>

@@ -19,6 +19,7 @@ const BODIES: Record<string, unknown> = {
   "POST /v1/queues/[name]/dead/requeue": { all: true },
   "PATCH /v1/workers/[type]/[id]/config": { slots: 1 },
   "PUT /v1/workers/[type]/[id]/config": { slots: 1 },
+  "PUT /v1/alerts/rules": { webhooks: [], rules: [] },
 };
 
 /** Routes that answer a Redis outage otherwise than 503, on purpose. */

@@ -89,7 +89,8 @@ function expectSeededNumbers(metrics: ReturnType<typeof parseExposition>, text: 
   for (const name of metrics.keys()) expect(name.startsWith("fleet_"), name).toBe(true);
   for (const f of metrics.values()) {
     expect(f.help, f.name).toBeTruthy();
-    expect(f.type, f.name).toBe("gauge");
+    // counters (the watch's running totals) end in _total, as Prometheus names them
+    expect(f.type, f.name).toBe(f.name.endsWith("_total") ? "counter" : "gauge");
   }
   const v = (name: string, labels: Record<string, string> = {}) => sampleValue(metrics, name, labels);
   expect(v("fleet_backend_up")).toBe(1);

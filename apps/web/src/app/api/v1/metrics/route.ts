@@ -5,6 +5,7 @@ import { toErrorResponse } from "@/server/api/errors";
 import { getBackend, getDiscovery } from "@/server/backend";
 import { serverEnv } from "@/server/env";
 import { collectMetrics } from "@/server/metrics/collect";
+import { collectWatchMetrics } from "@/server/metrics/watch-metrics";
 import { PROMETHEUS_CONTENT_TYPE } from "@/server/metrics/exposition";
 
 export const runtime = "nodejs";
@@ -16,7 +17,12 @@ export async function GET(request: Request): Promise<Response> {
   } catch (err) {
     return toErrorResponse(err, "GET /metrics");
   }
-  const text = await collectMetrics(getBackend, { offlineAfterSeconds: serverEnv().FLEET_OFFLINE_AFTER_SECONDS, names: getDiscovery });
+  const [fleet, watch] = await Promise.all([
+    collectMetrics(getBackend, { offlineAfterSeconds: serverEnv().FLEET_OFFLINE_AFTER_SECONDS, names: getDiscovery }),
+    // the watch's families (throughput, oldest wait, alerts): src/server/metrics/watch-metrics.ts
+    collectWatchMetrics(getBackend),
+  ]);
+  const text = fleet + watch;
   return new Response(text, {
     status: 200,
     headers: { "Content-Type": PROMETHEUS_CONTENT_TYPE, "Cache-Control": "no-store" },

@@ -1,0 +1,72 @@
+// The process-wide watch, wired to the app's backend and environment; started once per
+// server process by instrumentation.ts (never by a request), stopped on shutdown, which
+// releases the lead so another replica takes over at its next try.
+import "server-only";
+
+import type { Backend } from "@fleet/backend";
+
+import { getBackend, getDiscovery, isDemoUrl } from "../backend";
+import { serverEnv } from "../env";
+import { onShutdown } from "../shutdown";
+import { seedDemoHistory, seedDemoRules } from "../history/demo";
+import { WatchService } from "./service";
+
+export { WatchService } from "./service";
+
+const holder = globalThis as typeof globalThis & { __fleetWatch?: WatchService };
+
+/**
+ * The queues the watch records: THE one place the watch asks for queue names. They come
+ * from the console's one name discovery (as GET /queues, /metrics and the event hub get
+ * them), never from a walk of the key space per tick.
+ */
+export async function watchedQueueNames(_backend: Backend): Promise<string[]> {
+  return (await getDiscovery()).names("queue");
+}
+
+/**
+ * Queues a tick found with every figure at zero: those without any key left are forgotten by
+ * the discovery at once (as the list routes do, src/server/live-names.ts), so a deleted queue
+ * stops being recorded; its history rings expire on their own.
+ */
+export async function forgetAbsentQueues(backend: Backend, zero: string[]): Promise<void> {
+  const exists = await backend.queuesExist(zero);
+  const discovery = await getDiscovery();
+  zero.forEach((name, i) => {
+    if (!exists[i]) discovery.forget("queue", name);
+  });
+}
+
+export function getWatch(): WatchService | undefined {
+  return holder.__fleetWatch;
+}
+
+/** Starts this process's watch (follower until it wins the lock). Idempotent. */
+export function startWatch(log: (line: string) => void = (line) => console.log(`[watch] ${line}`)): WatchService | null {
+  const env = serverEnv();
+  if (!env.FLEET_WATCH) return null;
+  if (holder.__fleetWatch) return holder.__fleetWatch;
+  const watch = new WatchService({
+    getBackend,
+    queueNames: watchedQueueNames,
+    forgetQueues: forgetAbsentQueues,
+    offlineAfterSeconds: env.FLEET_OFFLINE_AFTER_SECONDS,
+    holdSeconds: env.FLEET_WATCH_HOLD_SECONDS,
+    log,
+  });
+  holder.__fleetWatch = watch;
+  if (isDemoUrl(env.FLEET_BACKEND_URL)) {
+    // The demo should have something to show at once: a day and a month of made-up history.
+    void getBackend()
+      .then(async (backend) => {
+        await seedDemoHistory(backend, Date.now() / 1000);
+        await seedDemoRules(backend);
+      })
+      .catch((err: unknown) => log(`demo history not seeded: ${err instanceof Error ? err.message : String(err)}`));
+  }
+  watch.start();
+  onShutdown(() => {
+    void watch.stop();
+  });
+  return watch;
+}
