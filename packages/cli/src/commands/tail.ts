@@ -76,6 +76,9 @@ export function describe(e: LiveEvent): string[] {
         ...e.data.streams.map((s) => `${t}  stream  ${s.name}  length ${s.length}`),
         ...(e.data.removed ?? []).map((n) => `${t}  stream  ${n}  removed`),
       ];
+    case "sync":
+      // once per connection: whether what was missed while away came again (replayed) or not (refetch)
+      return e.data.mode === "fresh" ? [] : [`${t}  sync    ${e.data.mode}${e.data.replayed ? ` (${e.data.replayed} replayed)` : ""}${e.data.reason ? `  ${e.data.reason}` : ""}`];
   }
 }
 
