@@ -193,6 +193,13 @@ describe("authentication", () => {
     expect(res.stderr).toMatch(/set FLEET_TOKEN/);
   });
 
+  it("tail without a token: 5 before any stream opens", async () => {
+    const res = await fleet(["tail", "--count", "1"], null);
+    expect(res.code).toBe(EXIT.UNAUTHORIZED);
+    expect(res.stderr).toMatch(/GET \/api\/v1\/events: 401 unauthenticated/);
+    expect(res.stderr).not.toContain("# connected");
+  });
+
   it("a token the console does not know: 5, and the token is not shown", async () => {
     const wrong = `fleet-cli-test-wrong-${randomBytes(8).toString("hex")}`;
     secrets.push(wrong);
