@@ -49,6 +49,7 @@ export const TAGS: Array<{ name: string; description: string; segments: string[]
   { name: "Streams", description: "Output streams of the automations.", segments: ["streams"] },
   { name: "State", description: "Locks, counters and key-value namespaces.", segments: ["locks", "counters", "kv"] },
   { name: "Live events", description: "Server-Sent Events: bus messages and changes of workers, queues, pools and streams.", segments: ["events"] },
+  { name: "Watch", description: "Queue history (depths and throughput over time) and alerts: rules, what fires, deliveries.", segments: ["history", "alerts"] },
   { name: "Audit", description: "The console's audit trail (admin).", segments: ["audit"] },
   { name: "Authentication", description: "Sign-in, sign-out and who is asking.", segments: ["auth"] },
   { name: "Service", description: "Health, Prometheus metrics and this document.", segments: ["health", "metrics", "openapi.json"] },

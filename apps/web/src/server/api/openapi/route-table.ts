@@ -429,4 +429,33 @@ export const ROUTE_TABLE: RouteEntry[] = [
     load: () => import("@/app/api/v1/workers/[type]/[id]/stats/route"),
     operations: { GET: { operationId: "getWorkerStats", summary: "Stats frames after `since`, oldest first" } },
   },
+  {
+    path: "/alerts",
+    load: () => import("@/app/api/v1/alerts/route"),
+    operations: { GET: { operationId: "getAlerts", summary: "What fires now, deliveries not made yet, and the recent history of alerts" } },
+  },
+  {
+    path: "/alerts/rules",
+    load: () => import("@/app/api/v1/alerts/rules/route"),
+    operations: {
+      GET: { operationId: "getAlertRules", summary: "The alert rules and webhooks (webhook secrets masked), with their generation as ETag" },
+      PUT: {
+        operationId: "putAlertRules",
+        summary: "Replace the alert rules and webhooks (If-Match: the generation read)",
+        body: JsonObjectSchema,
+        ifMatch: true,
+        errors: [409],
+      },
+    },
+  },
+  {
+    path: "/history",
+    load: () => import("@/app/api/v1/history/route"),
+    operations: { GET: { operationId: "getFleetHistory", summary: "The fleet-wide queue history strip (sums over every queue) for a range" } },
+  },
+  {
+    path: "/queues/[name]/history",
+    load: () => import("@/app/api/v1/queues/[name]/history/route"),
+    operations: { GET: { operationId: "getQueueHistory", summary: "A queue's recorded depths and throughput for a range (1h, 24h, 30d)" } },
+  },
 ];
