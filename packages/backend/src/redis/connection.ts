@@ -150,11 +150,31 @@ export function isReplyError(err: unknown): err is Error {
   return err instanceof ReplyError || (err instanceof Error && err.name === "ReplyError");
 }
 
+/** A reply saying a key holds another Redis type than the command works on. */
+export function isWrongTypeError(err: unknown): boolean {
+  return isReplyError(err) && err.message.startsWith("WRONGTYPE");
+}
+
+/**
+ * The key a failed command named, when it names one first (LLEN, HGETALL, ZRANGE...), for
+ * messages; never a script's (its keys come later) nor a value.
+ */
+function keyOfFailedCommand(err: Error): string | null {
+  const command = (err as Error & { command?: { name?: string; args?: unknown[] } }).command;
+  const name = command?.name?.toLowerCase();
+  if (!name || /^(eval|evalsha|fcall|multi|exec)/.test(name)) return null;
+  const key = command?.args?.[0];
+  return typeof key === "string" ? key : Buffer.isBuffer(key) ? key.toString("utf8") : null;
+}
+
 /** Turns what ioredis throws into the contract's errors. */
 export function mapRedisError(url: string, err: unknown): Error {
   if (err instanceof FleetBackendError) return err;
   if (isReplyError(err)) {
-    if (err.message.includes("WRONGTYPE")) return new CorruptDataError(`a key has the wrong type: ${err.message}`);
+    if (err.message.includes("WRONGTYPE")) {
+      const key = keyOfFailedCommand(err);
+      return new CorruptDataError(key === null ? `a key has the wrong type: ${err.message}` : `the key ${key} holds another Redis type than Fleet writes there (${err.message})`);
+    }
     // READONLY: a primary demoted to replica by a failover still answering this connection
     if (/^(LOADING|MASTERDOWN|NOAUTH|WRONGPASS|READONLY)/.test(err.message)) return new BackendUnavailableError(url, err.message);
     return err;
