@@ -239,7 +239,8 @@ export class MemoryBackend implements Backend {
     const names = new Set<string>();
     for (const k of this.raw.keysWithPrefix("fleet:pool:")) {
       const n = poolNameOfKey(k);
-      if (n !== null && this.raw.type(k) === "hash") names.add(n);
+      // any type, as Redis's SCAN finds it: a key of another type is listed, and read as corrupt
+      if (n !== null) names.add(n);
     }
     return [...names].sort(cmp);
   }
@@ -345,8 +346,9 @@ export class MemoryBackend implements Backend {
     const prefix = keys.counter("");
     return this.raw
       .keysWithPrefix(prefix)
-      .filter((k) => this.raw.type(k) === "string")
       .map((k) => {
+        // a key of another type is listed unreadable (value null, no bytes), as Redis's GET fails on it
+        if (this.raw.type(k) !== "string") return { name: k.slice(prefix.length), value: null, raw: Buffer.alloc(0) };
         const raw = this.raw.get(k)!;
         const text = decodeUtf8(raw);
         return { name: k.slice(prefix.length), value: text === null ? null : parseIntStrict(text), raw };
