@@ -173,6 +173,10 @@ function keysOfFailedCommand(err: Error): string[] {
 export function mapRedisError(url: string, err: unknown): Error {
   if (err instanceof FleetBackendError) return err;
   if (isReplyError(err)) {
+    // a MULTI whose commands were refused as they were queued (MASTERDOWN, LOADING, READONLY
+    // on a replica...) fails as a whole with EXECABORT: the reason is the first refusal
+    const previous = (err as Error & { previousErrors?: unknown[] }).previousErrors?.[0];
+    if (err.message.startsWith("EXECABORT") && previous !== undefined) return mapRedisError(url, previous);
     if (err.message.includes("WRONGTYPE")) {
       const named = keysOfFailedCommand(err);
       const which = named.length === 0 ? "a key" : named.length === 1 ? `the key ${named[0]}` : `one of the keys ${named.join(", ")}`;

@@ -10,7 +10,7 @@ import { useBackendUrl, type Harness } from "./harness";
 import { endpoints, handlerOf, urlOf } from "./route-walk";
 
 /** A body each mutation accepts, so that it gets as far as the backend. */
-const BODIES: Record<string, unknown> = {
+export const BODIES: Record<string, unknown> = {
   "PATCH /v1/automations/[type]/config": { slots: 1 },
   "POST /v1/automations/[type]/tasks": { payload: {} },
   "PUT /v1/counters/[name]": { value: 1 },
@@ -22,7 +22,7 @@ const BODIES: Record<string, unknown> = {
 };
 
 /** Routes that answer a Redis outage otherwise than 503, on purpose. */
-const NOT_503: Record<string, string> = {
+export const NOT_503: Record<string, string> = {
   "GET /v1/events": "a stream: it opens after waiting for the hub (sse-response.ts); pages learn of the outage from the API's 503s",
   "GET /v1/metrics": "answers 200 with fleet_backend_up 0 so that Prometheus keeps scraping (checked below)",
   "GET /v1/auth/session": "reads no Fleet data",
