@@ -8,35 +8,47 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 
-import { createMemoryBackend, type MemoryBackend } from "@fleet/backend/memory";
+import type { Backend } from "@fleet/backend";
 import { pipeToNodeResponse } from "next/dist/server/pipe-readable.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
-import { EventHub } from "./hub";
+import { closeBackend, getBackend } from "@/server/backend";
+import { resetServerEnv } from "@/server/env";
+
+import { getEventHub, resetEventHub, type EventHub } from "./index";
 import { createEventsHandler } from "./sse-response";
 import { SseReader, waitFor } from "./test-helpers";
 
 const LIMIT = 40;
 
-let backend: MemoryBackend;
+let backend: Backend;
 let hub: EventHub;
 const aborts: AbortController[] = [];
 
-beforeEach(() => {
-  backend = createMemoryBackend(`memory://slow-client-${process.pid}-${Math.random()}`);
-  // a slow loop: only bus frames matter here, and nothing changes in this backend
-  hub = new EventHub({ getBackend: async () => backend, intervalMs: 1000, offlineAfterSeconds: 60, graceMs: 50, log: () => {} });
+// The app's own hub (getEventHub), over a fresh in-memory backend per test: nothing changes in
+// it but what the test publishes, so every frame a client gets is a bus frame of the test.
+beforeEach(async () => {
+  await resetEventHub();
+  await closeBackend();
+  process.env.FLEET_BACKEND_URL = `memory://slow-client-${process.pid}-${Math.random()}`;
+  process.env.FLEET_EVENTS_INTERVAL_MS = "1000";
+  resetServerEnv();
+  backend = await getBackend();
+  hub = getEventHub();
 });
 
 afterEach(async () => {
   for (const a of aborts.splice(0)) a.abort();
-  await hub.close();
-  await backend.close();
+  await resetEventHub();
+  await closeBackend();
+  delete process.env.FLEET_BACKEND_URL;
+  delete process.env.FLEET_EVENTS_INTERVAL_MS;
+  resetServerEnv();
 });
 
 function handler() {
   // no heartbeat during the test: every frame is a bus frame the test published
-  return createEventsHandler({ hub: () => hub, maxQueuedFrames: LIMIT, heartbeatMs: 3_600_000 });
+  return createEventsHandler({ hub: getEventHub, maxQueuedFrames: LIMIT, heartbeatMs: 3_600_000 });
 }
 
 async function open(h: (r: Request) => Promise<Response>): Promise<Response> {
