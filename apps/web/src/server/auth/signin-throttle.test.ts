@@ -64,7 +64,8 @@ describe("parallel guesses", () => {
       return res.status === 429 ? null : res;
     }, { timeoutMs: 5000, stepMs: 100, what: "otto's backoff to end" });
     expect(ok.status).toBe(200);
-    expect(Date.now() - started).toBeLessThan(2500);
+    // seconds, not minutes: generous for a loaded machine (the wait itself is checked in auth-units)
+    expect(Date.now() - started).toBeLessThan(10_000);
     expect((await call(queues.GET, "GET", "/queues", { headers: { cookie: cookieOf(ok) } })).status).toBe(200);
     // a success starts over: three more tries before the next wait
     for (let i = 0; i < 3; i++) expect((await signIn("otto", `wrong-again-${i}`)).status).toBe(401);
