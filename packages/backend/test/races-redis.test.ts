@@ -8,9 +8,10 @@
 // - pool claims from several connections: an item is never held by two at once.
 //
 // Each actor is its own RedisBackend, so its own connection: the commands really interleave
-// in Redis, as they would from several processes. Database 14 belongs to this file within
-// @fleet/backend (contract-redis: 1, cross-lang: 2, redis-backend.test: 10, msgpack: 0 with
-// no keys); names are random per test, so nothing here depends on the flush.
+// in Redis, as they would from several processes. Database 14 within @fleet/backend
+// (contract-redis: 1, cross-lang: 2, redis-backend.test: 10, msgpack: 0 with no keys), shared
+// with wrong-type.test.ts: names are random per test and neither file flushes, so the two
+// run side by side.
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -39,7 +40,6 @@ const text = (b: Buffer) => b.toString("utf8");
 
 beforeAll(async () => {
   raw = new Redis(url, { maxRetriesPerRequest: 1 });
-  await raw.flushdb();
   conns = Array.from({ length: N }, () => createRedisBackend(url));
   // one connection each, really: N distinct client ids
   const ids = await Promise.all(conns.map((c) => c.health().then(() => c.client.client("ID"))));
