@@ -9,7 +9,7 @@ import { useMemo, useState, type ReactNode } from "react";
 import { ItemTable } from "@/components/item-table";
 import { InlineEmpty, ResultNote, Stat } from "@/components/ui-bits";
 import { intParam, useDebouncedParam, useQueryState } from "@/lib/use-query-state";
-import { ConfirmDialog, Countdown, CorruptBadge, ErrorState, LoadingState, PageHeader, RelativeTime, useNow } from "@/components";
+import { ConfirmDialog, Countdown, CorruptBadge, ErrorState, LoadingState, PageHeader, RelativeTime, useNow, WrongTypeNote } from "@/components";
 import { ApiError, apiDelete, apiGet, apiPost, errorMessage, qs, seg } from "@/lib/api";
 import { formatNumber } from "@/lib/format";
 import { poolPayloadLoader } from "@/lib/full-value";
@@ -211,6 +211,7 @@ export function PoolDetailView({ name }: { name: string }) {
   else
     body = (
       <>
+        <WrongTypeNote parts={data?.corrupt ?? summary?.corrupt} what="pool" />
         <dl className="grid grid-cols-2 gap-2 sm:grid-cols-4" aria-label="Pool counts">
           <Stat label="Size" value={summary?.size ?? total} />
           <Stat label="Live" value={summary?.live ?? null} />

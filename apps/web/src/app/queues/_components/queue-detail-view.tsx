@@ -5,7 +5,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useMemo, useState } from "react";
 
-import { Countdown, ErrorState, LoadingState, PageHeader, RelativeTime, useNow } from "@/components";
+import { Countdown, ErrorState, LoadingState, PageHeader, RelativeTime, useNow, WrongTypeNote } from "@/components";
 import { ApiError, apiPost, errorMessage, seg } from "@/lib/api";
 import { formatNumber } from "@/lib/format";
 import { queueItemLoader } from "@/lib/full-value";
@@ -147,6 +147,7 @@ export function QueueDetailView({ name }: { name: string }) {
           </ResultNote>
         </div>
       )}
+      <WrongTypeNote parts={q.corrupt} what="queue" />
       {/* Four to a row on phones too, compact: two short rows, not four tall ones. */}
       <dl className="grid grid-cols-4 gap-1.5 sm:gap-2 lg:grid-cols-8" aria-label="Depths">
         <Stat compact label="High" value={q.pending.high} />

@@ -5,7 +5,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useMemo } from "react";
 
-import { DataTable, EmptyState, ErrorState, LoadingState, PageHeader, type Column } from "@/components";
+import { CorruptBadge, DataTable, EmptyState, ErrorState, LoadingState, PageHeader, type Column } from "@/components";
 import { formatNumber } from "@/lib/format";
 import { queries } from "@/lib/query";
 
@@ -47,6 +47,7 @@ const columns: Column<Queue>[] = [
         <Link href={queueHref(q.name)} className="link block truncate leading-tight font-medium" title={q.name}>
           {q.name}
         </Link>
+        {q.corrupt && <CorruptBadge fields={q.corrupt} />}
         <PhoneExtras q={q} />
       </>
     ),

@@ -10,7 +10,7 @@ import { bodyField, PayloadPreview } from "@/components/payload-preview";
 import { RawValueView } from "@/components/raw-value-view";
 import { InlineEmpty, LimitSelect, Stat } from "@/components/ui-bits";
 import { intParam, useQueryState } from "@/lib/use-query-state";
-import { ErrorState, LoadingState, PageHeader, RelativeTime } from "@/components";
+import { ErrorState, LoadingState, PageHeader, RelativeTime, WrongTypeNote } from "@/components";
 import { ApiError, apiGet, qs, seg } from "@/lib/api";
 import { clockTime, formatNumber } from "@/lib/format";
 import { streamEntryLoader } from "@/lib/full-value";
@@ -280,6 +280,7 @@ export function StreamDetailView({ name }: { name: string }) {
   return (
     <>
       {header}
+      <WrongTypeNote parts={data?.corrupt ?? summary?.corrupt} what="stream" />
       <dl className="grid grid-cols-3 gap-2 sm:max-w-2xl" aria-label="Stream summary">
         <Stat label="Entries" value={length} />
         <div className="rounded-lg border border-slate-200 bg-white px-3 py-2 dark:border-slate-800 dark:bg-slate-900">
