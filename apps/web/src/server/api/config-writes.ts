@@ -2,7 +2,7 @@
 // fleet-wide rollout of a patch to every worker of a type. The merged result is checked
 // against the catalog's `config` schema before anything is written, and the write is a
 // compare-and-set on the config generation, so a concurrent change is never lost.
-import { StaleGenerationError, isJsonObject, type Backend, type JsonObject, type WorkerRecord } from "@fleet/backend";
+import { StaleGenerationError, isJsonObject, jsonEqual, type Backend, type JsonObject, type WorkerRecord } from "@fleet/backend";
 import { applyMergePatch, type ConfigResult, type ConfigRolloutResult, type ErrorDetail } from "@fleet/schema";
 
 import { noteConfigChange } from "@/server/audit/audit";
@@ -98,8 +98,18 @@ function invalidConfig(automationType: string, details: ErrorDetail[]) {
   );
 }
 
-/** PATCH /automations/{type}/config: every merged config validated first, then all written at once. */
-export async function rolloutConfig(backend: Backend, automationType: string, body: unknown): Promise<ConfigRolloutResult> {
+/**
+ * PATCH /automations/{type}/config: every merged config validated first, then all written at once.
+ * `skipUnchanged` (the console's `?skip_unchanged=true` extension): a worker whose merged config
+ * equals its stored one is neither validated nor written (its generation stays), and is left out
+ * of the answer, so "Apply to 4 workers" touches exactly those 4.
+ */
+export async function rolloutConfig(
+  backend: Backend,
+  automationType: string,
+  body: unknown,
+  { skipUnchanged = false }: { skipUnchanged?: boolean } = {},
+): Promise<ConfigRolloutResult> {
   const patch = requireObject(body, "a JSON merge patch applied to every worker's config");
   const [refs, catalog] = await Promise.all([backend.workerList(automationType), backend.catalogGet(automationType)]);
   if (refs.length === 0 && catalog === null) throw notFound(`There is no automation '${automationType}' (no catalog entry and no worker).`);
@@ -108,11 +118,12 @@ export async function rolloutConfig(backend: Backend, automationType: string, bo
   const records = await backend.workersGet(refs);
   const validate = catalogValidator(automationType, catalog, "config");
   const details: ErrorDetail[] = [];
-  const writes = records.map((record) => {
+  const writes = records.flatMap((record) => {
     const expectedGen = currentGen(record);
     const config = mergedConfig(record, patch);
+    if (skipUnchanged && record.config !== null && jsonEqual(config, record.config)) return [];
     for (const d of checkAgainst(validate, config)) details.push({ path: d.path, message: `worker ${record.workerId}: ${d.message}` });
-    return { automationType, workerId: record.workerId, config, expectedGen };
+    return [{ automationType, workerId: record.workerId, config, expectedGen }];
   });
   if (details.length > 0) throw invalidConfig(automationType, details);
   if (writes.length === 0) return { workers: [] };

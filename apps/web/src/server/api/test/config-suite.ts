@@ -166,6 +166,28 @@ export function configSuite(h: Harness): void {
       expect(events.filter((e) => e.topic === "fleet.config")).toHaveLength(2);
     });
 
+    it("skip_unchanged=true (extension) writes only the workers the patch changes; their generations alone go up", async () => {
+      await seed(h);
+      await h.backend.workerSetConfig("scraper", "w2", { slots: 4, proxy: { host: "p", port: 1 }, mode: "careful" });
+      let res: Awaited<ReturnType<typeof h.call>> | undefined;
+      const events = await published(h, async () => {
+        res = await h.call(rollout.PATCH, "PATCH", "/automations/scraper/config?skip_unchanged=true", { body: { mode: "careful" } });
+      });
+      expect(res!.status).toBe(200);
+      expect(res!.json).toEqual({ workers: [{ worker_id: "w1", config_gen: 2 }] });
+      expect((await h.plant.get("wkr:scraper:w1:config"))!.toString()).toBe('{"slots": 4, "proxy": {"host": "p", "port": 1}, "mode": "careful"}');
+      expect((await h.plant.get("wkr:scraper:w2:gen"))!.toString()).toBe("2");
+      expect(events.filter((e) => e.topic === "fleet.config")).toEqual([{ topic: "fleet.config", payload: { automation_type: "scraper", worker_id: "w1", config_gen: 2 } }]);
+      // nothing to change anywhere: no worker written (the audit trail still records the request)
+      const none = await h.call(rollout.PATCH, "PATCH", "/automations/scraper/config?skip_unchanged=true", { body: { mode: "careful" } });
+      expect(none.json).toEqual({ workers: [] });
+      for (const id of ["w1", "w2"]) expect((await h.plant.get(`wkr:scraper:${id}:gen`))!.toString()).toBe("2");
+      // without the parameter every worker is written, as API.md says
+      const all = await h.call(rollout.PATCH, "PATCH", "/automations/scraper/config", { body: { mode: "careful" } });
+      expect(all.json).toEqual({ workers: [{ worker_id: "w1", config_gen: 3 }, { worker_id: "w2", config_gen: 3 }] });
+      expect((await h.call(rollout.PATCH, "PATCH", "/automations/scraper/config?skip_unchanged=yes", { body: { mode: "x" } })).status).toBe(400);
+    });
+
     it("validates every merged config first and writes nothing when one fails", async () => {
       await seed(h);
       await h.backend.workerSetConfig("scraper", "w2", { slots: 60 });
