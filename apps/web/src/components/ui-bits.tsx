@@ -103,7 +103,7 @@ export function Section({
   const headingId = `${id}-heading`;
   if (empty !== undefined) {
     return (
-      <section id={id} aria-labelledby={headingId} className="mt-6 scroll-mt-20">
+      <section id={id} aria-labelledby={headingId} className="mt-6">
         <div className="flex flex-wrap items-baseline gap-x-2 gap-y-1">
           <SectionHeading id={id} headingId={headingId} title={title} count={count} />
           <p className="text-sm text-slate-600 dark:text-slate-400">{empty}</p>
@@ -113,7 +113,7 @@ export function Section({
     );
   }
   return (
-    <section id={id} aria-labelledby={headingId} className="mt-8 scroll-mt-20">
+    <section id={id} aria-labelledby={headingId} className="mt-8">
       <div className="mb-3 flex flex-wrap items-end justify-between gap-2">
         <div className="min-w-0">
           <div className="flex flex-wrap items-baseline gap-x-2">

@@ -303,7 +303,7 @@ function LoadedRollout({ automationType, automation, workers }: { automationType
       </div>
 
       {mode === "form" && s.form && leaves.length > 0 ? (
-        <div className="grid grid-cols-1 gap-3 md:grid-cols-2">
+        <div className="grid grid-cols-1 items-start gap-3 md:grid-cols-2">
           {leaves.map((l) => {
             const k = pathKey(l.path);
             return (
