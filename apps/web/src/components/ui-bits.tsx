@@ -199,3 +199,28 @@ export function TaskId({ id, leading = "xs" }: { id: string | null | undefined; 
     </code>
   );
 }
+
+/**
+ * The bottom of a detail page: actions that destroy (remove a worker, a whole pool), set apart
+ * from the everyday ones at the top, each with a line saying what it does.
+ */
+export function DangerZone({ id, children }: { id: string; children: ReactNode }) {
+  return (
+    <section aria-labelledby={`${id}-heading`} className="mt-8 rounded-lg border border-red-300 p-4 dark:border-red-900" data-testid="danger-zone">
+      <h2 id={`${id}-heading`} className="text-base font-semibold text-red-800 dark:text-red-300">
+        Danger zone
+      </h2>
+      <div className="mt-2 flex flex-col gap-3">{children}</div>
+    </section>
+  );
+}
+
+/** One destructive action of a DangerZone: what it does, and its button. */
+export function DangerAction({ text, children }: { text: ReactNode; children: ReactNode }) {
+  return (
+    <div className="flex flex-wrap items-center justify-between gap-3">
+      <p className="max-w-prose text-sm text-slate-600 dark:text-slate-400">{text}</p>
+      {children}
+    </div>
+  );
+}

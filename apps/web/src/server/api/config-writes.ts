@@ -5,7 +5,7 @@
 import { StaleGenerationError, isJsonObject, jsonEqual, type Backend, type JsonObject, type WorkerRecord } from "@fleet/backend";
 import { applyMergePatch, type ConfigResult, type ConfigRolloutResult, type ErrorDetail } from "@fleet/schema";
 
-import { noteConfigChange } from "@/server/audit/audit";
+import { noteAction, noteConfigChange } from "@/server/audit/audit";
 
 import { catalogValidator, checkAgainst } from "./catalog-validation";
 import { badRequest, conflict, notFound, preconditionFailed, validationFailed } from "./errors";
@@ -56,6 +56,25 @@ function mergedConfig(record: WorkerRecord, patch: JsonObject): JsonObject {
   return applyMergePatch(record.config ?? {}, patch) as JsonObject;
 }
 
+/**
+ * What a config write is for, as the console's Pause / Resume buttons say (`?intent=`, an
+ * extension): recorded in the audit entry's details, and checked against the write (a pause
+ * sets slots to 0, a resume sets them above 0), so the trail never calls a change a pause
+ * that was not one.
+ */
+export type ConfigIntent = "pause" | "resume";
+
+function checkIntent(intent: ConfigIntent | undefined, before: JsonObject | null, after: JsonObject): void {
+  if (intent === undefined) return;
+  const slots = after.slots;
+  if (intent === "pause" && slots !== 0) throw badRequest("intent=pause is a write that sets slots to 0; this one does not.");
+  if (intent === "resume" && !(typeof slots === "number" && Number.isInteger(slots) && slots > 0)) {
+    throw badRequest("intent=resume is a write that sets slots to a whole number above 0; this one does not.");
+  }
+  if (intent === "resume" && before?.slots !== 0) throw badRequest("intent=resume resumes a paused worker (slots 0); this one is not paused.");
+  noteAction({ intent, slots_before: before?.slots ?? null, slots_after: slots });
+}
+
 export async function writeWorkerConfig(
   backend: Backend,
   request: Request,
@@ -63,6 +82,7 @@ export async function writeWorkerConfig(
   workerId: string,
   mode: "patch" | "put",
   body: unknown,
+  intent?: ConfigIntent,
 ): Promise<Reply<ConfigResult>> {
   const given = requireObject(body, mode === "patch" ? "a JSON merge patch of the config" : "the whole new config");
   const ifMatch = parseIfMatch(request.headers.get("if-match"));
@@ -76,6 +96,7 @@ export async function writeWorkerConfig(
   const config = mode === "patch" ? mergedConfig(record, given) : given;
   const details = checkAgainst(catalogValidator(automationType, catalog, "config"), config);
   if (details.length > 0) throw invalidConfig(automationType, details);
+  checkIntent(intent, record.config, config);
   let written: { config: JsonObject; gen: number };
   try {
     written = await backend.workerSetConfig(automationType, workerId, config, { expectedGen: gen });

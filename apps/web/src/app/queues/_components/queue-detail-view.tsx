@@ -247,7 +247,7 @@ export function QueueDetailView({ name }: { name: string }) {
         />
       </Section>
 
-      <DeadLetters name={name} total={q.dead} />
+      <DeadLetters name={name} total={q.dead} limit={limit} />
     </>
   );
 }

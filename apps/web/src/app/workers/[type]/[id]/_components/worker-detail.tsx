@@ -16,7 +16,10 @@ import { RelativeTime } from "@/components/relative-time";
 import { EmptyState, ErrorState, LoadingState } from "@/components/states";
 import { StatusBadge } from "@/components/status-badge";
 import { TimeSeriesChart } from "@/components/time-series-chart";
+import { DangerAction, DangerZone } from "@/components/ui-bits";
 import { ApiError, apiDelete, errorMessage, seg } from "@/lib/api";
+
+import { PauseControl, isPaused } from "./pause-control";
 import { absoluteTime, formatBytes, formatDuration, formatNumber } from "@/lib/format";
 import { hardwareLabel, statLabel, type KeyLabel } from "@/lib/labels";
 import { queries, queryKeys, workerHostname } from "@/lib/query";
@@ -258,10 +261,20 @@ export function WorkerDetailView({ automationType, workerId }: { automationType:
           </>
         }
         actions={
-          // The config form sits below the charts: one jump to it (its heading stays clear of the sticky header).
-          <a href="#config" className="btn-primary">
-            {canEdit ? "Edit config" : "View config"}
-          </a>
+          <>
+            {isPaused(w) && (
+              <span className="rounded-full bg-amber-100 px-2.5 py-0.5 text-sm font-medium text-amber-900 dark:bg-amber-950 dark:text-amber-200" data-testid="paused-badge">
+                Paused (slots 0)
+              </span>
+            )}
+            <Can role="admin">
+              <PauseControl worker={w} />
+            </Can>
+            {/* The config form sits below the charts: one jump to it (its heading stays clear of the sticky header). */}
+            <a href="#config" className="btn-primary">
+              {canEdit ? "Edit config" : "View config"}
+            </a>
+          </>
         }
       />
 
@@ -324,23 +337,16 @@ export function WorkerDetailView({ automationType, workerId }: { automationType:
 
         <ConfigEditor automationType={w.automation_type} workerId={w.worker_id} />
 
-        <Can role="admin">
-          <section aria-labelledby="wk-danger" className="rounded-lg border border-red-300 p-4 dark:border-red-900">
-            <h2 id="wk-danger" className="text-base font-semibold text-red-800 dark:text-red-300">
-              Danger zone
-            </h2>
-            <div className="mt-2 flex flex-wrap items-center justify-between gap-3">
-              <p className="max-w-prose text-sm text-slate-600 dark:text-slate-400">
-                Remove this worker from Redis: its state, config, hardware, stats and history. A worker process that still runs registers again on
-                its next heartbeat.
-              </p>
-              <button type="button" className="btn-danger" onClick={() => setConfirming(true)}>
-                Remove worker
-              </button>
-            </div>
-          </section>
-        </Can>
       </div>
+      <Can role="admin">
+        <DangerZone id="wk-danger">
+          <DangerAction text="Remove this worker from Redis: its state, config, hardware, stats and history. A worker process that still runs registers again on its next heartbeat.">
+            <button type="button" className="btn-danger" onClick={() => setConfirming(true)}>
+              Remove worker
+            </button>
+          </DangerAction>
+        </DangerZone>
+      </Can>
 
       <ConfirmDialog
         open={confirming}
