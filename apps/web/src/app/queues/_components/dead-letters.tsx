@@ -77,7 +77,8 @@ function Failure({ row }: { row: DeadLetter }) {
       </span>,
     );
   return (
-    <span className="block max-w-[22rem] text-xs" data-testid="dead-failure">
+    // A minimum width of its own: beside the full-width body column it would shrink to a word a line.
+    <span className="block min-w-[13rem] max-w-[22rem] text-xs" data-testid="dead-failure">
       <span className="line-clamp-2 break-words text-red-800 dark:text-red-300" title={f.error ?? undefined}>
         {f.error ?? "No error recorded"}
       </span>

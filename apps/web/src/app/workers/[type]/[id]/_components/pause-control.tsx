@@ -55,11 +55,18 @@ export function isPaused(w: WorkerDetail): boolean {
   return configOf(w).slots === 0;
 }
 
-export function PauseControl({ worker }: { worker: WorkerDetail }) {
+export interface PauseOutcome {
+  intent: "pause" | "resume";
+  from: number;
+  to: number;
+}
+
+/** The Pause… / Resume… button and its review; the page shows `onDone`'s outcome (PauseOutcomeNote). */
+export function PauseControl({ worker, onDone }: { worker: WorkerDetail; onDone: (o: PauseOutcome | null) => void }) {
   const qc = useQueryClient();
   const autoQ = useQuery(queries.automation(worker.automation_type));
   const [open, setOpen] = useState(false);
-  const [done, setDone] = useState<{ intent: "pause" | "resume"; from: number; to: number } | null>(null);
+  const setDone = onDone;
   const paused = isPaused(worker);
   const corrupt = worker.corrupt?.includes("config") || worker.corrupt?.includes("config_gen");
   return (
@@ -90,15 +97,20 @@ export function PauseControl({ worker }: { worker: WorkerDetail }) {
           }}
         />
       )}
-      {done && (
-        <p role="status" className="flex w-full flex-wrap items-center justify-end gap-x-2 text-sm" data-testid="pause-outcome">
-          <span className="font-medium text-emerald-700 dark:text-emerald-400">
-            {done.intent === "pause" ? "Paused" : "Resumed"}: generation {done.from} → {done.to}.
-          </span>
-          <AppliedStatus worker={worker} gen={done.to} />
-        </p>
-      )}
     </>
+  );
+}
+
+/** "Paused: generation 1 → 2. Waiting for the worker… / Applied ✓", under the page's header. */
+export function PauseOutcomeNote({ worker, outcome }: { worker: WorkerDetail; outcome: PauseOutcome | null }) {
+  if (!outcome) return null;
+  return (
+    <p role="status" className="-mt-3 mb-4 flex flex-wrap items-center gap-x-2 gap-y-1 text-sm" data-testid="pause-outcome">
+      <span className="font-medium text-emerald-700 dark:text-emerald-400">
+        {outcome.intent === "pause" ? "Paused" : "Resumed"}: generation {outcome.from} → {outcome.to}.
+      </span>
+      <AppliedStatus worker={worker} gen={outcome.to} />
+    </p>
   );
 }
 

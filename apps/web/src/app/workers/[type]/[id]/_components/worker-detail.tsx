@@ -19,7 +19,7 @@ import { TimeSeriesChart } from "@/components/time-series-chart";
 import { DangerAction, DangerZone } from "@/components/ui-bits";
 import { ApiError, apiDelete, errorMessage, seg } from "@/lib/api";
 
-import { PauseControl, isPaused } from "./pause-control";
+import { PauseControl, PauseOutcomeNote, isPaused, type PauseOutcome } from "./pause-control";
 import { absoluteTime, formatBytes, formatDuration, formatNumber } from "@/lib/format";
 import { hardwareLabel, statLabel, type KeyLabel } from "@/lib/labels";
 import { queries, queryKeys, workerHostname } from "@/lib/query";
@@ -202,6 +202,7 @@ export function WorkerDetailView({ automationType, workerId }: { automationType:
   const client = useQueryClient();
   const worker = useQuery(queries.worker(automationType, workerId));
   const [confirming, setConfirming] = useState(false);
+  const [pauseOutcome, setPauseOutcome] = useState<PauseOutcome | null>(null);
   const canEdit = useSession().can("admin");
 
   const remove = useMutation({
@@ -268,7 +269,7 @@ export function WorkerDetailView({ automationType, workerId }: { automationType:
               </span>
             )}
             <Can role="admin">
-              <PauseControl worker={w} />
+              <PauseControl worker={w} onDone={setPauseOutcome} />
             </Can>
             {/* The config form sits below the charts: one jump to it (its heading stays clear of the sticky header). */}
             <a href="#config" className="btn-primary">
@@ -278,6 +279,7 @@ export function WorkerDetailView({ automationType, workerId }: { automationType:
         }
       />
 
+      <PauseOutcomeNote worker={w} outcome={pauseOutcome} />
       <div className="grid gap-4">
         <section aria-label="Summary" className="card">
           <dl className="grid grid-cols-2 gap-4 sm:grid-cols-3 lg:grid-cols-6">
