@@ -55,10 +55,10 @@ test("queue depths, the sweep, config versions and the catalog line lead with pl
     await page.goto(`/queues/${enc(type)}`);
     const depths = page.getByRole("definition").first();
     await expect(depths).toBeVisible();
-    await expect(page.getByRole("term").filter({ hasText: /^Past deadline$/ })).toBeVisible();
+    await expect(page.getByRole("term").filter({ hasText: /^Stuck$/ })).toBeVisible();
     await expect(page.getByRole("term").filter({ hasText: /^Retry due$/ })).toBeVisible();
     const legend = page.getByTestId("depth-legend");
-    await expect(legend).toContainText("Past deadline (overdue): held longer than allowed");
+    await expect(legend).toContainText("Stuck (overdue): held longer than allowed");
     await expect(legend).toContainText("Retry due (due): failed tasks whose retry time has come");
     await expect(page.getByRole("button", { name: "Requeue overdue tasks" })).toBeVisible();
     await expect(page.getByRole("button", { name: "Sweep now" })).toHaveCount(0);

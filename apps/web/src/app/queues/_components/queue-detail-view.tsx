@@ -151,13 +151,13 @@ export function QueueDetailView({ name }: { name: string }) {
         <Stat compact label="Normal" value={q.pending.normal} />
         <Stat compact label="Low" value={q.pending.low} />
         <Stat compact label="In flight" value={q.processing} />
-        <Stat compact label="Past deadline" value={q.overdue} tone="warn" />
+        <Stat compact label="Stuck" value={q.overdue} tone="warn" />
         <Stat compact label="Scheduled" value={q.scheduled} />
         <Stat compact label="Retry due" value={q.due} />
         <Stat compact label="Dead" value={q.dead} tone="bad" />
       </dl>
       <p className="mt-2 text-xs text-slate-600 dark:text-slate-400" data-testid="depth-legend">
-        <strong className="font-medium">In flight</strong>: held by a worker now. <strong className="font-medium">Past deadline</strong>{" "}
+        <strong className="font-medium">In flight</strong>: held by a worker now. <strong className="font-medium">Stuck</strong>{" "}
         (<code className="font-mono">overdue</code>): held longer than allowed, so its worker probably died; “Requeue overdue tasks” (the sweep) puts them
         back. <strong className="font-medium">Retry due</strong> (<code className="font-mono">due</code>): failed tasks whose retry time has come.{" "}
         <strong className="font-medium">Dead</strong>: failed every attempt.

@@ -58,7 +58,7 @@ const columns: Column<Queue>[] = [
   { id: "processing", header: "In flight", className: "w-[5.75rem] text-right sm:w-24", cell: (q) => <Num value={q.processing} /> },
   {
     id: "overdue",
-    header: <span title="overdue: held by a worker past its deadline; the sweep puts them back">Past deadline</span>,
+    header: <span title="overdue: held by a worker past its deadline; the sweep puts them back">Stuck</span>,
     className: "w-28 text-right",
     hideOnMobile: true,
     cell: (q) => <Num value={q.overdue} tone="warn" />,
@@ -127,7 +127,7 @@ export function QueuesView() {
           <dl className="mb-4 grid grid-cols-4 gap-1.5 sm:gap-2">
             <Stat compact label="Pending" value={totals.pending} />
             <Stat compact label="In flight" value={totals.processing} />
-            <Stat compact label="Past deadline" value={totals.overdue} tone="warn" />
+            <Stat compact label="Stuck" value={totals.overdue} tone="warn" />
             <Stat compact label="Dead" value={totals.dead} tone="bad" />
           </dl>
           <div className="mb-3 flex flex-wrap items-center gap-3">
