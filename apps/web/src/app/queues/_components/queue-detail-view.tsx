@@ -174,7 +174,7 @@ export function QueueDetailView({ name }: { name: string }) {
         id="in-flight"
         title="In flight"
         count={shown(q.processing_items.length, q.processing)}
-        description="Reserved by a worker; past its deadline a task is overdue and the sweep puts it back."
+        description="Held by a worker. Past its deadline a task is stuck (overdue): “Requeue overdue tasks” puts it back."
         empty={q.processing_items.length === 0 ? "No task is in flight." : undefined}
       >
         <ItemTable<Processing>
