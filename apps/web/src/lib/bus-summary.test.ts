@@ -10,6 +10,9 @@ describe("busSummary", () => {
       link: { href: "/streams/scraper", label: "stream scraper" },
     });
   });
+  it("summarises another payload on an emit topic like any payload, still linked to the stream", () => {
+    expect(busSummary("scraper.emit", { note: "hi" })).toEqual({ text: "note hi", link: { href: "/streams/scraper", label: "stream scraper" } });
+  });
   it("reads fleet.config and fleet.admin, linking to the worker or queue", () => {
     expect(busSummary("fleet.config", { automation_type: "scraper", worker_id: "w 1", config_gen: 4 })).toEqual({
       text: "Config of w 1 (scraper) saved: generation 4",

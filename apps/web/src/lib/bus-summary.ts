@@ -59,13 +59,13 @@ function adminTarget(p: Record<string, unknown>): { target: string | null; link:
 }
 
 export function busSummary(topic: string, payload: unknown): BusSummary {
-  if (topic.endsWith(".emit")) {
-    const type = topic.slice(0, -".emit".length);
+  // Fleet's own emit message is the new entry's score alone; anything else on such a topic
+  // (a plugin's own payload) is summarised like any payload, still linked to the stream.
+  const emitOf = topic.endsWith(".emit") ? topic.slice(0, -".emit".length) : "";
+  const streamLink = emitOf ? { href: `/streams/${enc(emitOf)}`, label: `stream ${emitOf}` } : null;
+  if (emitOf) {
     const t = asUnixTime(payload);
-    return {
-      text: t !== null ? `New entry on stream ${type}, written at ${clockTime(t)}` : `New entry on stream ${type}`,
-      link: type ? { href: `/streams/${enc(type)}`, label: `stream ${type}` } : null,
-    };
+    if (t !== null) return { text: `New entry on stream ${emitOf}, written at ${clockTime(t)}`, link: streamLink };
   }
   if (topic === "fleet.config" && isObj(payload)) {
     const type = str(payload.automation_type);
@@ -90,12 +90,12 @@ export function busSummary(topic: string, payload: unknown): BusSummary {
     const worker = str(payload.worker_id);
     return {
       text: membersText(payload),
-      link: type && worker ? { href: `/workers/${enc(type)}/${enc(worker)}`, label: `worker ${worker}` } : null,
+      link: type && worker ? { href: `/workers/${enc(type)}/${enc(worker)}`, label: `worker ${worker}` } : streamLink,
     };
   }
-  if (typeof payload === "string") return { text: payload.length > 160 ? `${payload.slice(0, 159)}…` : payload, link: null };
+  if (typeof payload === "string") return { text: payload.length > 160 ? `${payload.slice(0, 159)}…` : payload, link: streamLink };
   const t = asUnixTime(payload);
-  if (t !== null) return { text: `A time: ${clockTime(t)}`, link: null };
+  if (t !== null) return { text: `A time: ${clockTime(t)}`, link: streamLink };
   const s = JSON.stringify(payload) ?? String(payload);
-  return { text: s.length > 160 ? `${s.slice(0, 159)}…` : s, link: null };
+  return { text: s.length > 160 ? `${s.slice(0, 159)}…` : s, link: streamLink };
 }
