@@ -21,7 +21,8 @@ export function BusEventItem({ event, defaultOpen = false }: { event: BusFrame; 
   const full = typeof event.payload === "string" ? event.payload : JSON.stringify(event.payload, null, 2);
   const summary = useMemo(() => busSummary(event.topic, event.payload), [event.topic, event.payload]);
   return (
-    <li className="border-t border-slate-200 first:border-t-0 dark:border-slate-800" data-testid="bus-event">
+    // A container: the row lays out by its own width (the overview's narrow column, the events page).
+    <li className="@container border-t border-slate-200 first:border-t-0 dark:border-slate-800" data-testid="bus-event">
       <div className="flex min-w-0 flex-wrap items-center gap-x-2 gap-y-0.5 px-3 py-1.5 text-sm">
         <button
           type="button"
@@ -35,12 +36,12 @@ export function BusEventItem({ event, defaultOpen = false }: { event: BusFrame; 
         <Link
           href={`/events?topics=${encodeURIComponent(event.topic)}`}
           title={`Show only ${event.topic}`}
-          className="max-w-[60%] shrink-0 truncate rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs text-slate-800 hover:bg-slate-200 focus-visible:outline-2 focus-visible:outline-sky-500 sm:max-w-[16rem] dark:bg-slate-800 dark:text-slate-200 dark:hover:bg-slate-700"
+          className="max-w-[60%] shrink-0 truncate rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs text-slate-800 hover:bg-slate-200 focus-visible:outline-2 focus-visible:outline-sky-500 @2xl:max-w-[16rem] dark:bg-slate-800 dark:text-slate-200 dark:hover:bg-slate-700"
         >
           {event.topic}
         </Link>
-        <RelativeTime at={event.received_at} className="ml-auto shrink-0 text-xs text-slate-500 tabular-nums sm:order-last dark:text-slate-400" />
-        <span className="flex min-w-0 basis-full items-baseline gap-2 pl-7 sm:flex-1 sm:basis-auto sm:pl-0">
+        <RelativeTime at={event.received_at} className="ml-auto shrink-0 text-xs text-slate-500 tabular-nums @2xl:order-last dark:text-slate-400" />
+        <span className="flex min-w-0 basis-full items-baseline gap-2 pl-7 @2xl:flex-1 @2xl:basis-auto @2xl:pl-0">
           <span className="min-w-0 flex-1 truncate text-xs text-slate-700 dark:text-slate-300" data-testid="bus-summary" title={summary.text}>
             {summary.text}
           </span>
