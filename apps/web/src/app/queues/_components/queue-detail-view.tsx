@@ -106,9 +106,9 @@ export function QueueDetailView({ name }: { name: string }) {
                 className="btn-primary"
                 onClick={() => sweep.mutate()}
                 disabled={sweep.isPending}
-                title="Put tasks whose reservation deadline has passed back on the queue, now"
+                title="The sweep: puts tasks held past their deadline back on the queue now, without waiting for the master's next round (every 10 s)"
               >
-                {sweep.isPending ? "Sweeping…" : "Sweep now"}
+                {sweep.isPending ? "Putting them back…" : "Requeue overdue tasks"}
               </button>
             </Can>
           </>
@@ -154,11 +154,17 @@ export function QueueDetailView({ name }: { name: string }) {
         <Stat compact label="Normal" value={q.pending.normal} />
         <Stat compact label="Low" value={q.pending.low} />
         <Stat compact label="In flight" value={q.processing} />
-        <Stat compact label="Overdue" value={q.overdue} tone="warn" />
+        <Stat compact label="Stuck" value={q.overdue} tone="warn" />
         <Stat compact label="Scheduled" value={q.scheduled} />
-        <Stat compact label="Due" value={q.due} />
+        <Stat compact label="Retry due" value={q.due} />
         <Stat compact label="Dead" value={q.dead} tone="bad" />
       </dl>
+      <p className="mt-2 text-xs text-slate-600 dark:text-slate-400" data-testid="depth-legend">
+        <strong className="font-medium">In flight</strong>: held by a worker now. <strong className="font-medium">Stuck</strong>{" "}
+        (<code className="font-mono">overdue</code>): held longer than allowed, so its worker probably died; “Requeue overdue tasks” (the sweep) puts them
+        back. <strong className="font-medium">Retry due</strong> (<code className="font-mono">due</code>): failed tasks whose retry time has come.{" "}
+        <strong className="font-medium">Dead</strong>: failed every attempt.
+      </p>
 
       <HistoryCharts queue={name} pending={q.pending.total} />
 
@@ -173,7 +179,7 @@ export function QueueDetailView({ name }: { name: string }) {
         id="in-flight"
         title="In flight"
         count={shown(q.processing_items.length, q.processing)}
-        description="Reserved by a worker; past its deadline a task is overdue and the sweep puts it back."
+        description="Held by a worker. Past its deadline a task is stuck (overdue): “Requeue overdue tasks” puts it back."
         empty={q.processing_items.length === 0 ? "No task is in flight." : undefined}
       >
         <ItemTable<Processing>
@@ -252,7 +258,7 @@ export function QueueDetailView({ name }: { name: string }) {
         />
       </Section>
 
-      <DeadLetters name={name} total={q.dead} />
+      <DeadLetters name={name} total={q.dead} limit={limit} />
     </>
   );
 }

@@ -83,7 +83,7 @@ function CompactEntries({
                 type="button"
                 className="btn-ghost shrink-0 text-xs"
                 aria-expanded={isOpen}
-                aria-label={`${isOpen ? "Hide" : "Show"} envelope of ${entryName(e)}`}
+                aria-label={`${isOpen ? "Hide" : "Show"} message of ${entryName(e)}`}
                 onClick={() => toggle(k)}
               >
                 {isOpen ? "Hide" : "Show"}
@@ -92,7 +92,7 @@ function CompactEntries({
             {isOpen && (
               <RawValueView
                 value={e.envelope}
-                label="envelope"
+                label="message"
                 loadFull={e.envelope.truncated ? streamEntryLoader(name, order, i, e.score, e.envelope) : undefined}
                 fileName={`${name}-${e.score}`}
                 initialFull={fulls.current.get(k) ?? null}
@@ -326,7 +326,7 @@ export function StreamDetailView({ name }: { name: string }) {
           rowKey={entryKey}
           rowName={entryName}
           payload={(e) => e.envelope}
-          payloadLabel="envelope"
+          payloadLabel="message"
           loadFull={(e, i, v) => streamEntryLoader(name, order, i, e.score, v)}
           fileName={(e) => `${name}-${e.score}`}
           previewField="data"
