@@ -1723,15 +1723,18 @@ export class RedisBackend implements Backend {
           callScript(p as unknown as Redis, "queueProbe", [queueKeyForPriority(q.name, priority)], [String(opts.maxTailBytes), String(opts.maxScan), ...marks], { buffer: true });
         }
       }
-      const v = await this.conn.execValues(p);
+      const res = await this.conn.exec(p);
       const per = 8 + WATCH_PRIORITIES.length;
       return queues.map((q, i) => {
-        const row = v.slice(i * per, i * per + per);
+        const row = res.slice(i * per, i * per + per);
         const lists = {} as Record<Priority, PendingListWatch>;
         WATCH_PRIORITIES.forEach((priority, j) => {
-          lists[priority] = pendingListWatch(row[8 + j]);
+          const [err, value] = row[8 + j]!;
+          // a pending list of another type (flagged corrupt by the depths) probes as empty
+          if (err && !isWrongTypeError(err)) throw mapRedisError(this.rawUrl, err);
+          lists[priority] = pendingListWatch(err ? null : value);
         });
-        return { depths: RedisBackend.depthsFrom(q.name, row.slice(0, 8)), lists };
+        return { depths: this.depthsFrom(q.name, row.slice(0, 8)), lists };
       });
     });
   }
