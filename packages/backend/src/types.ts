@@ -92,6 +92,11 @@ export interface SweepResult {
 /** Dead letters are addressed by content: `ref` is the hex SHA-1 of the body bytes. */
 export type DeadLetterSelector = { refs: string[] } | { all: true };
 
+export interface RequeueOptions {
+  /** Requeue the bodies as they are, `attempts` included (default: attempts back to 0). */
+  keepAttempts?: boolean;
+}
+
 /** A dead letter selected by ref, as `dlqLocate` found it: the body and its first index. */
 export interface DeadLetterMatch {
   ref: string;
@@ -353,8 +358,11 @@ export interface Backend extends WatchBackend {
    * of each body, refs in the order of their first occurrence, each body's move atomic
    * (`dlqLocate` + `dlqTake`). `all`: the whole list as it stood when the call began, in
    * order, in atomic chunks (every body is in exactly one of the two lists at every instant).
+   * A requeued task gets its attempts back: an `attempts` member is set to 0 (every other
+   * byte kept, `last_error` too, see `withAttemptsReset`), so it is not dead-lettered again
+   * after one failure; `keepAttempts` moves the bodies as they are.
    */
-  dlqRequeue(name: string, which: DeadLetterSelector): Promise<{ requeued: number; missing: string[] }>;
+  dlqRequeue(name: string, which: DeadLetterSelector, opts?: RequeueOptions): Promise<{ requeued: number; missing: string[] }>;
   dlqDelete(name: string, which: DeadLetterSelector): Promise<{ deleted: number; missing: string[] }>;
   /**
    * First step of a by-ref action: finds the body of each ref by reading the list in chunks
@@ -367,7 +375,7 @@ export interface Backend extends WatchBackend {
    * body changed meanwhile is never removed in its place) and, for `requeue`, pushes as many
    * copies onto the normal list in the same atomic step. A body no longer there is `missing`.
    */
-  dlqTake(name: string, found: DeadLetterMatch[], action: "requeue" | "delete"): Promise<{ count: number; missing: string[] }>;
+  dlqTake(name: string, found: DeadLetterMatch[], action: "requeue" | "delete", opts?: RequeueOptions): Promise<{ count: number; missing: string[] }>;
   /** Walks the whole key space (housekeeping, tests); the console uses src/discovery. */
   queueNames(): Promise<string[]>;
   /** Whether each named queue has any key at all (a stray `:processing:body` counts). */

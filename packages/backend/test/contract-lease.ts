@@ -2,6 +2,7 @@
 // extends, acks, nacks or fails with its lease acts only while the reservation is still its
 // own; after a sweep re-queued the task and another holder reserved it, it changes nothing.
 // Run on both implementations by contract-memory.test.ts and contract-redis.test.ts.
+import { createHash } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { keys } from "../src/keys";
 import { pyJsonBytes } from "../src/pyjson";
@@ -147,6 +148,37 @@ export function describeLeaseContract(name: string, factory: () => Promise<Backe
         expect(JSON.parse(String((await be.queueReserve("q", 0, 30))!)).id).toBe("a");
       });
     }
+
+    it("a requeued dead letter gets its attempts back, every other byte kept; keepAttempts keeps them", async () => {
+      const dead = (n: number) => Buffer.from(`{"id": "t${n}", "payload": {"big": 12345678901234567890, "r": 1.0}, "attempts": 3, "last_error": "boom ${n}"}`);
+      const reset = (n: number) => Buffer.from(`{"id": "t${n}", "payload": {"big": 12345678901234567890, "r": 1.0}, "attempts": 0, "last_error": "boom ${n}"}`);
+      const plain = Buffer.from('{"id": "p", "payload": {}}');
+      for (const b of [dead(1), dead(2), plain, dead(3)]) await be.queueDead("q", b);
+      const refOf = (b: Buffer) => createHash("sha1").update(b).digest("hex");
+      // by ref: attempts back to 0; a body without attempts moves as it is
+      expect(await be.dlqRequeue("q", { refs: [refOf(dead(2)), refOf(plain)] })).toEqual({ requeued: 2, missing: [] });
+      expect((await be.queuePeek("q", 10)).map(String)).toEqual([reset(2), plain].map(String));
+      // keepAttempts: as they are
+      expect(await be.dlqRequeue("q", { refs: [refOf(dead(3))] }, { keepAttempts: true })).toEqual({ requeued: 1, missing: [] });
+      expect(String((await be.queuePeek("q", 10))[2])).toBe(String(dead(3)));
+      // all: attempts back to 0, in order
+      expect(await be.dlqRequeue("q", { all: true })).toEqual({ requeued: 1, missing: [] });
+      expect(String((await be.queuePeek("q", 10))[3])).toBe(String(reset(1)));
+      expect(await be.dlqLength("q")).toBe(0);
+    });
+
+    it("requeue all gives attempts back in chunks, in order, every body once (1,234 dead letters)", async () => {
+      const bodies = Array.from({ length: 1234 }, (_, i) => Buffer.from(`{"id": "t${i}", "payload": {"n": ${i}}, "attempts": ${1 + (i % 3)}}`));
+      for (let i = 0; i < bodies.length; i += 200) await raw.rpush(keys.queueDead("q"), ...bodies.slice(i, i + 200));
+      expect(await be.dlqRequeue("q", { all: true })).toEqual({ requeued: 1234, missing: [] });
+      const pending = await raw.lrange(keys.queue("q"));
+      expect(pending.map(String)).toEqual(bodies.map((_, i) => `{"id": "t${i}", "payload": {"n": ${i}}, "attempts": 0}`));
+      expect(await raw.type(keys.queueDead("q"))).toBe("none");
+      // and with keepAttempts, as they were
+      for (let i = 0; i < bodies.length; i += 200) await raw.rpush(keys.queueDead("k"), ...bodies.slice(i, i + 200));
+      expect(await be.dlqRequeue("k", { all: true }, { keepAttempts: true })).toEqual({ requeued: 1234, missing: [] });
+      expect((await raw.lrange(keys.queue("k"))).map(String)).toEqual(bodies.map(String));
+    });
 
     it("without a lease, ack/nack/fail keep Python's semantics (by id, whoever holds it)", async () => {
       await be.queuePush("q", body("t1"));

@@ -1,6 +1,7 @@
 // The master's housekeeping: re-queue expired reservations of every queue, and publish
 // each automation's schemas to `fleet:catalog`.
 import type { Backend } from "@fleet/backend";
+import { NameDiscovery } from "@fleet/backend";
 import { pyJsonBytes } from "@fleet/backend";
 import { z } from "zod";
 import type { Automation } from "./automation";
@@ -58,8 +59,12 @@ export async function publishCatalog(backend: Backend, automations: Automation[]
   await Promise.all(automations.map((a) => backend.catalogSet(a.type, catalogDoc(a))));
 }
 
-export async function sweepQueues(backend: Backend, now?: number): Promise<SweepReport> {
-  const names = await backend.queueNames();
+/**
+ * Re-queues the expired reservations of the named queues (default: every queue, found by a
+ * walk of the key space; a long-running sweeper passes a NameDiscovery's names instead).
+ */
+export async function sweepQueues(backend: Backend, now?: number, queueNames?: () => Promise<string[]>): Promise<SweepReport> {
+  const names = queueNames ? await queueNames() : await backend.queueNames();
   const report: SweepReport = { queues: names.length, requeued: 0, orphaned: 0, byQueue: {} };
   if (names.length === 0) return report;
   // one batched depth read tells which queues have anything overdue; only those are swept
@@ -82,10 +87,12 @@ export async function startHousekeeping(opts: HousekeepingOptions): Promise<Hous
   let sweeps = 0;
   let stopped = false;
   let inFlight: Promise<SweepReport> | null = null;
+  // queue names from one paced walk (and what Redis reports written), not a SCAN per sweep
+  const discovery = new NameDiscovery(backend, { log: (m) => log(`housekeeping: discovery: ${m}`) });
 
   const sweep = (): Promise<SweepReport> => {
     if (inFlight) return inFlight;
-    inFlight = sweepQueues(backend, opts.now?.())
+    inFlight = sweepQueues(backend, opts.now?.(), () => discovery.names("queue"))
       .then((r) => {
         sweeps++;
         if (r.requeued || r.orphaned) log(`sweep re-queued ${r.requeued} expired reservation(s), dropped ${r.orphaned} orphan(s): ${JSON.stringify(r.byQueue)}`);
@@ -113,6 +120,7 @@ export async function startHousekeeping(opts: HousekeepingOptions): Promise<Hous
       stopped = true;
       clearInterval(timer);
       if (inFlight) await inFlight.catch(() => {});
+      await discovery.close();
     },
   };
 }

@@ -5,6 +5,7 @@
 // Followers retry the lock; a leader renews it every third of its hold and steps down the
 // moment a renewal fails, so a leader that stalls or dies is replaced within `holdSeconds`.
 import type { Backend } from "@fleet/backend";
+import { NameDiscovery } from "@fleet/backend";
 import type { Automation } from "./automation";
 import { catalogDoc, sweepQueues, type SweepReport } from "./housekeeping";
 import { errorText } from "./task-body";
@@ -51,6 +52,9 @@ export async function startMaster(opts: MasterOptions): Promise<Master> {
   const sweepIntervalMs = opts.sweepIntervalMs ?? 10_000;
   const log = opts.log ?? (() => {});
   const renewMs = Math.max(100, (holdSeconds * 1000) / 3);
+  // queue names without a SCAN of the whole key space per sweep (a Redis shared with another
+  // application's millions of keys): one paced walk, plus what Redis reports as written
+  const discovery = new NameDiscovery(backend, { log: (m) => log(`master: discovery: ${m}`) });
 
   let token: string | null = null;
   let stopped = false;
@@ -73,7 +77,7 @@ export async function startMaster(opts: MasterOptions): Promise<Master> {
   const sweep = (): Promise<SweepReport | null> => {
     if (token === null || stopped) return Promise.resolve(null);
     if (inFlight) return inFlight;
-    inFlight = sweepQueues(backend, opts.now?.())
+    inFlight = sweepQueues(backend, opts.now?.(), () => discovery.names("queue"))
       .then((r) => {
         sweeps++;
         if (r.requeued || r.orphaned) log(`master: sweep re-queued ${r.requeued} expired reservation(s), dropped ${r.orphaned} orphan(s): ${JSON.stringify(r.byQueue)}`);
@@ -157,6 +161,7 @@ export async function startMaster(opts: MasterOptions): Promise<Master> {
     if (inFlight) await inFlight;
     const t = token;
     stepDown(release ? "stopping" : "killed");
+    await discovery.close();
     if (release && t !== null) await backend.lockRelease(lockName, t).catch(() => false);
   };
 

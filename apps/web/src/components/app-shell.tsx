@@ -21,6 +21,7 @@ export const NAV = [
   { href: "/state", label: "State" },
   { href: "/events", label: "Events" },
   { href: "/alerts", label: "Alerts" },
+  { href: "/api-docs", label: "API" },
 ] as const;
 
 function isActive(pathname: string, href: string): boolean {

@@ -8,6 +8,9 @@ describe("parseServerEnv", () => {
       FLEET_BACKEND_URL: "memory://demo",
       FLEET_OFFLINE_AFTER_SECONDS: 60,
       FLEET_EVENTS_INTERVAL_MS: 1000,
+      FLEET_EVENTS_REPLAY_SECONDS: 60,
+      FLEET_WATCH: true,
+      FLEET_WATCH_HOLD_SECONDS: 30,
     });
   });
 
@@ -17,7 +20,7 @@ describe("parseServerEnv", () => {
 
   it("reads numbers from strings", () => {
     const env = parseServerEnv({ FLEET_OFFLINE_AFTER_SECONDS: "90", FLEET_EVENTS_INTERVAL_MS: "250", FLEET_BACKEND_URL: "redis://h:6379/2" });
-    expect(env).toEqual({ FLEET_BACKEND_URL: "redis://h:6379/2", FLEET_OFFLINE_AFTER_SECONDS: 90, FLEET_EVENTS_INTERVAL_MS: 250 });
+    expect(env).toMatchObject({ FLEET_BACKEND_URL: "redis://h:6379/2", FLEET_OFFLINE_AFTER_SECONDS: 90, FLEET_EVENTS_INTERVAL_MS: 250 });
   });
 
   it("names the variable that is wrong", () => {

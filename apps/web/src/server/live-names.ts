@@ -57,29 +57,35 @@ export async function counterFigures(backend: Backend, names: string[]): Promise
   return withAbsent(names, names.length > 0 ? await backend.counterSummaries(names) : []);
 }
 
-async function live<T>(source: NameSource, kind: ListedKind, read: (names: string[]) => Promise<Figures<T>>): Promise<T[]> {
-  const { items, absent } = await read(await source.names(kind));
+async function live<T>(backend: Backend, source: NameSource, kind: ListedKind, read: (names: string[]) => Promise<Figures<T>>): Promise<T[]> {
+  // Every answer comes from a Redis that answered this request: with no name there is no
+  // figure to read, and a discovery that could not walk a down Redis knows no name, so "none"
+  // would be a false 200. One DBSIZE (O(1)) beside the names proves it, and fails fast (503)
+  // while the discovery may still be waiting for a pass.
+  const [names] = await Promise.all([source.names(kind), backend.keyCount()]);
+  if (names.length === 0) return [];
+  const { items, absent } = await read(names);
   for (const name of absent) source.forget(kind, name);
   return items;
 }
 
 /** Every queue that has any key, sorted by name. */
 export function liveQueues(backend: Backend, source: NameSource, now: number): Promise<QueueDepths[]> {
-  return live(source, "queue", (names) => queueFigures(backend, names, now));
+  return live(backend, source, "queue", (names) => queueFigures(backend, names, now));
 }
 
 export function livePools(backend: Backend, source: NameSource): Promise<PoolSummary[]> {
-  return live(source, "pool", (names) => poolFigures(backend, names));
+  return live(backend, source, "pool", (names) => poolFigures(backend, names));
 }
 
 export function liveStreams(backend: Backend, source: NameSource): Promise<StreamSummary[]> {
-  return live(source, "stream", (names) => streamFigures(backend, names));
+  return live(backend, source, "stream", (names) => streamFigures(backend, names));
 }
 
 export function liveLocks(backend: Backend, source: NameSource): Promise<LockSummary[]> {
-  return live(source, "lock", (names) => lockFigures(backend, names));
+  return live(backend, source, "lock", (names) => lockFigures(backend, names));
 }
 
 export function liveCounters(backend: Backend, source: NameSource): Promise<CounterSummary[]> {
-  return live(source, "counter", (names) => counterFigures(backend, names));
+  return live(backend, source, "counter", (names) => counterFigures(backend, names));
 }

@@ -8,14 +8,16 @@
   KEYS[2] fleet:queue:<name>       list (normal)
 
   ARGV[1] the body, exact bytes
+  ARGV[2] what to push instead (the body with its attempts back to 0), or absent: the body
 
   Returns the number of copies moved.
 ]]
 local n = redis.call("LREM", KEYS[1], 0, ARGV[1])
+local pushed = ARGV[2] or ARGV[1]
 local i = 0
 while i < n do
   local batch = {}
-  for j = 1, math.min(1000, n - i) do batch[j] = ARGV[1] end
+  for j = 1, math.min(1000, n - i) do batch[j] = pushed end
   redis.call("RPUSH", KEYS[2], unpack(batch))
   i = i + #batch
 end

@@ -81,6 +81,7 @@ import type {
   RefusalSlot,
   SignInPolicy,
   SignInReservation,
+  RequeueOptions,
 } from "../types";
 import type {
   AlertStateChange,
@@ -94,7 +95,7 @@ import type {
 } from "../watch-types";
 import { workerIndexEntryFromRaw } from "../worker-index";
 import { MemoryStore, type Value } from "./store";
-import { taskIdOfBody } from "../task-body";
+import { taskIdOfBody, withAttemptsReset } from "../task-body";
 
 export { MemoryStore, SortedSet } from "./store";
 export type { RedisType, Value, ZMember } from "./store";
@@ -616,7 +617,7 @@ export class MemoryBackend implements Backend {
     return { found: [...found.values()], missing: [...wanted].filter((r) => !found.has(r)) };
   }
 
-  async dlqTake(name: string, found: DeadLetterMatch[], action: "requeue" | "delete"): Promise<{ count: number; missing: string[] }> {
+  async dlqTake(name: string, found: DeadLetterMatch[], action: "requeue" | "delete", opts: RequeueOptions = {}): Promise<{ count: number; missing: string[] }> {
     const dead = keys.queueDead(name);
     let count = 0;
     const missing: string[] = [];
@@ -630,27 +631,30 @@ export class MemoryBackend implements Backend {
         continue;
       }
       this.raw.lreplace(dead, kept);
-      if (action === "requeue") this.raw.rpush(keys.queue(name), ...Array.from({ length: n }, () => m.body));
+      if (action === "requeue") {
+        const pushed = withAttemptsReset(m.body, opts);
+        this.raw.rpush(keys.queue(name), ...Array.from({ length: n }, () => pushed));
+      }
       count += n;
     }
     return { count, missing };
   }
 
-  private async dlqByRef(name: string, refs: string[], action: "requeue" | "delete"): Promise<{ count: number; missing: string[] }> {
+  private async dlqByRef(name: string, refs: string[], action: "requeue" | "delete", opts: RequeueOptions = {}): Promise<{ count: number; missing: string[] }> {
     const located = await this.dlqLocate(name, refs);
-    const taken = await this.dlqTake(name, located.found, action);
+    const taken = await this.dlqTake(name, located.found, action, opts);
     const gone = new Set([...located.missing, ...taken.missing]);
     return { count: taken.count, missing: [...new Set(refs.map((r) => r.toLowerCase()))].filter((r) => gone.has(r)) };
   }
 
-  async dlqRequeue(name: string, which: DeadLetterSelector): Promise<{ requeued: number; missing: string[] }> {
+  async dlqRequeue(name: string, which: DeadLetterSelector, opts: RequeueOptions = {}): Promise<{ requeued: number; missing: string[] }> {
     if ("all" in which) {
       const taken = this.raw.lrange(keys.queueDead(name));
       this.raw.del(keys.queueDead(name));
-      if (taken.length) this.raw.rpush(keys.queue(name), ...taken);
+      if (taken.length) this.raw.rpush(keys.queue(name), ...taken.map((b) => withAttemptsReset(b, opts)));
       return { requeued: taken.length, missing: [] };
     }
-    const { count, missing } = await this.dlqByRef(name, which.refs, "requeue");
+    const { count, missing } = await this.dlqByRef(name, which.refs, "requeue", opts);
     return { requeued: count, missing };
   }
 

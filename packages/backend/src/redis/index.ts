@@ -42,6 +42,7 @@ import {
   type WorkerField,
 } from "../keys";
 import { pyFloatRepr, pyJsonBytes } from "../pyjson";
+import { withAttemptsReset } from "../task-body";
 import type {
   Backend,
   BusMessage,
@@ -77,6 +78,7 @@ import type {
   RefusalSlot,
   SignInPolicy,
   SignInReservation,
+  RequeueOptions,
 } from "../types";
 import type {
   AlertStateChange,
@@ -117,6 +119,9 @@ const KV_PAGE_SCAN_BUDGET = 200_000;
 export const SWEEP_CHUNK = 1000;
 /** List entries LREM may compare per pipelined group of by-ref removals (~1 ms of C). */
 const DLQ_TAKE_BUDGET = 200_000;
+/** "Requeue all" with attempts back: bodies per chunk, and about this many bytes of arguments. */
+const DLQ_RESET_CHUNK = 500;
+const DLQ_RESET_CHUNK_BYTES = 1 << 20;
 
 /** The string keys workersGet MGETs per worker, and the record fields they fill. */
 const STRING_KEYS = ["hardware", "config", "gen", "stats"] as const;
@@ -860,7 +865,7 @@ export class RedisBackend implements Backend {
     return { found: [...found.values()], missing: [...wanted].filter((x) => !found.has(x)) };
   }
 
-  async dlqTake(name: string, found: DeadLetterMatch[], action: "requeue" | "delete"): Promise<{ count: number; missing: string[] }> {
+  async dlqTake(name: string, found: DeadLetterMatch[], action: "requeue" | "delete", opts: RequeueOptions = {}): Promise<{ count: number; missing: string[] }> {
     const dead = keys.queueDead(name);
     const ordered = [...found].sort((a, b) => a.index - b.index);
     let count = 0;
@@ -876,7 +881,10 @@ export class RedisBackend implements Backend {
         const p = r.pipeline();
         for (const m of group) {
           if (action === "delete") p.lrem(dead, 0, m.body);
-          else void callScript(p, "dlqRequeueBody", [dead, keys.queue(name)], [m.body]);
+          else {
+            const pushed = withAttemptsReset(m.body, opts);
+            void callScript(p, "dlqRequeueBody", [dead, keys.queue(name)], pushed.equals(m.body) ? [m.body] : [m.body, pushed]);
+          }
         }
         const res = await this.conn.execValues(p);
         group.forEach((m, j) => {
@@ -889,17 +897,18 @@ export class RedisBackend implements Backend {
     return { count, missing };
   }
 
-  private async dlqByRef(name: string, refs: string[], action: "requeue" | "delete"): Promise<{ count: number; missing: string[] }> {
+  private async dlqByRef(name: string, refs: string[], action: "requeue" | "delete", opts: RequeueOptions = {}): Promise<{ count: number; missing: string[] }> {
     if (refs.length === 0) return { count: 0, missing: [] };
     const located = await this.dlqLocate(name, refs);
-    const taken = located.found.length > 0 ? await this.dlqTake(name, located.found, action) : { count: 0, missing: [] };
+    const taken = located.found.length > 0 ? await this.dlqTake(name, located.found, action, opts) : { count: 0, missing: [] };
     const gone = new Set([...located.missing, ...taken.missing]);
     return { count: taken.count, missing: [...new Set(refs.map((x) => x.toLowerCase()))].filter((x) => gone.has(x)) };
   }
 
   /** "Requeue all" in atomic chunks of DLQ_CHUNK: what the list held when the call began, never what arrives meanwhile. */
-  private async dlqRequeueAll(name: string): Promise<number> {
+  private async dlqRequeueAll(name: string, opts: RequeueOptions): Promise<number> {
     const dead = keys.queueDead(name);
+    if (!opts.keepAttempts) return this.dlqRequeueAllReset(name);
     return this.run(async (r) => {
       let left = await r.llen(dead);
       let moved = 0;
@@ -914,9 +923,43 @@ export class RedisBackend implements Backend {
     });
   }
 
-  async dlqRequeue(name: string, which: DeadLetterSelector): Promise<{ requeued: number; missing: string[] }> {
-    if ("all" in which) return { requeued: await this.dlqRequeueAll(name), missing: [] };
-    const { count, missing } = await this.dlqByRef(name, which.refs, "requeue");
+  /**
+   * "Requeue all" giving attempts back: read a chunk of the head (at most DLQ_RESET_CHUNK
+   * bodies or about 1 MiB), compute the replacements here, move them while the head is
+   * still what was read (dlq-move-reset-2); what the list held when the call began.
+   */
+  private async dlqRequeueAllReset(name: string): Promise<number> {
+    const dead = keys.queueDead(name);
+    return this.run(async (r) => {
+      let left = await r.llen(dead);
+      let moved = 0;
+      let stalls = 0;
+      while (left > 0) {
+        const head = await r.lrangeBuffer(dead, 0, Math.min(DLQ_RESET_CHUNK, left) - 1);
+        if (head.length === 0) break;
+        const args: Buffer[] = [];
+        let bytes = 0;
+        for (const body of head) {
+          if (args.length > 0 && bytes + body.length > DLQ_RESET_CHUNK_BYTES) break;
+          args.push(body, withAttemptsReset(body));
+          bytes += body.length * 2;
+        }
+        const res = (await callScript(r, "dlqMoveReset", [dead, keys.queue(name)], args)) as unknown[];
+        const n = asNumber(res[0]);
+        moved += n;
+        left -= n;
+        if (asNumber(res[1]) === 0) break;
+        // a head changed meanwhile: read again; twice in a row without progress, give up
+        stalls = n === 0 ? stalls + 1 : 0;
+        if (stalls >= 2) break;
+      }
+      return moved;
+    });
+  }
+
+  async dlqRequeue(name: string, which: DeadLetterSelector, opts: RequeueOptions = {}): Promise<{ requeued: number; missing: string[] }> {
+    if ("all" in which) return { requeued: await this.dlqRequeueAll(name, opts), missing: [] };
+    const { count, missing } = await this.dlqByRef(name, which.refs, "requeue", opts);
     return { requeued: count, missing };
   }
 

@@ -41,6 +41,7 @@ const ROLE: Record<string, Role> = {
   "GET /v1/locks": "viewer",
   "DELETE /v1/locks/[name]": "admin",
   "GET /v1/metrics": "viewer",
+  "GET /v1/openapi.json": "viewer",
   "GET /v1/pools": "viewer",
   "GET /v1/pools/[name]": "viewer",
   "DELETE /v1/pools/[name]": "admin",

@@ -66,10 +66,26 @@ export interface NextRouteContext {
 
 export const API_BASE = "/api/v1";
 
+/** What a handler made by `route()` declared, as the OpenAPI document (./openapi) reads it. */
+export interface DeclaredSpec {
+  path: string;
+  role: Role;
+  params?: z.ZodType;
+  query?: z.ZodType;
+  body?: z.ZodType | "json";
+  response: z.ZodType;
+  status: number;
+}
+
 /** What each handler made by `route()` declared: the test that walks every route.ts reads it. */
-const declared = new WeakMap<object, { path: string; role: Role }>();
+const declared = new WeakMap<object, DeclaredSpec>();
 
 export function declaredRoute(handler: unknown): { path: string; role: Role } | undefined {
+  const d = declaredSpec(handler);
+  return d ? { path: d.path, role: d.role } : undefined;
+}
+
+export function declaredSpec(handler: unknown): DeclaredSpec | undefined {
   return typeof handler === "function" ? declared.get(handler) : undefined;
 }
 
@@ -140,7 +156,15 @@ export function route<S extends string, Q extends z.ZodType | undefined = undefi
       return toErrorResponse(err, `${request.method} ${where}`);
     }
   };
-  declared.set(handler, { path: spec.path, role: spec.role });
+  declared.set(handler, {
+    path: spec.path,
+    role: spec.role,
+    params: spec.params,
+    query: spec.query,
+    body: spec.body,
+    response: spec.response,
+    status: spec.status ?? 200,
+  });
   return handler;
 }
 

@@ -2,6 +2,7 @@
 // (REDIS_TEST_URL, database 15): refusals and failed sign-ins are recorded, budgeted per
 // actor so that no loop pushes older entries out; a change whose entry cannot be written
 // is not made (the entry is written before the change); names are escaped in logs.
+import { startMonitor } from "@/server/test-monitor";
 import { NotFoundError } from "@fleet/backend";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
@@ -143,11 +144,9 @@ describe("no entry, no change", () => {
   });
 
   it("the entry is written before the change and completed in place after it", async () => {
-    const monitorClient = new Redis(redisTestUrl(DB), { lazyConnect: true });
     const seen: string[][] = [];
-    const monitor = await monitorClient.monitor();
-    monitor.on("monitor", (_t: string, args: string[], _s: string, database: string) => {
-      if (database === String(DB)) seen.push(args.map(String));
+    const monitor = await startMonitor(redisTestUrl(DB), (c) => {
+      if (c.db === DB) seen.push(c.args);
     });
     try {
       await waitFor(async () => {
@@ -166,8 +165,7 @@ describe("no entry, no change", () => {
       expect(change).toBeGreaterThan(pendingWrite);
       expect(completion).toBeGreaterThan(change);
     } finally {
-      monitor.disconnect();
-      monitorClient.disconnect();
+      monitor.close();
     }
     const entries = await trail();
     expect(entries).toHaveLength(1);

@@ -2,6 +2,7 @@
 // (REDIS_TEST_URL, database 2): a cookie replayed after sign-out is worth nothing, a
 // removed user's sessions end, the live stream closes when its session ends or expires,
 // a session costs one GET, and Redis unreachable fails closed.
+import { startMonitor } from "@/server/test-monitor";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 
@@ -212,11 +213,9 @@ describe("the live stream", () => {
 describe("the cost of a session", () => {
   it("is one GET of its record per request; tokens and proxy headers cost nothing", async () => {
     const cookie = await signIn("vera");
-    const monitorClient = new Redis(redisTestUrl(DB), { lazyConnect: true });
     const seen: string[][] = [];
-    const monitor = await monitorClient.monitor();
-    monitor.on("monitor", (_time: string, args: string[], _source: string, database: string) => {
-      if (database === String(DB)) seen.push(args);
+    const monitor = await startMonitor(redisTestUrl(DB), (c) => {
+      if (c.db === DB) seen.push(c.args);
     });
     try {
       const sessionLookups = () => seen.filter((a) => a.some((x) => x.startsWith("fleet:console:")));
@@ -237,8 +236,7 @@ describe("the cost of a session", () => {
       expect(lookups[0]![1]).toMatch(/^fleet:console:session:[A-Za-z0-9_-]{43}$/);
       expect(seen.some((a) => a[0]?.toLowerCase() === "scan" && a.some((x) => x.includes("fleet:console")))).toBe(false);
     } finally {
-      monitor.disconnect();
-      monitorClient.disconnect();
+      monitor.close();
     }
   });
 });

@@ -29,6 +29,7 @@ const NOT_503: Record<string, string> = {
   "GET /v1/auth/session": "reads no Fleet data",
   "POST /v1/auth/signin": "reads no Fleet data (users come from the environment)",
   "POST /v1/auth/signout": "reads no Fleet data",
+  "GET /v1/openapi.json": "describes the API, reads no Fleet data (a session cookie still needs Redis: 503, documented)",
 };
 
 /** Failures that do not depend on the data: a Redis that is down or hangs, a bug in a handler. */

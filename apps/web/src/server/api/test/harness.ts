@@ -1,6 +1,7 @@
 // Route-test harness: every suite runs once against the in-memory backend and once
 // against a real redis-server (REDIS_TEST_URL, one database per test file, flushed
 // before each test). Requests go through the exported route handlers, as Next calls them.
+import { startMonitor } from "@/server/test-monitor";
 import { createHash } from "node:crypto";
 
 import type { Backend, BusMessage } from "@fleet/backend";
@@ -229,11 +230,10 @@ class TestHarness implements Harness {
     const marker = `monitor-end-${Math.random()}`;
     let ended: () => void = () => undefined;
     const end = new Promise<void>((resolve) => (ended = resolve));
-    const m = await this.admin!.monitor();
-    m.on("monitor", (_time: string, args: string[], _source: string, database: string) => {
-      if (Number(database) !== this.db) return;
-      if (String(args[0]).toLowerCase() === "echo" && args[1] === marker) ended();
-      else seen.push([String(args[0]).toLowerCase(), ...args.slice(1).map(String)]);
+    const m = await startMonitor(redisTestUrl(this.db), (c) => {
+      if (c.db !== this.db) return;
+      if (c.args[0] === "echo" && c.args[1] === marker) ended();
+      else seen.push(c.args);
     });
     try {
       await fn();
@@ -241,7 +241,7 @@ class TestHarness implements Harness {
       await this.admin!.echo(marker);
       await end;
     } finally {
-      m.disconnect();
+      m.close();
     }
     return seen;
   }

@@ -114,6 +114,26 @@ export function queuesSuite(h: Harness): void {
       expect((await h.plant.lrange("fleet:queue:jobs:dead")).map((b) => b.toString())).toEqual([body("d1"), body("d3")]);
     });
 
+    it("a requeue gives the task its attempts back; keep_attempts keeps them; delete refuses the option", async () => {
+      await seed(h);
+      const tried = '{"id": "r1", "payload": {"big": 12345678901234567890}, "attempts": 3, "last_error": "boom"}';
+      const tried2 = '{"id": "r2", "payload": {}, "attempts": 2, "last_error": "bang"}';
+      await h.backend.queueDead("jobs", tried);
+      await h.backend.queueDead("jobs", tried2);
+      const res = await h.call(dlqRequeue.POST, "POST", "/queues/jobs/dead/requeue", { body: { refs: [sha1(tried)] } });
+      expect(res.json).toEqual({ requeued: 1, missing: [] });
+      const kept = await h.call(dlqRequeue.POST, "POST", "/queues/jobs/dead/requeue", { body: { refs: [sha1(tried2)], keep_attempts: true } });
+      expect(kept.json).toEqual({ requeued: 1, missing: [] });
+      const normal = (await h.plant.lrange("fleet:queue:jobs")).map((b) => b.toString());
+      expect(normal.slice(-2)).toEqual(['{"id": "r1", "payload": {"big": 12345678901234567890}, "attempts": 0, "last_error": "boom"}', tried2]);
+      const before = await h.snapshot();
+      const bad = await h.call(dlqDelete.POST, "POST", "/queues/jobs/dead/delete", { body: { all: true, keep_attempts: true } });
+      expect(bad.status).toBe(422);
+      const badFlag = await h.call(dlqRequeue.POST, "POST", "/queues/jobs/dead/requeue", { body: { all: true, keep_attempts: "yes" } });
+      expect(badFlag.status).toBe(422);
+      expect(await h.snapshot()).toEqual(before);
+    });
+
     it("requeues all and deletes by ref or all", async () => {
       await seed(h);
       const del = await h.call(dlqDelete.POST, "POST", "/queues/jobs/dead/delete", { body: { refs: [sha1(body("d1"))] } });

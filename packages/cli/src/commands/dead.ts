@@ -1,0 +1,189 @@
+// fleet dead search | requeue | delete
+import {
+  DeadLetterDeleteResultSchema,
+  DeadLetterRequeueResultSchema,
+  DeadLettersSchema,
+  MAX_PREVIEW_BYTES,
+  type DeadLetter,
+} from "@fleet/schema";
+
+import { seg } from "../client";
+import { flag, intOpt, stringOpt, type CommandSpec, type Context } from "../command";
+import { EXIT, UsageError } from "../exit-codes";
+import { json, preview, table } from "../format";
+import { REF_PATTERN } from "./shared";
+
+/** The API takes at most this many refs in one request. */
+const REFS_PER_REQUEST = 1000;
+const PAGE = 1000;
+
+function matches(d: DeadLetter, text: string | undefined, taskId: string | undefined): boolean {
+  if (taskId !== undefined && d.task_id !== taskId) return false;
+  if (text === undefined) return true;
+  const needle = text.toLowerCase();
+  const hay = [d.body.text, d.body.json === null || d.body.json === undefined ? null : JSON.stringify(d.body.json)];
+  return hay.some((h) => typeof h === "string" && h.toLowerCase().includes(needle));
+}
+
+export const deadSearch: CommandSpec = {
+  words: ["dead", "search"],
+  summary: "Find dead letters of a queue by text or task id (without a filter: list them)",
+  args: "<queue>",
+  positionals: { min: 1, max: 1 },
+  description:
+    "The console has no search route: this reads the queue's dead letters page by page (GET /queues/{name}/dead) " +
+    "and filters them here. Text matches, case-insensitively, the body's text and its JSON; only the first 4 KiB " +
+    "of each body are read unless --preview-bytes says more. Each match has the ref that requeue and delete take.",
+  options: {
+    text: { type: "string", value: "TEXT", description: "the body contains TEXT (case-insensitive)" },
+    "task-id": { type: "string", value: "ID", description: "the body's task id is ID" },
+    limit: { type: "string", value: "N", description: "stop after N matches (default 100, 0 = no limit)" },
+    scan: { type: "string", value: "N", description: "read at most N dead letters (default 100000)" },
+    "preview-bytes": { type: "string", value: "N", description: "read this many bytes of each body (default 4096)" },
+  },
+  examples: [
+    "fleet dead search scraper --text timeout",
+    "fleet dead search scraper --text 'HTTP 503' --json | jq -r '.matches[].ref' | fleet dead requeue scraper -",
+  ],
+  async run(ctx) {
+    const cmd = "dead search";
+    const [queue] = ctx.args as [string];
+    const text = stringOpt(ctx, "text");
+    const taskId = stringOpt(ctx, "task-id");
+    const limit = intOpt(ctx, cmd, "limit", { min: 0, max: Number.MAX_SAFE_INTEGER, def: 100 })!;
+    const scanMax = intOpt(ctx, cmd, "scan", { min: 1, max: Number.MAX_SAFE_INTEGER, def: 100_000 })!;
+    const previewBytes = intOpt(ctx, cmd, "preview-bytes", { min: 1, max: MAX_PREVIEW_BYTES });
+    const found: DeadLetter[] = [];
+    const foundRaw: unknown[] = [];
+    let total = 0;
+    let scanned = 0;
+    let offset = 0;
+    for (;;) {
+      const want = Math.min(PAGE, scanMax - scanned);
+      if (want <= 0) break;
+      const page = await ctx.client.request("GET", `/queues/${seg(queue)}/dead`, {
+        query: { limit: want, offset, preview_bytes: previewBytes },
+        schema: DeadLettersSchema,
+      });
+      total = page.data.total;
+      const rawItems = (page.raw as { items: unknown[] }).items;
+      page.data.items.forEach((d, i) => {
+        if ((limit === 0 || found.length < limit) && matches(d, text, taskId)) {
+          found.push(d);
+          foundRaw.push(rawItems[i]);
+        }
+      });
+      scanned += page.data.items.length;
+      offset += page.data.items.length;
+      if (page.data.items.length === 0 || offset >= total || (limit !== 0 && found.length >= limit)) break;
+    }
+    if (ctx.json) {
+      ctx.out(json({ queue, total, scanned, matches: foundRaw }));
+      return EXIT.OK;
+    }
+    if (found.length > 0) {
+      ctx.out(
+        table(found, [
+          { header: "REF", value: (d) => d.ref },
+          { header: "INDEX", value: (d) => String(d.index), align: "right" },
+          { header: "TASK ID", value: (d) => d.task_id ?? "-" },
+          { header: "BYTES", value: (d) => String(d.body.bytes), align: "right" },
+          { header: "BODY", value: (d) => preview(d.body), max: 80 },
+        ]),
+      );
+    }
+    const filtered = text !== undefined || taskId !== undefined;
+    ctx.err(`${found.length} ${filtered ? "matching " : ""}dead letter${found.length === 1 ? "" : "s"} shown; ${scanned} of ${total} read`);
+    return EXIT.OK;
+  },
+};
+
+/** The refs of a requeue or delete: arguments, `-` for stdin (whitespace-separated), or --all. */
+async function selection(ctx: Context, cmd: string): Promise<{ all: true } | { refs: string[] }> {
+  const given = ctx.args.slice(1);
+  const all = flag(ctx, "all");
+  if (all && given.length > 0) throw new UsageError("give refs or --all, not both", cmd);
+  if (all) return { all: true };
+  if (given.length === 0) throw new UsageError("give the refs of the dead letters (from `fleet dead search`), `-` to read them from stdin, or --all", cmd);
+  const refs: string[] = [];
+  for (const g of given) {
+    if (g === "-") refs.push(...(await ctx.readStdin()).split(/\s+/).filter(Boolean));
+    else refs.push(g);
+  }
+  const bad = refs.filter((r) => !REF_PATTERN.test(r));
+  if (bad.length > 0) throw new UsageError(`not a dead-letter ref (40 lowercase hex digits): ${bad.slice(0, 3).map((b) => JSON.stringify(b)).join(", ")}`, cmd);
+  if (refs.length === 0) throw new UsageError("stdin held no refs", cmd);
+  return { refs: [...new Set(refs)] };
+}
+
+function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+const SELECT_OPTIONS = {
+  all: { type: "boolean" as const, description: "every dead letter of the queue" },
+};
+
+export const deadRequeue: CommandSpec = {
+  words: ["dead", "requeue"],
+  summary: "Move dead letters back onto the queue's normal pending list (operator)",
+  args: "<queue> <ref>...",
+  positionals: { min: 1, max: Number.POSITIVE_INFINITY },
+  description:
+    "Give refs (from `fleet dead search`), `-` to read them from stdin (whitespace-separated), or --all. Each request is atomic; more than 1000 refs go in requests of 1000. Refs no longer there (requeued or deleted " +
+    "by someone else) are listed on stderr and make the exit code 3; the others are requeued all the same.",
+  options: { ...SELECT_OPTIONS },
+  examples: ["fleet dead requeue scraper 3f2a…(40 hex)", "fleet dead requeue scraper --all"],
+  async run(ctx) {
+    return act(ctx, "requeue");
+  },
+};
+
+export const deadDelete: CommandSpec = {
+  words: ["dead", "delete"],
+  summary: "Delete dead letters for good (operator)",
+  args: "<queue> <ref>... --yes",
+  positionals: { min: 1, max: Number.POSITIVE_INFINITY },
+  description:
+    "Give refs (from `fleet dead search`), `-` to read them from stdin (whitespace-separated), or --all; --yes is required. " +
+    "As with requeue, refs no longer there are listed on stderr and make the exit code 3.",
+  options: {
+    ...SELECT_OPTIONS,
+    yes: { type: "boolean", short: "y", description: "really delete them (required: nothing asks)" },
+  },
+  examples: ["fleet dead delete scraper --all --yes"],
+  async run(ctx) {
+    return act(ctx, "delete");
+  },
+};
+
+async function act(ctx: Context, action: "requeue" | "delete"): Promise<typeof EXIT.OK | typeof EXIT.NOT_FOUND> {
+  const cmd = `dead ${action}`;
+  const [queue] = ctx.args as [string];
+  const which = await selection(ctx, cmd);
+  if (action === "delete" && !flag(ctx, "yes")) throw new UsageError("deleting dead letters cannot be undone; add --yes to do it", cmd);
+  const path = `/queues/${seg(queue)}/dead/${action}`;
+  const bodies = "all" in which ? [which] : chunks(which.refs, REFS_PER_REQUEST).map((refs) => ({ refs }));
+  let done = 0;
+  const missing: string[] = [];
+  for (const body of bodies) {
+    if (action === "requeue") {
+      const { data } = await ctx.client.request("POST", path, { body, schema: DeadLetterRequeueResultSchema });
+      done += data.requeued;
+      missing.push(...data.missing);
+    } else {
+      const { data } = await ctx.client.request("POST", path, { body, schema: DeadLetterDeleteResultSchema });
+      done += data.deleted;
+      missing.push(...data.missing);
+    }
+  }
+  if (ctx.json) ctx.out(json(action === "requeue" ? { requeued: done, missing } : { deleted: done, missing }));
+  else ctx.out(`${action === "requeue" ? "requeued" : "deleted"} ${done} dead letter${done === 1 ? "" : "s"} of queue ${queue}`);
+  if (missing.length > 0) {
+    ctx.err(`${missing.length} ref${missing.length === 1 ? " was" : "s were"} no longer there:\n${missing.map((r) => `  ${r}`).join("\n")}`);
+    return EXIT.NOT_FOUND;
+  }
+  return EXIT.OK;
+}
