@@ -136,9 +136,10 @@ test("an admin edits a worker's config; the audit page shows it with the value b
 
   await page.goto(`${c.baseURL}/audit?target=${enc(`worker:${type}/w1`)}`);
   const entry = page.getByTestId("audit-entry").first();
-  await expect(entry).toContainText("ada");
+  // A sentence first, the raw request one click away (issue 19.5).
+  await expect(entry.getByTestId("audit-sentence")).toHaveText(`ada changed the config of w1 (${type}): Slots 2 → 6`);
+  await entry.getByText(/Raw request/).click();
   await expect(entry).toContainText("worker.config.patch");
-  await entry.getByText(/Details/).click();
   await expect(entry).toContainText("Before");
   await expect(entry).toContainText("After");
   await page.screenshot({ path: screenshotPath("auth-audit-config") });

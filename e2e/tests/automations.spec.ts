@@ -41,9 +41,11 @@ test("a fleet-wide rollout reaches every worker of the type, offline and failing
   const workers = page.getByRole("table", { name: "Workers of this automation" });
   await expect(workers.getByRole("row")).toHaveCount(4);
   const rollout = page.getByRole("region", { name: "Apply to every worker of this automation" });
-  await rollout.getByLabel("Mode", { exact: true }).selectOption("stealth");
+  const mode = rollout.getByRole("group", { name: "Mode" });
+  await mode.getByRole("radio", { name: "Set to" }).check();
+  await mode.getByLabel("Mode: new value").selectOption("stealth");
   await expect(rollout.getByText("3 workers of 3 would change.")).toBeVisible();
-  await rollout.getByRole("button", { name: "Review rollout…" }).click();
+  await rollout.getByRole("button", { name: "Review the change to 3 workers…" }).click();
 
   const review = page.getByRole("dialog", { name: `Apply to 3 workers of ${type}?` });
   await expect(review).toBeVisible();

@@ -62,10 +62,10 @@ test("a worker's page draws its stats history charts from the seeded frames", as
 
   await page.goto(`/workers/${enc(type)}/${enc("w1")}`);
   const section = page.getByRole("region", { name: "Stats history" });
-  await expect(section).toContainText("12 frames from");
+  await expect(section).toContainText("12 reports (stats frames) from");
 
-  const cpu = section.getByRole("img", { name: "cpu_pct over time, 12 points, latest 60" });
-  const pages = section.getByRole("img", { name: "pages_done over time, 12 points, latest 112" });
+  const cpu = section.getByRole("img", { name: "CPU (%) over time, 12 points, latest 60" });
+  const pages = section.getByRole("img", { name: "Pages done over time, 12 points, latest 112" });
   await expect(cpu).toBeVisible();
   await expect(pages).toBeVisible();
   // Only numeric fields get a chart.

@@ -4,5 +4,11 @@ export default defineConfig({
   test: {
     // A focused test (.only) fails the run, locally too: it would silently skip the rest.
     allowOnly: false,
+    // Vitest's 5 s default is no proof of anything and fails on a loaded two-core machine
+    // (the shared-table id tests, the races, the 1,001-worker reads take seconds there); a
+    // test that outlives it also keeps running and spills its commands into the next one.
+    // As in @fleet/web and @fleet/worker: a guard against hanging, not a latency claim.
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
   },
 });

@@ -44,6 +44,8 @@ export interface PoolSummary {
   live: number;
   expired: number;
   claimed: number;
+  /** `["items"]` when the pool's key holds another Redis type (then read as empty); absent otherwise. */
+  corrupt?: string[];
 }
 
 /** A reserved body and its lease (see `Backend.queueReserveLease`). */
@@ -70,6 +72,12 @@ export interface QueueDepths {
   /** Scheduled retries whose ready time has passed. */
   due: number;
   dead: number;
+  /**
+   * The parts whose key holds another Redis type, named by key suffix (`high`, `normal` for
+   * the base list, `low`, `processing`, `scheduled`, `dead`; `processing:body` in a
+   * QueueDetail): each reads as empty. Absent when there are none.
+   */
+  corrupt?: string[];
 }
 
 export interface QueueDetail {
@@ -111,6 +119,8 @@ export interface StreamSummary {
   /** Score of the oldest and newest member (push time), null when empty. */
   oldest: number | null;
   newest: number | null;
+  /** `["entries"]` when the stream's key holds another Redis type (then read as empty); absent otherwise. */
+  corrupt?: string[];
 }
 
 export interface StreamEntry {

@@ -390,9 +390,9 @@ export function describeBackendContract(name: string, factory: () => Promise<Bac
         const start = Date.now();
         expect(await be.lockAcquire("l", 30, 0.3)).toBeNull();
         expect(Date.now() - start).toBeGreaterThanOrEqual(250);
-        const t = await be.lockAcquire("l", 30, 3);
+        // got within its wait (after it, the answer is null): the holder's 1 s TTL ended first
+        const t = await be.lockAcquire("l", 30, 10);
         expect(t).not.toBeNull();
-        expect(Date.now() - start).toBeLessThan(2900);
         expect(await raw.get("fleet:lock:l")).toEqual(b(t!));
       });
 
@@ -549,18 +549,22 @@ export function describeBackendContract(name: string, factory: () => Promise<Bac
       });
 
       it("waits up to the timeout for a body, and wakes for a push", async () => {
+        // timeout 0 does not wait: it answers long before the 10 s this guards against (no latency claim)
         let start = Date.now();
         expect(await be.queueReserve("q", 0, 30)).toBeNull();
-        expect(Date.now() - start).toBeLessThan(200);
+        expect(Date.now() - start).toBeLessThan(10_000);
+        // a timeout is waited out in full: timers never fire early, so this bound holds under any load
         start = Date.now();
         expect(await be.queueReserve("q", 0.4, 30)).toBeNull();
         expect(Date.now() - start).toBeGreaterThanOrEqual(350);
-        start = Date.now();
-        const later = sleep(200).then(() => be.queuePush("q", body("w")));
-        const got = await be.queueReserve("q", 3, 30);
-        await later;
-        expect(got).toEqual(body("w"));
-        expect(Date.now() - start).toBeLessThan(1500);
+        // the push wakes it: the reserve is still waiting when the body is pushed, and answers
+        // the body, which it could not after its 30 s timeout (then it answers null)
+        let settled = false;
+        const reserving = be.queueReserve("q", 30, 30).finally(() => (settled = true));
+        await sleep(200); // shapes the race (the reserver is waiting by now); proves nothing
+        expect(settled).toBe(false);
+        await be.queuePush("q", body("w"));
+        expect(await reserving).toEqual(body("w"));
         expect((await raw.zrange("fleet:queue:q:processing")).map((e) => String(e.member))).toEqual(["w"]);
       });
 
@@ -893,9 +897,19 @@ export function describeBackendContract(name: string, factory: () => Promise<Bac
           { topic: `${topic}.emit`, payload: b("1700000000.25") },
         ]);
         await sub.close();
-        await be.eventPublish(topic, "after close");
-        await sleep(150);
-        expect(got.length).toBe(4);
+        // nothing after close: a subscription still open sees "after close" and then a marker
+        // published after it; the closed one, had it still listened, would have had "after close" by then
+        const later: string[] = [];
+        const witness = await be.subscribeEvents((m) => m.topic === topic && later.push(String(m.payload)));
+        try {
+          await be.eventPublish(topic, "after close");
+          await be.eventPublish(topic, "marker");
+          await waitFor(() => (later.includes("marker") ? true : undefined));
+          expect(later).toEqual(["after close", "marker"]);
+          expect(got.length).toBe(4);
+        } finally {
+          await witness.close();
+        }
       });
 
       it("fans out to every subscription", async () => {

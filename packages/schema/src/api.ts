@@ -180,6 +180,8 @@ export const QueueSchema = z.object({
   scheduled: z.number(),
   due: z.number(),
   dead: z.number(),
+  /** Parts whose Redis key holds another type than Fleet writes there (read as empty); absent when none. */
+  corrupt: z.array(z.string()).optional(),
 });
 export type Queue = z.infer<typeof QueueSchema>;
 
@@ -203,7 +205,12 @@ export const DeadLetterSchema = z.object({
 });
 export type DeadLetter = z.infer<typeof DeadLetterSchema>;
 
-export const DeadLettersSchema = z.object({ total: z.number().int(), items: z.array(DeadLetterSchema) });
+export const DeadLettersSchema = z.object({
+  total: z.number().int(),
+  items: z.array(DeadLetterSchema),
+  /** `["dead"]` when the dead-letter key holds another Redis type (read as empty). */
+  corrupt: z.array(z.string()).optional(),
+});
 
 const Sha1RefSchema = z.string().regex(/^[0-9a-f]{40}$/, "a ref is the 40-hex SHA-1 of a dead letter");
 export const DeadLetterActionBodySchema = z.union([
@@ -250,6 +257,8 @@ export const PoolSummarySchema = z.object({
   live: z.number().int(),
   expired: z.number().int(),
   claimed: z.number().int(),
+  /** `["items"]` when the pool's key holds another Redis type (read as empty). */
+  corrupt: z.array(z.string()).optional(),
 });
 export type PoolSummary = z.infer<typeof PoolSummarySchema>;
 
@@ -271,6 +280,8 @@ export const StreamSummarySchema = z.object({
   length: z.number().int(),
   oldest: z.number().nullable(),
   newest: z.number().nullable(),
+  /** `["entries"]` when the stream's key holds another Redis type (read as empty). */
+  corrupt: z.array(z.string()).optional(),
 });
 export type StreamSummary = z.infer<typeof StreamSummarySchema>;
 
@@ -343,7 +354,7 @@ export const SweepResultSchema = z.object({ requeued: z.number().int(), orphaned
 
 export const PoolListSchema = PageInfoSchema.extend({ pools: z.array(PoolSummarySchema) });
 export type PoolList = z.infer<typeof PoolListSchema>;
-export const PoolDetailSchema = PageInfoSchema.extend({ items: z.array(PoolItemSchema) });
+export const PoolDetailSchema = PageInfoSchema.extend({ items: z.array(PoolItemSchema), corrupt: z.array(z.string()).optional() });
 export type PoolDetail = z.infer<typeof PoolDetailSchema>;
 export const PoolDeletedSchema = z.object({ deleted: z.boolean(), items: z.number().int() });
 export const PoolReleasedSchema = z.object({ released: z.boolean() });
@@ -351,7 +362,7 @@ export const PoolReleasedSchema = z.object({ released: z.boolean() });
 export const StreamListSchema = PageInfoSchema.extend({ streams: z.array(StreamSummarySchema) });
 export type StreamList = z.infer<typeof StreamListSchema>;
 export const StreamEntrySchema = z.object({ score: z.number(), envelope: RawValueSchema });
-export const StreamDetailSchema = z.object({ length: z.number().int(), entries: z.array(StreamEntrySchema) });
+export const StreamDetailSchema = z.object({ length: z.number().int(), entries: z.array(StreamEntrySchema), corrupt: z.array(z.string()).optional() });
 export type StreamDetail = z.infer<typeof StreamDetailSchema>;
 
 export const LockListSchema = PageInfoSchema.extend({ locks: z.array(LockSchema) });

@@ -30,8 +30,8 @@ export const runtimeConfigShape = {
     .max(86_400)
     .default(30)
     .meta({
-      title: "Visibility (s)",
-      description: "How long a reserved task stays invisible; past it the sweep re-queues the task.",
+      title: "Task lease (seconds)",
+      description: "How long a worker may hold a task before it counts as lost; past it the sweep puts the task back on the queue.",
     }),
   retry_base_ms: z
     .number()

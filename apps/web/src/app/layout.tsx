@@ -3,7 +3,7 @@ import { headers } from "next/headers";
 import type { ReactNode } from "react";
 
 import { SessionBar } from "@/app/signin/session-bar";
-import { AppShell } from "@/components/app-shell";
+import { AppShell, SkipLink } from "@/components/app-shell";
 import { Providers } from "@/components/providers";
 import { QueryProvider } from "@/lib/query";
 import { SessionProvider } from "@/lib/session";
@@ -49,6 +49,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
         ) : (
           <Providers>
             <SessionProvider initial={session}>
+              <SkipLink />
               <SessionBar />
               <AppShell>{children}</AppShell>
             </SessionProvider>

@@ -8,6 +8,7 @@ import { useEffect, useId, useRef, useState, useSyncExternalStore, type ReactNod
 import { ApiError, backendAvailability } from "@/lib/api";
 import { queries, queryKeys } from "@/lib/query";
 
+import { LeaveGuard } from "./leave-guard";
 import { LiveIndicator } from "./live-indicator";
 import { ThemeToggle } from "./theme-toggle";
 
@@ -56,13 +57,84 @@ function useBackendHealth() {
   return { health: health.data, down, message };
 }
 
+/**
+ * The first tab stop of every page (the layout renders it before the session bar): jumps past
+ * the bars and the navigation to the page itself.
+ */
+export function SkipLink() {
+  return (
+    <a
+      href="#main"
+      className="sr-only focus:not-sr-only focus:fixed focus:top-2 focus:left-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2 focus:text-slate-900 focus:shadow focus:outline-2 focus:outline-sky-500"
+    >
+      Skip to content
+    </a>
+  );
+}
+
+/**
+ * After an in-app navigation, focus moves to the new page's h1, so a screen reader announces
+ * the page and the next Tab starts at its top rather than in the navigation. Not when focus
+ * is already somewhere in the page (a field the page focused itself), nor on the first load.
+ */
+function useFocusHeadingOnNavigation(pathname: string) {
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    const focusable = () => {
+      const active = document.activeElement;
+      if (!active || active === document.body) return true;
+      // Still on the link that was followed (the header's navigation, a breadcrumb) or the skip link.
+      return !document.getElementById("main")?.contains(active) || active.closest("nav") !== null;
+    };
+    const focusH1 = (): boolean => {
+      const h1 = document.querySelector<HTMLElement>("#main h1");
+      if (!h1) return false;
+      if (!focusable()) return true;
+      if (!h1.hasAttribute("tabindex")) h1.setAttribute("tabindex", "-1");
+      h1.focus({ preventScroll: true });
+      return true;
+    };
+    if (focusH1()) return;
+    // The new page has not drawn its heading yet: wait for it, briefly.
+    const main = document.getElementById("main");
+    if (!main) return;
+    const observer = new MutationObserver(() => {
+      if (focusH1()) observer.disconnect();
+    });
+    observer.observe(main, { childList: true, subtree: true });
+    const stop = window.setTimeout(() => observer.disconnect(), 5_000);
+    return () => {
+      observer.disconnect();
+      window.clearTimeout(stop);
+    };
+  }, [pathname]);
+}
+
 export function AppShell({ children }: { children: ReactNode }) {
   const pathname = usePathname() ?? "/";
   const [menuOpen, setMenuOpen] = useState(false);
   const menuId = useId();
+  const menuButton = useRef<HTMLButtonElement>(null);
   const { health, down, message } = useBackendHealth();
 
   useEffect(() => setMenuOpen(false), [pathname]);
+  useFocusHeadingOnNavigation(pathname);
+
+  // Escape closes the phone menu and puts focus back on its button.
+  useEffect(() => {
+    if (!menuOpen) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== "Escape" || e.defaultPrevented) return;
+      setMenuOpen(false);
+      menuButton.current?.focus();
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, [menuOpen]);
 
   const link = (n: (typeof NAV)[number], mobile: boolean) => {
     const active = isActive(pathname, n.href);
@@ -87,9 +159,6 @@ export function AppShell({ children }: { children: ReactNode }) {
   return (
     <div className="flex min-h-screen flex-col">
       <header className="sticky top-0 z-30 border-b border-slate-200 bg-white/90 backdrop-blur dark:border-slate-800 dark:bg-slate-950/90">
-        <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:top-2 focus:left-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2 focus:shadow">
-        Skip to content
-      </a>
         <div className="mx-auto flex h-14 max-w-7xl items-center gap-3 px-4">
           <Link href="/" className="flex shrink-0 items-center gap-2 font-semibold tracking-tight">
             <span aria-hidden className="grid size-7 place-items-center rounded-md bg-slate-900 text-xs text-white dark:bg-slate-100 dark:text-slate-900">
@@ -109,6 +178,7 @@ export function AppShell({ children }: { children: ReactNode }) {
             <LiveIndicator backendDown={down} />
             <ThemeToggle />
             <button
+              ref={menuButton}
               type="button"
               className="btn-ghost lg:hidden"
               aria-expanded={menuOpen}
@@ -145,9 +215,11 @@ export function AppShell({ children }: { children: ReactNode }) {
         </div>
       )}
 
-      <main id="main" className="mx-auto w-full max-w-7xl flex-1 px-4 py-6">
+      {/* tabIndex: the skip link moves focus here, so the next Tab is the page's first control. */}
+      <main id="main" tabIndex={-1} className="mx-auto w-full max-w-7xl flex-1 px-4 py-6 focus:outline-none">
         {children}
       </main>
+      <LeaveGuard />
     </div>
   );
 }

@@ -2,6 +2,7 @@
 export { ConfirmDialog } from "./confirm-dialog";
 export { CopyButton } from "./copy-button";
 export { CorruptBadge } from "./corrupt-badge";
+export { WrongTypeNote } from "./wrong-type-note";
 export { DataTable, SortHeader, useWindowedRows, type Column } from "./data-table";
 export { JsonView } from "./json-view";
 export { PageHeader, type Crumb } from "./page-header";

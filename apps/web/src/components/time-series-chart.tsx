@@ -35,6 +35,8 @@ export interface ChartSeries {
  */
 export function TimeSeriesChart({
   title,
+  rawKey,
+  hint,
   times,
   values,
   series,
@@ -44,7 +46,12 @@ export function TimeSeriesChart({
   format = formatValue,
   testId = "stats-chart",
 }: {
+  /** A plain name ("Task time, slowest 5% (ms)"): the caption, the legend and the chart's accessible name. */
   title: string;
+  /** The field's own name (`latency_p95_ms`), shown small beside the title. */
+  rawKey?: string;
+  /** One line of explanation under the title. */
+  hint?: string;
   /** Unix seconds, ascending. */
   times: readonly number[];
   values?: readonly (number | null)[];
@@ -144,7 +151,13 @@ export function TimeSeriesChart({
 
   return (
     <figure className="min-w-0">
-      <figcaption className="mb-1 font-mono text-xs font-medium text-slate-700 dark:text-slate-300">{title}</figcaption>
+      <figcaption className="mb-1 text-xs">
+        <span className="flex flex-wrap items-baseline gap-x-2">
+          <span className="font-medium text-slate-800 dark:text-slate-200">{title}</span>
+          {rawKey && rawKey !== title && <code className="font-mono text-[0.6875rem] text-slate-500 dark:text-slate-400">{rawKey}</code>}
+        </span>
+        {hint && <span className="block text-slate-500 dark:text-slate-400">{hint}</span>}
+      </figcaption>
       <div
         ref={wrap}
         role="img"

@@ -103,7 +103,7 @@ export function Section({
   const headingId = `${id}-heading`;
   if (empty !== undefined) {
     return (
-      <section id={id} aria-labelledby={headingId} className="mt-6 scroll-mt-20">
+      <section id={id} aria-labelledby={headingId} className="mt-6">
         <div className="flex flex-wrap items-baseline gap-x-2 gap-y-1">
           <SectionHeading id={id} headingId={headingId} title={title} count={count} />
           <p className="text-sm text-slate-600 dark:text-slate-400">{empty}</p>
@@ -113,7 +113,7 @@ export function Section({
     );
   }
   return (
-    <section id={id} aria-labelledby={headingId} className="mt-8 scroll-mt-20">
+    <section id={id} aria-labelledby={headingId} className="mt-8">
       <div className="mb-3 flex flex-wrap items-end justify-between gap-2">
         <div className="min-w-0">
           <div className="flex flex-wrap items-baseline gap-x-2">
@@ -197,5 +197,30 @@ export function TaskId({ id, leading = "xs" }: { id: string | null | undefined; 
     <code className={`block max-w-[15rem] truncate font-mono text-xs ${leading === "sm" ? "md:relative md:top-px md:leading-5" : ""}`} title={id}>
       {id}
     </code>
+  );
+}
+
+/**
+ * The bottom of a detail page: actions that destroy (remove a worker, a whole pool), set apart
+ * from the everyday ones at the top, each with a line saying what it does.
+ */
+export function DangerZone({ id, children }: { id: string; children: ReactNode }) {
+  return (
+    <section aria-labelledby={`${id}-heading`} className="mt-8 rounded-lg border border-red-300 p-4 dark:border-red-900" data-testid="danger-zone">
+      <h2 id={`${id}-heading`} className="text-base font-semibold text-red-800 dark:text-red-300">
+        Danger zone
+      </h2>
+      <div className="mt-2 flex flex-col gap-3">{children}</div>
+    </section>
+  );
+}
+
+/** One destructive action of a DangerZone: what it does, and its button. */
+export function DangerAction({ text, children }: { text: ReactNode; children: ReactNode }) {
+  return (
+    <div className="flex flex-wrap items-center justify-between gap-3">
+      <p className="max-w-prose text-sm text-slate-600 dark:text-slate-400">{text}</p>
+      {children}
+    </div>
   );
 }

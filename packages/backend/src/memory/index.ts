@@ -281,14 +281,16 @@ export class MemoryBackend implements Backend {
     const names = new Set<string>();
     for (const k of this.raw.keysWithPrefix("fleet:pool:")) {
       const n = poolNameOfKey(k);
-      if (n !== null && this.raw.type(k) === "hash") names.add(n);
+      // any type, as Redis's SCAN finds it: a key of another type is listed, and read as corrupt
+      if (n !== null) names.add(n);
     }
     return [...names].sort(cmp);
   }
 
   async poolSummaries(names: string[]): Promise<PoolSummary[]> {
     return names.map((name) => {
-      const items = this.poolRecords(name);
+      const items = wrongTypeAs(null, () => this.poolRecords(name));
+      if (items === null) return { name, size: 0, live: 0, expired: 0, claimed: 0, corrupt: ["items"] };
       return {
         name,
         size: items.length,
@@ -395,8 +397,9 @@ export class MemoryBackend implements Backend {
     const prefix = keys.counter("");
     return this.raw
       .keysWithPrefix(prefix)
-      .filter((k) => this.raw.type(k) === "string")
       .map((k) => {
+        // a key of another type is listed unreadable (value null, no bytes), as Redis's GET fails on it
+        if (this.raw.type(k) !== "string") return { name: k.slice(prefix.length), value: null, raw: Buffer.alloc(0) };
         const raw = this.raw.get(k)!;
         const text = decodeUtf8(raw);
         return { name: k.slice(prefix.length), value: text === null ? null : parseIntStrict(text), raw };
@@ -681,19 +684,33 @@ export class MemoryBackend implements Backend {
     return [...names].sort(cmp);
   }
 
+  /** As Redis: a key of another type reads as empty and its part is listed in `corrupt`. */
   private depths(name: string, now: number): QueueDepths {
     const [hk, nk, lk] = queuePriorityKeys(name);
-    const high = this.raw.llen(hk);
-    const normal = this.raw.llen(nk);
-    const low = this.raw.llen(lk);
+    const corrupt: string[] = [];
+    const part = (what: string, read: () => number): number => {
+      const n = wrongTypeAs(null, read);
+      if (n !== null) return n;
+      if (!corrupt.includes(what)) corrupt.push(what);
+      return 0;
+    };
+    const high = part("high", () => this.raw.llen(hk));
+    const normal = part("normal", () => this.raw.llen(nk));
+    const low = part("low", () => this.raw.llen(lk));
+    const processing = part("processing", () => this.raw.zcard(keys.queueProcessing(name)));
+    const overdue = part("processing", () => this.raw.zrangeByScore(keys.queueProcessing(name), -Infinity, now).length);
+    const scheduled = part("scheduled", () => this.raw.zcard(keys.queueScheduled(name)));
+    const due = part("scheduled", () => this.raw.zrangeByScore(keys.queueScheduled(name), -Infinity, now).length);
+    const dead = part("dead", () => this.raw.llen(keys.queueDead(name)));
     return {
       name,
       pending: { high, normal, low, total: high + normal + low },
-      processing: this.raw.zcard(keys.queueProcessing(name)),
-      overdue: this.raw.zrangeByScore(keys.queueProcessing(name), -Infinity, now).length,
-      scheduled: this.raw.zcard(keys.queueScheduled(name)),
-      due: this.raw.zrangeByScore(keys.queueScheduled(name), -Infinity, now).length,
-      dead: this.raw.llen(keys.queueDead(name)),
+      processing,
+      overdue,
+      scheduled,
+      due,
+      dead,
+      ...(corrupt.length > 0 ? { corrupt } : {}),
     };
   }
 
@@ -709,21 +726,25 @@ export class MemoryBackend implements Backend {
     for (const priority of priorities) {
       const left = limit - pending.length;
       if (left <= 0) break;
-      for (const body of this.raw.lrange(queueKeyForPriority(name, priority), 0, left - 1)) pending.push({ priority, body });
+      // a list of another type is empty here; depths() lists it as corrupt
+      for (const body of wrongTypeAs([], () => this.raw.lrange(queueKeyForPriority(name, priority), 0, left - 1))) pending.push({ priority, body });
     }
     const n = Math.max(0, limit);
-    const processing = this.raw
-      .zrange(keys.queueProcessing(name))
+    const depths = this.depths(name, t);
+    let bodiesWrongType = false;
+    const processing = wrongTypeAs([], () => this.raw.zrange(keys.queueProcessing(name)))
       .slice(0, n)
       .map(({ member, score }) => {
         const id = member.toString("utf8");
-        return { id, deadline: score, body: this.raw.hget(keys.queueProcessingBody(name), id) };
+        const body = wrongTypeAs(undefined, () => this.raw.hget(keys.queueProcessingBody(name), id));
+        if (body === undefined) bodiesWrongType = true;
+        return { id, deadline: score, body: body ?? null };
       });
-    const scheduled = this.raw
-      .zrange(keys.queueScheduled(name))
+    if (bodiesWrongType) depths.corrupt = [...(depths.corrupt ?? []), "processing:body"];
+    const scheduled = wrongTypeAs([], () => this.raw.zrange(keys.queueScheduled(name)))
       .slice(0, n)
       .map(({ member, score }) => ({ readyAt: score, body: member }));
-    return { depths: this.depths(name, t), pending, processing, scheduled };
+    return { depths, pending, processing, scheduled };
   }
 
   // ---- streams
@@ -765,7 +786,8 @@ export class MemoryBackend implements Backend {
 
   async streamSummaries(names: string[]): Promise<StreamSummary[]> {
     return names.map((name) => {
-      const all = this.raw.zrange(keys.stream(name));
+      const all = wrongTypeAs(null, () => this.raw.zrange(keys.stream(name)));
+      if (all === null) return { name, length: 0, oldest: null, newest: null, corrupt: ["entries"] };
       return { name, length: all.length, oldest: all[0]?.score ?? null, newest: all[all.length - 1]?.score ?? null };
     });
   }
@@ -1240,6 +1262,16 @@ export class MemoryBackend implements Backend {
 
 export function createMemoryBackend(url = "memory://"): MemoryBackend {
   return new MemoryBackend(url);
+}
+
+/** `read()`, or `fallback` when it meets a key of another type (MemoryStore's WRONGTYPE). */
+function wrongTypeAs<T, F>(fallback: F, read: () => T): T | F {
+  try {
+    return read();
+  } catch (err) {
+    if (err instanceof CorruptDataError && err.message.startsWith("WRONGTYPE")) return fallback;
+    throw err;
+  }
 }
 
 /** Bytes that are never UTF-8, so they never parse: what a key of the wrong type reads as. */

@@ -150,11 +150,38 @@ export function isReplyError(err: unknown): err is Error {
   return err instanceof ReplyError || (err instanceof Error && err.name === "ReplyError");
 }
 
+/** A reply saying a key holds another Redis type than the command works on. */
+export function isWrongTypeError(err: unknown): boolean {
+  return isReplyError(err) && err.message.startsWith("WRONGTYPE");
+}
+
+/**
+ * The keys a failed command named, for messages: a plain command's first argument (LLEN,
+ * HGETALL, ZRANGE...), a script's KEYS; never a value.
+ */
+function keysOfFailedCommand(err: Error): string[] {
+  const command = (err as Error & { command?: { name?: string; args?: unknown[] } }).command;
+  const name = command?.name?.toLowerCase();
+  const args = command?.args ?? [];
+  const text = (v: unknown) => (typeof v === "string" ? v : Buffer.isBuffer(v) ? v.toString("utf8") : null);
+  if (!name || /^(multi|exec|fcall)/.test(name)) return [];
+  const named = name === "eval" || name === "evalsha" ? args.slice(2, 2 + Math.min(6, Number(args[1]) || 0)) : args.slice(0, 1);
+  return named.map(text).filter((k): k is string => k !== null);
+}
+
 /** Turns what ioredis throws into the contract's errors. */
 export function mapRedisError(url: string, err: unknown): Error {
   if (err instanceof FleetBackendError) return err;
   if (isReplyError(err)) {
-    if (err.message.includes("WRONGTYPE")) return new CorruptDataError(`a key has the wrong type: ${err.message}`);
+    // a MULTI whose commands were refused as they were queued (MASTERDOWN, LOADING, READONLY
+    // on a replica...) fails as a whole with EXECABORT: the reason is the first refusal
+    const previous = (err as Error & { previousErrors?: unknown[] }).previousErrors?.[0];
+    if (err.message.startsWith("EXECABORT") && previous !== undefined) return mapRedisError(url, previous);
+    if (err.message.includes("WRONGTYPE")) {
+      const named = keysOfFailedCommand(err);
+      const which = named.length === 0 ? "a key" : named.length === 1 ? `the key ${named[0]}` : `one of the keys ${named.join(", ")}`;
+      return new CorruptDataError(`${which} holds another Redis type than Fleet writes there (${err.message.split("\n")[0]})`);
+    }
     // READONLY: a primary demoted to replica by a failover still answering this connection
     if (/^(LOADING|MASTERDOWN|NOAUTH|WRONGPASS|READONLY)/.test(err.message)) return new BackendUnavailableError(url, err.message);
     return err;
@@ -274,6 +301,7 @@ export class RedisConnection {
     for (const [err] of res) {
       if (err && !isReplyError(err)) throw mapRedisError(this.rawUrl, err);
     }
+    nameFailedCommands(p, res);
     return res;
   }
 
@@ -297,6 +325,22 @@ export class RedisConnection {
       this.client.disconnect();
     }
   }
+}
+
+/**
+ * Errors inside a MULTI come back without the command they answer (a pipeline's carry it):
+ * give them theirs, from the queue of commands sent, so that messages can name the key.
+ * Only for messages; when ioredis keeps its queue elsewhere, nothing happens.
+ */
+function nameFailedCommands(p: ChainableCommander, res: PipelineResults): void {
+  if (!res.some(([err]) => err && !("command" in err))) return;
+  const queue = (p as unknown as { _queue?: Array<{ name: string; args: unknown[] }> })._queue;
+  if (!Array.isArray(queue)) return;
+  const sent = queue.filter((c) => c.name !== "multi" && c.name !== "exec");
+  if (sent.length !== res.length) return;
+  res.forEach(([err], i) => {
+    if (err && !("command" in err)) Object.assign(err, { command: { name: sent[i]!.name, args: sent[i]!.args } });
+  });
 }
 
 type ScriptTarget = Redis | ChainableCommander;

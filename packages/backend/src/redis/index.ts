@@ -91,7 +91,7 @@ import type {
   QueueWatchRequest,
 } from "../watch-types";
 import { workerIndexEntryFromRaw } from "../worker-index";
-import { callScript, mapRedisError, RedisConnection, type RedisConnectionOptions } from "./connection";
+import { callScript, isWrongTypeError, mapRedisError, RedisConnection, type PipelineResults, type RedisConnectionOptions } from "./connection";
 import { EncodedCommand, keyAround, RespArgs, type KeyAround } from "./encoded-command";
 import { unpack, type Packed } from "./msgpack";
 import { QueueWaker } from "./queue-waker";
@@ -126,6 +126,8 @@ const DLQ_RESET_CHUNK_BYTES = 1 << 20;
 /** The string keys workersGet MGETs per worker, and the record fields they fill. */
 const STRING_KEYS = ["hardware", "config", "gen", "stats"] as const;
 const STRING_FIELDS = ["hardware", "config", "config_gen", "stats"] as const;
+/** The part of a queue each reply of queueDepthCommands reads, as QueueDepths.corrupt names it. */
+const DEPTH_PARTS = ["high", "normal", "low", "processing", "processing", "scheduled", "scheduled", "dead"] as const;
 /** workers-read-n.lua's wrong-type bit for the state hash (a wrong-typed history only reads as empty). */
 const WRONG_STATE = 1;
 const EMPTY = Buffer.alloc(0);
@@ -459,7 +461,8 @@ export class RedisBackend implements Backend {
     return this.run(async (r) => {
       const p = r.pipeline();
       for (const n of names) p.hgetallBuffer(keys.pool(n));
-      const hashes = (await this.conn.exec(p)).map(([err, v]) => (err ? {} : hashRecord(v)));
+      const read = await this.conn.exec(p);
+      const hashes = read.map(([err, v]) => (err ? {} : hashRecord(v)));
       const claimP = r.pipeline();
       let claimCount = 0;
       names.forEach((n, i) => {
@@ -482,7 +485,9 @@ export class RedisBackend implements Backend {
           const [err, exists] = claims[c++]!;
           if (!err && asNumber(exists) > 0) claimed++;
         }
-        return { name, size: Object.keys(h).length, live, expired, claimed };
+        const err = read[i]![0];
+        if (err && !isWrongTypeError(err)) throw mapRedisError(this.rawUrl, err);
+        return { name, size: Object.keys(h).length, live, expired, claimed, ...(err ? { corrupt: ["items"] } : {}) };
       });
     });
   }
@@ -1003,8 +1008,18 @@ export class RedisBackend implements Backend {
       .llen(keys.queueDead(name));
   }
 
-  private static depthsFrom(name: string, v: unknown[]): QueueDepths {
-    const [high, normal, low, processing, overdue, scheduled, due, dead] = v.map((x) => asNumber(x)) as number[];
+  /**
+   * The eight replies of queueDepthCommands as depths. A key of another Redis type reads as
+   * empty and its part is listed in `corrupt` (one bad key must not fail a whole page of queues).
+   */
+  private depthsFrom(name: string, res: PipelineResults): QueueDepths {
+    const corrupt: string[] = [];
+    const [high, normal, low, processing, overdue, scheduled, due, dead] = res.map(([err, x], i) => {
+      if (!err) return asNumber(x);
+      if (!isWrongTypeError(err)) throw mapRedisError(this.rawUrl, err);
+      if (!corrupt.includes(DEPTH_PARTS[i]!)) corrupt.push(DEPTH_PARTS[i]!);
+      return 0;
+    }) as number[];
     return {
       name,
       pending: { high: high!, normal: normal!, low: low!, total: high! + normal! + low! },
@@ -1013,6 +1028,7 @@ export class RedisBackend implements Backend {
       scheduled: scheduled!,
       due: due!,
       dead: dead!,
+      ...(corrupt.length > 0 ? { corrupt } : {}),
     };
   }
 
@@ -1022,8 +1038,8 @@ export class RedisBackend implements Backend {
     return this.run(async (r) => {
       const p = r.pipeline();
       for (const n of names) this.queueDepthCommands(p, n, t);
-      const v = await this.conn.execValues(p);
-      return names.map((n, i) => RedisBackend.depthsFrom(n, v.slice(i * 8, i * 8 + 8)));
+      const res = await this.conn.exec(p);
+      return names.map((n, i) => this.depthsFrom(n, res.slice(i * 8, i * 8 + 8)));
     });
   }
 
@@ -1040,15 +1056,25 @@ export class RedisBackend implements Backend {
           .zrangeBuffer(keys.queueProcessing(name), 0, String(n - 1), "WITHSCORES")
           .zrangeBuffer(keys.queueScheduled(name), 0, String(n - 1), "WITHSCORES");
       }
-      const v = await this.conn.execValues(p);
-      const depths = RedisBackend.depthsFrom(name, v.slice(0, 8));
+      const res = await this.conn.exec(p);
+      const depths = this.depthsFrom(name, res.slice(0, 8));
       if (n === 0) return { depths, pending: [], processing: [], scheduled: [] };
+      // an item read fails only on a key of another type, which the depths already list
+      const v = res.map(([err, x]) => (err ? [] : x));
       const pending: QueueDetail["pending"] = [];
       (["high", "normal", "low"] as const).forEach((priority, i) => {
         for (const body of asBufferArray(v[8 + i])) pending.push({ priority, body });
       });
       const proc = scoredPairs(v[11]);
-      const bodies = proc.length > 0 ? await r.hmgetBuffer(keys.queueProcessingBody(name), ...proc.map(([id]) => id)) : [];
+      let bodies: Array<Buffer | null> = [];
+      if (proc.length > 0) {
+        try {
+          bodies = await r.hmgetBuffer(keys.queueProcessingBody(name), ...proc.map(([id]) => id));
+        } catch (err) {
+          if (!isWrongTypeError(err)) throw err;
+          depths.corrupt = [...(depths.corrupt ?? []), "processing:body"];
+        }
+      }
       return {
         depths,
         pending: pending.slice(0, n),
@@ -1107,8 +1133,15 @@ export class RedisBackend implements Backend {
     return this.run(async (r) => {
       const p = r.pipeline();
       for (const n of names) p.zcard(keys.stream(n)).zrange(keys.stream(n), 0, "0", "WITHSCORES").zrange(keys.stream(n), -1, "-1", "WITHSCORES");
-      const v = await this.conn.execValues(p);
+      const res = await this.conn.exec(p);
+      const v = res.map(([, x]) => x);
       return names.map((name, i) => {
+        const err = res[3 * i]![0];
+        if (err) {
+          // a key of another type reads as an empty stream, marked, rather than failing the page
+          if (!isWrongTypeError(err)) throw mapRedisError(this.rawUrl, err);
+          return { name, length: 0, oldest: null, newest: null, corrupt: ["entries"] };
+        }
         const oldest = scoredPairs(v[3 * i + 1])[0];
         const newest = scoredPairs(v[3 * i + 2])[0];
         return { name, length: asNumber(v[3 * i]), oldest: oldest ? oldest[1] : null, newest: newest ? newest[1] : null };
@@ -1690,15 +1723,18 @@ export class RedisBackend implements Backend {
           callScript(p as unknown as Redis, "queueProbe", [queueKeyForPriority(q.name, priority)], [String(opts.maxTailBytes), String(opts.maxScan), ...marks], { buffer: true });
         }
       }
-      const v = await this.conn.execValues(p);
+      const res = await this.conn.exec(p);
       const per = 8 + WATCH_PRIORITIES.length;
       return queues.map((q, i) => {
-        const row = v.slice(i * per, i * per + per);
+        const row = res.slice(i * per, i * per + per);
         const lists = {} as Record<Priority, PendingListWatch>;
         WATCH_PRIORITIES.forEach((priority, j) => {
-          lists[priority] = pendingListWatch(row[8 + j]);
+          const [err, value] = row[8 + j]!;
+          // a pending list of another type (flagged corrupt by the depths) probes as empty
+          if (err && !isWrongTypeError(err)) throw mapRedisError(this.rawUrl, err);
+          lists[priority] = pendingListWatch(err ? null : value);
         });
-        return { depths: RedisBackend.depthsFrom(q.name, row.slice(0, 8)), lists };
+        return { depths: this.depthsFrom(q.name, row.slice(0, 8)), lists };
       });
     });
   }

@@ -6,6 +6,7 @@ import { useEffect, useState, type FormEvent } from "react";
 
 import { CorruptBadge, EmptyState, ErrorState, JsonView, LoadingState, PageHeader, RelativeTime } from "@/components";
 import { apiGet, qs } from "@/lib/api";
+import { auditSentence, viaText } from "@/lib/audit-sentence";
 import { formatNumber } from "@/lib/format";
 import { useSession } from "@/lib/session";
 
@@ -64,16 +65,18 @@ const OUTCOME_LABEL: Record<string, { text: string; title: string; className: st
 
 function Entry({ item }: { item: AuditItem }) {
   const outcome = typeof item.outcome === "string" ? OUTCOME_LABEL[item.outcome] : undefined;
-  const hasMore = item.details !== undefined || item.before !== undefined || item.after !== undefined || item.changes !== undefined || item.raw !== undefined;
+  const via = viaText(item.via);
+  // Corrupt entries (not a JSON object) have no action to put in words: their raw text is the entry.
+  const sentence = item.raw === undefined ? auditSentence(item) : null;
   return (
     <li className="px-3 py-2.5" data-testid="audit-entry">
       <div className="flex flex-wrap items-baseline gap-x-3 gap-y-1 text-sm">
         <span className="w-28 shrink-0 text-slate-500 dark:text-slate-400">{item.ts !== null ? <RelativeTime at={item.ts} /> : "time unknown"}</span>
-        <span className="font-medium">{item.actor ?? "unknown"}</span>
+        <p className="min-w-0 flex-1 basis-64 break-words" data-testid="audit-sentence">
+          <span className="font-semibold">{item.actor ?? "unknown"}</span> {sentence ?? "wrote an entry that is not readable"}
+          {via && <span className="text-slate-500 dark:text-slate-400"> ({via})</span>}
+        </p>
         {item.role && item.role !== "none" && <span className="rounded bg-slate-200 px-1.5 py-0.5 text-xs dark:bg-slate-800">{item.role}</span>}
-        <code className="rounded bg-sky-50 px-1.5 py-0.5 text-xs text-sky-900 dark:bg-sky-950 dark:text-sky-100">{item.action ?? "?"}</code>
-        <span className="min-w-0 break-all font-mono text-xs">{item.target ?? ""}</span>
-        {item.via && item.via !== "session" && <span className="text-xs text-slate-500 dark:text-slate-400">via {item.via}</span>}
         {outcome && (
           <span className={`rounded px-1.5 py-0.5 text-xs font-medium ${outcome.className}`} title={outcome.title} data-testid="audit-outcome">
             {outcome.text}
@@ -81,43 +84,46 @@ function Entry({ item }: { item: AuditItem }) {
         )}
         {item.corrupt && <CorruptBadge fields={item.corrupt} />}
       </div>
-      {hasMore && (
-        <details className="mt-2 text-sm">
-          <summary className="cursor-pointer text-slate-600 dark:text-slate-400">
-            Details{item.before !== undefined || item.changes !== undefined ? " and config before / after" : ""}
-          </summary>
-          <div className="mt-2 grid gap-3">
-            {item.path && (
-              <p className="font-mono text-xs break-all">
-                {item.method} {item.path} → {item.status}
-              </p>
-            )}
-            {item.raw !== undefined && <pre className="whitespace-pre-wrap break-all font-mono text-xs">{item.raw}</pre>}
-            {item.details !== undefined && <JsonView value={item.details} />}
-            {(item.before !== undefined || item.after !== undefined) && (
-              <div className="grid gap-3 md:grid-cols-2">
-                <div>
-                  <h3 className="mb-1 text-xs font-semibold uppercase text-slate-500 dark:text-slate-400">Before</h3>
-                  <JsonView value={item.before ?? null} />
-                </div>
-                <div>
-                  <h3 className="mb-1 text-xs font-semibold uppercase text-slate-500 dark:text-slate-400">After</h3>
-                  <JsonView value={item.after ?? null} />
-                </div>
-              </div>
-            )}
-            {item.changes !== undefined && (
+      <details className="mt-1.5 text-sm sm:ml-31">
+        <summary className="cursor-pointer text-xs text-slate-600 dark:text-slate-400">
+          Raw request{item.before !== undefined || item.changes !== undefined ? ", config before / after" : ""}
+        </summary>
+        <div className="mt-2 grid gap-3">
+          <p className="flex flex-wrap items-baseline gap-x-2 gap-y-1 text-xs">
+            <code className="rounded bg-sky-50 px-1.5 py-0.5 text-sky-900 dark:bg-sky-950 dark:text-sky-100">{item.action ?? "?"}</code>
+            <span className="min-w-0 break-all font-mono">{item.target ?? ""}</span>
+            {item.via && <span className="text-slate-500 dark:text-slate-400">via {item.via}</span>}
+          </p>
+          {item.path && (
+            <p className="font-mono text-xs break-all">
+              {item.method} {item.path} → {item.status}
+            </p>
+          )}
+          {item.raw !== undefined && <pre className="whitespace-pre-wrap break-all font-mono text-xs">{item.raw}</pre>}
+          {item.details !== undefined && <JsonView value={item.details} />}
+          {(item.before !== undefined || item.after !== undefined) && (
+            <div className="grid gap-3 md:grid-cols-2">
               <div>
-                <h3 className="mb-1 text-xs font-semibold uppercase text-slate-500 dark:text-slate-400">
-                  Config changes ({formatNumber(item.changes_total ?? item.changes.length)} worker{(item.changes_total ?? item.changes.length) === 1 ? "" : "s"}
-                  {item.changes_total !== undefined && item.changes_total > item.changes.length ? `, first ${item.changes.length} kept` : ""})
-                </h3>
-                <JsonView value={item.changes} expandDepth={1} />
+                <h3 className="mb-1 text-xs font-semibold uppercase text-slate-500 dark:text-slate-400">Before</h3>
+                <JsonView value={item.before ?? null} />
               </div>
-            )}
-          </div>
-        </details>
-      )}
+              <div>
+                <h3 className="mb-1 text-xs font-semibold uppercase text-slate-500 dark:text-slate-400">After</h3>
+                <JsonView value={item.after ?? null} />
+              </div>
+            </div>
+          )}
+          {item.changes !== undefined && (
+            <div>
+              <h3 className="mb-1 text-xs font-semibold uppercase text-slate-500 dark:text-slate-400">
+                Config changes ({formatNumber(item.changes_total ?? item.changes.length)} worker{(item.changes_total ?? item.changes.length) === 1 ? "" : "s"}
+                {item.changes_total !== undefined && item.changes_total > item.changes.length ? `, first ${item.changes.length} kept` : ""})
+              </h3>
+              <JsonView value={item.changes} expandDepth={1} />
+            </div>
+          )}
+        </div>
+      </details>
     </li>
   );
 }

@@ -9,6 +9,7 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import type { Automation, ConfigResult, ErrorDetail, WorkerDetail } from "@fleet/schema";
 
 import { ApiError, apiFetchWithHeaders, errorMessage, seg } from "@/lib/api";
+import { useLeaveGuard } from "@/lib/leave-guard";
 import { queries } from "@/lib/query";
 import { useSession } from "@/lib/session";
 import { ErrorState, JsonView, LoadingState } from "@/components";
@@ -21,6 +22,7 @@ import { parseJsonObject, RawJsonEditor } from "./raw-json-editor";
 import { SchemaForm } from "./schema-form";
 import { titleAt } from "./schema-info";
 import { configIssues, pretty, useEditorSchema, withDefaults, type EditorSchema } from "./shared";
+import { AppliedStatus, OfflineWarning } from "./worker-notes";
 
 export interface ConfigEditorProps {
   automationType: string;
@@ -46,7 +48,9 @@ export function ConfigEditor({ automationType, workerId }: ConfigEditorProps) {
   const workerQ = useQuery(queries.worker(automationType, workerId));
   const autoQ = useQuery(queries.automation(automationType));
   return (
-    <section aria-labelledby="config-editor-heading" className="card sm:p-5">
+    // id="config": the worker page's "Edit config" jumps here (the root's scroll-padding keeps the
+    // heading clear of the sticky header).
+    <section id="config" aria-labelledby="config-editor-heading" className="card sm:p-5">
       {workerQ.isPending || autoQ.isPending ? (
         <>
           <h2 id="config-editor-heading" className="text-lg font-semibold">
@@ -116,6 +120,7 @@ function LoadedEditor({
   // A stored config that is not an object cannot be patched: it is replaced whole.
   const usePut = configCorrupt || !mergePatchExpresses(baseForm, draft);
   const canReview = dirty && parseError === null && issues.length === 0 && !genCorrupt && phase === "edit";
+  useLeaveGuard(dirty && canEdit, `the config of ${workerId}`);
 
   const loadVersion = useCallback(
     (v: Version) => {
@@ -346,8 +351,11 @@ function LoadedEditor({
           </button>
           <span className="text-sm text-slate-600 dark:text-slate-400" aria-live="polite">
             {saved && !dirty ? (
-              <span role="status" className="font-medium text-emerald-700 dark:text-emerald-400">
-                Saved: generation {saved.from} → {saved.to}.
+              <span role="status" className="inline-flex flex-wrap items-center gap-x-2 gap-y-1">
+                <span className="font-medium text-emerald-700 dark:text-emerald-400">
+                  Saved: generation {saved.from} → {saved.to}.
+                </span>
+                <AppliedStatus worker={worker} gen={saved.to} />
               </span>
             ) : parseError !== null ? (
               "Fix the JSON to continue."
@@ -370,6 +378,7 @@ function LoadedEditor({
         stored={base.config}
         gen={base.gen}
         usePut={usePut}
+        worker={worker}
         error={saveError}
         onConfirm={() => void save()}
         onCancel={() => {
@@ -401,12 +410,15 @@ export function ModeSwitch({
   formAvailable,
   formBlocked,
   rawBlocked,
+  formBlockedReason = "Fix the JSON first",
 }: {
   mode: "form" | "raw";
   onChange: (m: "form" | "raw") => void;
   formAvailable: boolean;
   formBlocked: boolean;
   rawBlocked: boolean;
+  /** Why the form cannot show the JSON (its button's title). */
+  formBlockedReason?: string;
 }) {
   if (!formAvailable) return null;
   const item = (m: "form" | "raw", label: string, disabled: boolean, title?: string) => (
@@ -425,7 +437,7 @@ export function ModeSwitch({
   );
   return (
     <div role="group" aria-label="Edit as" className="inline-flex rounded-lg bg-slate-100 p-0.5 dark:bg-slate-800">
-      {item("form", "Form", formBlocked && mode !== "form", formBlocked ? "Fix the JSON first" : undefined)}
+      {item("form", "Form", formBlocked && mode !== "form", formBlocked ? formBlockedReason : undefined)}
       {item("raw", "JSON", rawBlocked)}
     </div>
   );
@@ -439,6 +451,7 @@ function ReviewDialog({
   stored,
   gen,
   usePut,
+  worker,
   error,
   onConfirm,
   onCancel,
@@ -450,6 +463,7 @@ function ReviewDialog({
   stored: JsonObject;
   gen: number;
   usePut: boolean;
+  worker: WorkerDetail;
   error: unknown;
   onConfirm: () => void;
   onCancel: () => void;
@@ -472,6 +486,7 @@ function ReviewDialog({
         </>
       }
     >
+      <OfflineWarning workers={[worker]} />
       <p className="mb-3 text-slate-600 dark:text-slate-300">
         These settings change from generation {gen}. The worker picks the new config up on its next check.
         {usePut ? " The whole config is sent (it sets a value to null, or replaces an unreadable config)." : ""}

@@ -71,8 +71,11 @@ export function boundsText(schema: Record<string, unknown>): string | null {
 }
 
 function FieldTemplate(props: FieldTemplateProps) {
-  const { id, label, children, errors, help, rawDescription, hidden, required, displayLabel, schema, rawErrors, fieldPathId } = props;
+  const { id, label, children, errors, help, hidden, required, displayLabel, schema, rawErrors, fieldPathId, registry } = props;
   if (hidden) return <div className="hidden">{children}</div>;
+  const compact = (registry.formContext as { compact?: boolean } | undefined)?.compact === true;
+  // Compact (a card names and explains the field already): the label only for screen readers.
+  const rawDescription = compact ? undefined : props.rawDescription;
   const isBoolean = schema.type === "boolean";
   const isObjectOrArray = schema.type === "object" || schema.type === "array";
   const bounds = boundsText(schema as Record<string, unknown>);
@@ -97,7 +100,7 @@ function FieldTemplate(props: FieldTemplateProps) {
       {showLabel && (
         // The asterisk sits outside the label so the field's name stays the title alone;
         // `required` on the input tells assistive technology.
-        <div className="text-sm font-medium text-slate-800 dark:text-slate-200">
+        <div className={compact ? "sr-only" : "text-sm font-medium text-slate-800 dark:text-slate-200"}>
           <label htmlFor={id}>{label}</label>
           {required && (
             <span className="ml-0.5 text-red-600" aria-hidden="true" title="required">
@@ -189,7 +192,8 @@ function ObjectFieldTemplate(props: ObjectFieldTemplateProps) {
   const isRoot = fieldPathId.path.length === 0;
   const { AddButton } = registry.templates.ButtonTemplates;
   const expandable = !!schema.additionalProperties && !isRoot;
-  const grid = <div className="grid grid-cols-1 gap-x-6 gap-y-4 sm:grid-cols-2">{properties.filter((p) => !p.hidden).map((p) => p.content)}</div>;
+  const compact = (registry.formContext as { compact?: boolean } | undefined)?.compact === true;
+  const grid = <div className={`grid grid-cols-1 gap-x-6 gap-y-4 ${compact ? "" : "sm:grid-cols-2"}`}>{properties.filter((p) => !p.hidden).map((p) => p.content)}</div>;
   if (isRoot) {
     return (
       <div id={fieldPathId.$id} className="flex flex-col gap-4">

@@ -8,3 +8,6 @@ export { schemaFields, schemaAt, titleAt, type SchemaField } from "./schema-info
 export { useEditorSchema, withDefaults, configIssues, pretty } from "./shared";
 export { detailsToErrorSchema, humanizeServerMessage, plainMessage } from "./messages";
 export { diffConfig, mergePatchBetween, applyMergePatch, type ConfigChange } from "./diff";
+export { EditorDialog } from "./editor-dialog";
+export { ChangeList } from "./change-list";
+export { AppliedStatus, OfflineWarning, appliedState, reportedGeneration } from "./worker-notes";

@@ -50,9 +50,20 @@ export interface SchemaFormProps {
   /** Prefix of the generated field ids, so two forms on one page never share one. */
   idPrefix: string;
   uiSchema?: UiSchema;
+  /**
+   * One field shown inside a card that already names and explains it (the rollout form):
+   * its label is kept for assistive technology only, its description is not repeated, and
+   * the root lays its fields out in one column.
+   */
+  compact?: boolean;
 }
 
-export function SchemaForm({ schema, validator, formData, onChange, extraErrors, disabled, idPrefix, uiSchema }: SchemaFormProps) {
+export interface FormContext {
+  compact?: boolean;
+}
+
+export function SchemaForm({ schema, validator, formData, onChange, extraErrors, disabled, idPrefix, uiSchema, compact = false }: SchemaFormProps) {
+  const formContext = useMemo<FormContext>(() => ({ compact }), [compact]);
   const ui = useMemo<UiSchema>(
     () => ({ "ui:submitButtonOptions": { norender: true }, ...uiSchema }),
     [uiSchema],
@@ -74,6 +85,7 @@ export function SchemaForm({ schema, validator, formData, onChange, extraErrors,
       noHtml5Validate
       disabled={disabled}
       idPrefix={idPrefix}
+      formContext={formContext}
       experimental_defaultFormStateBehavior={{ emptyObjectFields: "populateAllDefaults", arrayMinItems: { populate: "never" } }}
     />
   );

@@ -2,10 +2,10 @@
 // fleet-wide rollout of a patch to every worker of a type. The merged result is checked
 // against the catalog's `config` schema before anything is written, and the write is a
 // compare-and-set on the config generation, so a concurrent change is never lost.
-import { StaleGenerationError, isJsonObject, type Backend, type JsonObject, type WorkerRecord } from "@fleet/backend";
+import { StaleGenerationError, isJsonObject, jsonEqual, type Backend, type JsonObject, type WorkerRecord } from "@fleet/backend";
 import { applyMergePatch, type ConfigResult, type ConfigRolloutResult, type ErrorDetail } from "@fleet/schema";
 
-import { noteConfigChange } from "@/server/audit/audit";
+import { noteAction, noteConfigChange } from "@/server/audit/audit";
 
 import { catalogValidator, checkAgainst } from "./catalog-validation";
 import { badRequest, conflict, notFound, preconditionFailed, validationFailed } from "./errors";
@@ -56,6 +56,25 @@ function mergedConfig(record: WorkerRecord, patch: JsonObject): JsonObject {
   return applyMergePatch(record.config ?? {}, patch) as JsonObject;
 }
 
+/**
+ * What a config write is for, as the console's Pause / Resume buttons say (`?intent=`, an
+ * extension): recorded in the audit entry's details, and checked against the write (a pause
+ * sets slots to 0, a resume sets them above 0), so the trail never calls a change a pause
+ * that was not one.
+ */
+export type ConfigIntent = "pause" | "resume";
+
+function checkIntent(intent: ConfigIntent | undefined, before: JsonObject | null, after: JsonObject): void {
+  if (intent === undefined) return;
+  const slots = after.slots;
+  if (intent === "pause" && slots !== 0) throw badRequest("intent=pause is a write that sets slots to 0; this one does not.");
+  if (intent === "resume" && !(typeof slots === "number" && Number.isInteger(slots) && slots > 0)) {
+    throw badRequest("intent=resume is a write that sets slots to a whole number above 0; this one does not.");
+  }
+  if (intent === "resume" && before?.slots !== 0) throw badRequest("intent=resume resumes a paused worker (slots 0); this one is not paused.");
+  noteAction({ intent, slots_before: before?.slots ?? null, slots_after: slots });
+}
+
 export async function writeWorkerConfig(
   backend: Backend,
   request: Request,
@@ -63,6 +82,7 @@ export async function writeWorkerConfig(
   workerId: string,
   mode: "patch" | "put",
   body: unknown,
+  intent?: ConfigIntent,
 ): Promise<Reply<ConfigResult>> {
   const given = requireObject(body, mode === "patch" ? "a JSON merge patch of the config" : "the whole new config");
   const ifMatch = parseIfMatch(request.headers.get("if-match"));
@@ -76,6 +96,7 @@ export async function writeWorkerConfig(
   const config = mode === "patch" ? mergedConfig(record, given) : given;
   const details = checkAgainst(catalogValidator(automationType, catalog, "config"), config);
   if (details.length > 0) throw invalidConfig(automationType, details);
+  checkIntent(intent, record.config, config);
   let written: { config: JsonObject; gen: number };
   try {
     written = await backend.workerSetConfig(automationType, workerId, config, { expectedGen: gen });
@@ -98,8 +119,18 @@ function invalidConfig(automationType: string, details: ErrorDetail[]) {
   );
 }
 
-/** PATCH /automations/{type}/config: every merged config validated first, then all written at once. */
-export async function rolloutConfig(backend: Backend, automationType: string, body: unknown): Promise<ConfigRolloutResult> {
+/**
+ * PATCH /automations/{type}/config: every merged config validated first, then all written at once.
+ * `skipUnchanged` (the console's `?skip_unchanged=true` extension): a worker whose merged config
+ * equals its stored one is neither validated nor written (its generation stays), and is left out
+ * of the answer, so "Apply to 4 workers" touches exactly those 4.
+ */
+export async function rolloutConfig(
+  backend: Backend,
+  automationType: string,
+  body: unknown,
+  { skipUnchanged = false }: { skipUnchanged?: boolean } = {},
+): Promise<ConfigRolloutResult> {
   const patch = requireObject(body, "a JSON merge patch applied to every worker's config");
   const [refs, catalog] = await Promise.all([backend.workerList(automationType), backend.catalogGet(automationType)]);
   if (refs.length === 0 && catalog === null) throw notFound(`There is no automation '${automationType}' (no catalog entry and no worker).`);
@@ -108,11 +139,12 @@ export async function rolloutConfig(backend: Backend, automationType: string, bo
   const records = await backend.workersGet(refs);
   const validate = catalogValidator(automationType, catalog, "config");
   const details: ErrorDetail[] = [];
-  const writes = records.map((record) => {
+  const writes = records.flatMap((record) => {
     const expectedGen = currentGen(record);
     const config = mergedConfig(record, patch);
+    if (skipUnchanged && record.config !== null && jsonEqual(config, record.config)) return [];
     for (const d of checkAgainst(validate, config)) details.push({ path: d.path, message: `worker ${record.workerId}: ${d.message}` });
-    return { automationType, workerId: record.workerId, config, expectedGen };
+    return [{ automationType, workerId: record.workerId, config, expectedGen }];
   });
   if (details.length > 0) throw invalidConfig(automationType, details);
   if (writes.length === 0) return { workers: [] };

@@ -80,7 +80,9 @@ export function toErrorResponse(err: unknown, where: string): Response {
   if (err instanceof NotFoundError) return errorResponse("not_found", err.message);
   if (err instanceof StaleGenerationError) return errorResponse("conflict", err.message);
   if (err instanceof CorruptDataError) {
-    return errorResponse("conflict", `The stored data cannot be changed this way: ${err.message}`);
+    // a read says what it could not read; a write, that it changed nothing
+    const read = /^(GET|HEAD) /.test(where);
+    return errorResponse("conflict", read ? `The stored data cannot be read as Fleet writes it: ${err.message}.` : `The stored data cannot be changed this way: ${err.message}. Nothing was changed.`);
   }
   console.error(`[api] ${where} failed`, err);
   return errorResponse("internal", "The server could not complete this request; the cause is in the server log.");

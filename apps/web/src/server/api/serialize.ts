@@ -144,6 +144,7 @@ export function toQueue(depths: QueueDepths): Queue {
     scheduled: depths.scheduled,
     due: depths.due,
     dead: depths.dead,
+    ...(depths.corrupt && depths.corrupt.length > 0 ? { corrupt: [...depths.corrupt] } : {}),
   };
 }
 
@@ -159,9 +160,9 @@ export function emptyQueue(name: string): Queue {
   };
 }
 
-/** True when a queue holds nothing at all (no key would exist for it). */
+/** True when a queue holds nothing at all (no key would exist for it; a wrong-typed key is one). */
 export function isEmptyQueue(q: Queue): boolean {
-  return q.pending.total === 0 && q.processing === 0 && q.scheduled === 0 && q.dead === 0;
+  return q.corrupt === undefined && q.pending.total === 0 && q.processing === 0 && q.scheduled === 0 && q.dead === 0;
 }
 
 /**
@@ -191,7 +192,7 @@ function utf8CutPoint(buf: Buffer, at: number): number {
 }
 
 export function toPoolSummary(s: PoolSummaryRecord): PoolSummary {
-  return { name: s.name, size: s.size, live: s.live, expired: s.expired, claimed: s.claimed };
+  return { name: s.name, size: s.size, live: s.live, expired: s.expired, claimed: s.claimed, ...(s.corrupt ? { corrupt: [...s.corrupt] } : {}) };
 }
 
 export function toPoolItem(item: PoolItemRecord, previewBytes: number = DEFAULT_PREVIEW_BYTES): PoolItem {
@@ -208,7 +209,7 @@ export function toPoolItem(item: PoolItemRecord, previewBytes: number = DEFAULT_
 }
 
 export function toStreamSummary(s: StreamSummaryRecord): StreamSummary {
-  return { name: s.name, length: s.length, oldest: s.oldest, newest: s.newest };
+  return { name: s.name, length: s.length, oldest: s.oldest, newest: s.newest, ...(s.corrupt ? { corrupt: [...s.corrupt] } : {}) };
 }
 
 export function toDeadLetter(body: Buffer, index: number, previewBytes: number = DEFAULT_PREVIEW_BYTES): DeadLetter {

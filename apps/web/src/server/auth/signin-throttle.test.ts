@@ -64,7 +64,8 @@ describe("parallel guesses", () => {
       return res.status === 429 ? null : res;
     }, { timeoutMs: 5000, stepMs: 100, what: "otto's backoff to end" });
     expect(ok.status).toBe(200);
-    expect(Date.now() - started).toBeLessThan(2500);
+    // seconds, not minutes: generous for a loaded machine (the wait itself is checked in auth-units)
+    expect(Date.now() - started).toBeLessThan(10_000);
     expect((await call(queues.GET, "GET", "/queues", { headers: { cookie: cookieOf(ok) } })).status).toBe(200);
     // a success starts over: three more tries before the next wait
     for (let i = 0; i < 3; i++) expect((await signIn("otto", `wrong-again-${i}`)).status).toBe(401);
@@ -82,7 +83,10 @@ describe("parallel guesses", () => {
     for (let i = 0; i < SIGN_IN_POLICY.addressFree; i++) await signIn(`v6-${i}`, "guess", `2001:db8:5:6::${(i + 1).toString(16)}`);
     expect((await signIn("vera", PASSWORDS.vera, "2001:db8:5:6::ffff")).status).toBe(429);
     expect((await signIn("vera", PASSWORDS.vera, "2001:db8:5:7::1")).status).toBe(200);
-  });
+    // Each unknown name is checked against the dummy hash at the default scrypt cost (32 MiB),
+    // as in production, so that timing never tells unknown names apart: some 60 such checks,
+    // one after the other, take well over the default 30 s on a loaded two-core machine.
+  }, 180_000);
 
   it("the counts live in Redis with TTLs, so they are shared and forgotten", async () => {
     await signIn("ada", "wrong");

@@ -267,15 +267,20 @@ describe("EventHub bus and lifecycle", () => {
 
   it("survives a failing backend, logs once, and recovers", async () => {
     let failing = true;
+    let failures = 0;
     const h = makeHub(backend, {
       getBackend: async () => {
-        if (failing) throw new Error("redis is down");
+        if (failing) {
+          failures++;
+          throw new Error("redis is down");
+        }
         return backend;
       },
     });
     const { events } = collect(h);
     await waitFor(() => h.status().failing, { what: "failing" });
-    await sleep(100); // several failed ticks
+    const before = failures;
+    await waitFor(() => failures >= before + 3, { what: "three more failed attempts" });
     expect(logs.filter((m) => m.startsWith("change detection failed"))).toHaveLength(1);
     failing = false;
     await waitFor(() => !h.status().failing && h.status().subscribed, { what: "recovery" });

@@ -89,12 +89,29 @@ export function EventsLog() {
       </div>
 
       {topicCounts.length > 0 && (
-        <div className="mb-3 flex flex-wrap gap-1" aria-label="Recent topics">
-          {topicCounts.map(([t, n]) => (
-            <button key={t} type="button" className="btn-ghost rounded-full border border-slate-200 py-0.5 font-mono text-xs dark:border-slate-700" onClick={() => setDraft(t)}>
-              {t} <span className="text-slate-600 tabular-nums dark:text-slate-400">{n}</span>
-            </button>
-          ))}
+        <div className="mb-3 flex flex-wrap gap-1" role="group" aria-label="Filter by a recent topic">
+          <button
+            type="button"
+            aria-pressed={topics === ""}
+            className={`btn-ghost rounded-full border py-0.5 text-xs ${topics === "" ? "border-slate-900 bg-slate-900 text-white! dark:border-slate-100 dark:bg-slate-100 dark:text-slate-900!" : "border-slate-200 dark:border-slate-700"}`}
+            onClick={() => setDraft("")}
+          >
+            All topics
+          </button>
+          {topicCounts.map(([t, n]) => {
+            const on = topics === t;
+            return (
+              <button
+                key={t}
+                type="button"
+                aria-pressed={on}
+                className={`btn-ghost rounded-full border py-0.5 font-mono text-xs ${on ? "border-slate-900 bg-slate-900 text-white! dark:border-slate-100 dark:bg-slate-100 dark:text-slate-900!" : "border-slate-200 dark:border-slate-700"}`}
+                onClick={() => setDraft(on ? "" : t)}
+              >
+                {t} <span className={on ? "tabular-nums" : "text-slate-600 tabular-nums dark:text-slate-400"}>{n}</span>
+              </button>
+            );
+          })}
         </div>
       )}
 

@@ -7,9 +7,9 @@ import { useRouter } from "next/navigation";
 import { useMemo, useState, type ReactNode } from "react";
 
 import { ItemTable } from "@/components/item-table";
-import { InlineEmpty, ResultNote, Stat } from "@/components/ui-bits";
+import { DangerAction, DangerZone, InlineEmpty, ResultNote, Stat } from "@/components/ui-bits";
 import { intParam, useDebouncedParam, useQueryState } from "@/lib/use-query-state";
-import { ConfirmDialog, Countdown, CorruptBadge, ErrorState, LoadingState, PageHeader, RelativeTime, useNow } from "@/components";
+import { ConfirmDialog, Countdown, CorruptBadge, ErrorState, LoadingState, PageHeader, RelativeTime, useNow, WrongTypeNote } from "@/components";
 import { ApiError, apiDelete, apiGet, apiPost, errorMessage, qs, seg } from "@/lib/api";
 import { formatNumber } from "@/lib/format";
 import { poolPayloadLoader } from "@/lib/full-value";
@@ -160,15 +160,6 @@ export function PoolDetailView({ name }: { name: string }) {
       title={name}
       breadcrumbs={[{ href: "/pools", label: "Pools" }]}
       description="Items with their tags, expiry and claim lease, live."
-      actions={
-        data &&
-        total > 0 &&
-        canAdmin && (
-          <button type="button" className="btn-danger" onClick={() => openAsk({ kind: "pool" })}>
-            Remove whole pool
-          </button>
-        )
-      }
     />
   );
 
@@ -211,6 +202,7 @@ export function PoolDetailView({ name }: { name: string }) {
   else
     body = (
       <>
+        <WrongTypeNote parts={data?.corrupt ?? summary?.corrupt} what="pool" />
         <dl className="grid grid-cols-2 gap-2 sm:grid-cols-4" aria-label="Pool counts">
           <Stat label="Size" value={summary?.size ?? total} />
           <Stat label="Live" value={summary?.live ?? null} />
@@ -313,6 +305,15 @@ export function PoolDetailView({ name }: { name: string }) {
     <>
       {header}
       {body}
+      {data && total > 0 && canAdmin && (
+        <DangerZone id="pool-danger">
+          <DangerAction text={`Remove the pool ${name}: every one of its ${formatNumber(total)} item${total === 1 ? "" : "s"} and every claim on them.`}>
+            <button type="button" className="btn-danger" onClick={() => openAsk({ kind: "pool" })}>
+              Remove whole pool
+            </button>
+          </DangerAction>
+        </DangerZone>
+      )}
       <ConfirmDialog
         open={ask !== null}
         title={dialog?.title ?? ""}

@@ -6,7 +6,7 @@ import Link from "next/link";
 
 import { Num, ResultNote } from "@/components/ui-bits";
 import { useQueryState } from "@/lib/use-query-state";
-import { DataTable, EmptyState, ErrorState, LoadingState, PageHeader, type Column } from "@/components";
+import { CorruptBadge, DataTable, EmptyState, ErrorState, LoadingState, PageHeader, type Column } from "@/components";
 import { formatNumber } from "@/lib/format";
 import { queries } from "@/lib/query";
 
@@ -25,6 +25,7 @@ const columns: Column<PoolSummary>[] = [
         <Link href={poolHref(p.name)} className="link block truncate leading-tight font-medium" title={p.name}>
           {p.name}
         </Link>
+        {p.corrupt && <CorruptBadge fields={p.corrupt} />}
         <span className="block truncate text-xs leading-tight text-slate-600 tabular-nums sm:hidden dark:text-slate-400">
           {formatNumber(p.size)} item{p.size === 1 ? "" : "s"}
         </span>

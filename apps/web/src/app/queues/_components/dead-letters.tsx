@@ -4,26 +4,26 @@ import type { DeadLetter } from "@fleet/schema";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 
-import { ConfirmDialog, ErrorState, LoadingState } from "@/components";
+import { ConfirmDialog, ErrorState, LoadingState, RelativeTime } from "@/components";
 import { apiPost, errorMessage, seg } from "@/lib/api";
-import { formatNumber } from "@/lib/format";
+import { deadLetterFacts } from "@/lib/dead-letter-facts";
+import { absoluteTime, formatNumber } from "@/lib/format";
 import { deadLetterLoader } from "@/lib/full-value";
 import { queries, queryKeys } from "@/lib/query";
 import { useSession } from "@/lib/session";
 
 import { ItemTable } from "@/components/item-table";
-import { bodyField } from "@/components/payload-preview";
 import { InlineEmpty, ResultNote, Section, TaskId } from "@/components/ui-bits";
 import { intParam, useQueryState } from "@/lib/use-query-state";
-
-const PAGE_SIZES = [25, 50, 100, 200] as const;
 
 type Action = "requeue" | "delete";
 interface Pending {
   action: Action;
-  /** null: every dead letter of the queue ({"all": true}). */
+  /** null: every dead letter of the queue ({"all": true}); its count is the live total. */
   refs: string[] | null;
   count: number;
+  /** One row's own action: its name ("dead letter 1a2b…"). */
+  one?: string;
 }
 interface Outcome {
   kind: "ok" | "warn" | "error";
@@ -33,6 +33,11 @@ interface Outcome {
 
 function plural(n: number, one: string, many = `${one}s`): string {
   return `${formatNumber(n)} ${n === 1 ? one : many}`;
+}
+
+/** "dead letter 1a2b…" (its task id) or "dead letter #3" (its place) when the body has no id. */
+function rowName(r: DeadLetter): string {
+  return r.task_id ? `dead letter ${r.task_id}` : `dead letter #${r.index + 1}`;
 }
 
 /** The select-all checkbox shows "some selected" as the indeterminate state. */
@@ -54,13 +59,50 @@ function SelectAll({ checked, indeterminate, onChange, disabled }: { checked: bo
   );
 }
 
+/** How a dead letter died, as far as its body says: error, attempts, when, on which worker. */
+function Failure({ row }: { row: DeadLetter }) {
+  const f = deadLetterFacts(row.body);
+  const meta: ReactNode[] = [];
+  if (f.attempts !== null) meta.push(<span key="a">after {plural(f.attempts, "attempt")}</span>);
+  if (f.failedAt !== null)
+    meta.push(
+      <span key="t" title={`${absoluteTime(f.failedAt)} (${f.failedAtField})`}>
+        failed <RelativeTime at={f.failedAt} />
+      </span>,
+    );
+  if (f.worker !== null)
+    meta.push(
+      <span key="w" title={`The body's ${f.workerField}`}>
+        last run on <span className="font-mono">{f.worker}</span>
+      </span>,
+    );
+  return (
+    // A minimum width of its own: beside the full-width body column it would shrink to a word a line.
+    <span className="block min-w-[13rem] max-w-[22rem] text-xs" data-testid="dead-failure">
+      <span className="line-clamp-2 break-words text-red-800 dark:text-red-300" title={f.error ?? undefined}>
+        {f.error ?? "No error recorded"}
+      </span>
+      {meta.length > 0 && (
+        <span className="mt-0.5 flex flex-wrap gap-x-2 text-slate-600 dark:text-slate-400">
+          {meta.map((m, i) => (
+            <span key={i}>
+              {i > 0 && <span aria-hidden>· </span>}
+              {m}
+            </span>
+          ))}
+        </span>
+      )}
+    </span>
+  );
+}
+
 /**
- * The dead-letter list of a queue, paged (`dead_offset`, `dead_limit` in the URL), with
- * multi-select requeue and delete by ref (the SHA-1 of the stored bytes), or of all of them.
+ * The dead-letter list of a queue, paged (`dead_offset` in the URL; its page size is the page's
+ * one "Items per list", `limit`), with per-row and multi-select requeue and delete by ref (the
+ * SHA-1 of the stored bytes), or of all of them.
  */
-export function DeadLetters({ name, total }: { name: string; total: number }) {
+export function DeadLetters({ name, total, limit }: { name: string; total: number; limit: number }) {
   const [sp, setParams] = useQueryState();
-  const limit = intParam(sp, "dead_limit", 50, 1000);
   const offset = intParam(sp, "dead_offset", 0);
   const client = useQueryClient();
   // Viewers see the list; selecting and acting needs the operator role (the API checks too).
@@ -111,6 +153,12 @@ export function DeadLetters({ name, total }: { name: string; total: number }) {
     if (scope === "all") setPending({ action, refs: null, count: listTotal });
     else setPending({ action, refs: [...selected], count: selected.size });
   };
+  const askOne = (action: Action, row: DeadLetter) => {
+    act.reset();
+    setPending({ action, refs: [row.ref], count: 1, one: rowName(row) });
+  };
+  // "All" counts what is listed now: the dialog follows the live total while it is open.
+  const pendingCount = pending === null ? 0 : pending.refs === null ? listTotal : pending.count;
 
   const toggle = (ref: string, on: boolean) =>
     setSelected((prev) => {
@@ -134,17 +182,20 @@ export function DeadLetters({ name, total }: { name: string; total: number }) {
       </button>
       <span aria-hidden className="hidden h-6 w-px bg-slate-300 sm:block dark:bg-slate-700" />
       <button type="button" className="btn" disabled={listTotal === 0 || busy} onClick={() => ask("requeue", "all")}>
-        Requeue all
+        Requeue all {formatNumber(listTotal)}
       </button>
       <button type="button" className="btn-danger" disabled={listTotal === 0 || busy} onClick={() => ask("delete", "all")}>
-        Delete all
+        Delete all {formatNumber(listTotal)}
       </button>
     </>
   );
 
-  const title = pending
-    ? `${pending.action === "requeue" ? "Requeue" : "Delete"} ${pending.refs === null ? "all " : ""}${plural(pending.count, "dead letter")}?`
-    : "";
+  const verb = pending?.action === "requeue" ? "Requeue" : "Delete";
+  const title = !pending
+    ? ""
+    : pending.one
+      ? `${verb} ${pending.one}?`
+      : `${verb} ${pending.refs === null ? "all " : ""}${plural(pendingCount, "dead letter")}?`;
 
   // Viewers get no checkboxes: selecting only serves the operator's actions.
   const selectColumn: { header: ReactNode; cell: (row: DeadLetter) => ReactNode } | undefined = canAct
@@ -220,7 +271,7 @@ export function DeadLetters({ name, total }: { name: string; total: number }) {
             rows={items}
             caption="Dead letters"
             rowKey={(r) => `${r.index}:${r.ref}`}
-            rowName={(r) => (r.task_id ? `dead letter ${r.task_id}` : `dead letter ${r.index + 1}`)}
+            rowName={rowName}
             payload={(r) => r.body}
             payloadLabel="body"
             loadFull={(r, _i, v) => deadLetterLoader(name, r.index, r.ref, v)}
@@ -228,26 +279,33 @@ export function DeadLetters({ name, total }: { name: string; total: number }) {
             previewField="payload"
             rowClassName={(r) => (selected.has(r.ref) ? "bg-sky-50 dark:bg-sky-950/30" : "")}
             leading={selectColumn}
+            trailing={
+              canAct
+                ? {
+                    header: "Actions",
+                    cell: (r) => (
+                      <span className="inline-flex gap-1.5">
+                        <button type="button" className="btn px-2 py-1 text-xs" disabled={busy} aria-label={`Requeue ${rowName(r)}`} onClick={() => askOne("requeue", r)}>
+                          Requeue
+                        </button>
+                        <button
+                          type="button"
+                          className="btn px-2 py-1 text-xs text-red-700 dark:text-red-400"
+                          disabled={busy}
+                          aria-label={`Delete ${rowName(r)}`}
+                          onClick={() => askOne("delete", r)}
+                        >
+                          Delete
+                        </button>
+                      </span>
+                    ),
+                  }
+                : undefined
+            }
             columns={[
               { id: "index", header: "#", className: "w-12 text-right tabular-nums text-slate-500", hideOnMobile: true, cell: (r) => r.index + 1 },
               { id: "id", header: "Task", cell: (r) => <TaskId id={r.task_id} /> },
-              {
-                id: "error",
-                header: "Last error",
-                hideOnMobile: true,
-                cell: (r) => {
-                  const err = bodyField(r.body, "last_error");
-                  const attempts = bodyField(r.body, "attempts");
-                  return (
-                    <span className="block max-w-[18rem] text-xs">
-                      <span className="block truncate text-red-800 dark:text-red-300" title={err ?? undefined}>
-                        {err ?? "—"}
-                      </span>
-                      {attempts && <span className="text-slate-500">after {attempts} attempt{attempts === "1" ? "" : "s"}</span>}
-                    </span>
-                  );
-                },
-              },
+              { id: "error", header: "Failure", cell: (r) => <Failure row={r} /> },
             ]}
           />
           <div className="mt-3 flex flex-wrap items-center gap-3 text-sm">
@@ -257,32 +315,26 @@ export function DeadLetters({ name, total }: { name: string; total: number }) {
             <button type="button" className="btn" disabled={offset + limit >= listTotal} onClick={() => setParams({ dead_offset: offset + limit })}>
               Next →
             </button>
-            <label className="ml-auto flex items-center gap-2">
-              Per page
-              <select className="field" value={limit} onChange={(e) => setParams({ dead_limit: e.target.value === "50" ? null : e.target.value, dead_offset: null })}>
-                {PAGE_SIZES.map((s) => (
-                  <option key={s} value={s}>
-                    {s}
-                  </option>
-                ))}
-              </select>
-            </label>
+            <span className="ml-auto text-slate-600 dark:text-slate-400">{formatNumber(limit)} per page (“Items per list” at the top)</span>
           </div>
         </>
       )}
       <ConfirmDialog
         open={pending !== null}
         title={title}
-        confirmLabel={pending ? `${pending.action === "requeue" ? "Requeue" : "Delete"} ${plural(pending.count, "dead letter")}` : ""}
+        confirmLabel={pending ? (pending.one ? `${verb} 1 dead letter` : `${verb} ${plural(pendingCount, "dead letter")}`) : ""}
         destructive={pending?.action === "delete"}
         busy={busy}
         error={act.error ? errorMessage(act.error) : undefined}
         onConfirm={() => pending && act.mutate(pending)}
         onCancel={() => setPending(null)}
       >
-        {pending?.action === "requeue"
-          ? `The ${pending.count === 1 ? "task goes" : "tasks go"} back on the normal pending list of ${name} and will be tried again.`
-          : `The ${pending?.count === 1 ? "task is" : "tasks are"} removed from ${name} for good. This cannot be undone.`}
+        <span data-testid="dead-confirm-text">
+          {pending?.action === "requeue"
+            ? `The ${pendingCount === 1 ? "task goes" : "tasks go"} back on the normal pending list of ${name} and will be tried again.`
+            : `The ${pendingCount === 1 ? "task is" : "tasks are"} removed from ${name} for good. This cannot be undone.`}
+          {pending?.refs === null ? ` The count follows the list live; what is there when you confirm is ${pending.action === "requeue" ? "requeued" : "deleted"}.` : ""}
+        </span>
       </ConfirmDialog>
     </Section>
   );

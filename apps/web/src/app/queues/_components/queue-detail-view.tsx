@@ -5,7 +5,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useMemo, useState } from "react";
 
-import { Countdown, ErrorState, LoadingState, PageHeader, RelativeTime, useNow } from "@/components";
+import { Countdown, ErrorState, LoadingState, PageHeader, RelativeTime, useNow, WrongTypeNote } from "@/components";
 import { ApiError, apiPost, errorMessage, seg } from "@/lib/api";
 import { formatNumber } from "@/lib/format";
 import { queueItemLoader } from "@/lib/full-value";
@@ -106,9 +106,9 @@ export function QueueDetailView({ name }: { name: string }) {
                 className="btn-primary"
                 onClick={() => sweep.mutate()}
                 disabled={sweep.isPending}
-                title="Put tasks whose reservation deadline has passed back on the queue, now"
+                title="The sweep: puts tasks held past their deadline back on the queue now, without waiting for the master's next round (every 10 s)"
               >
-                {sweep.isPending ? "Sweeping…" : "Sweep now"}
+                {sweep.isPending ? "Putting them back…" : "Requeue overdue tasks"}
               </button>
             </Can>
           </>
@@ -147,17 +147,24 @@ export function QueueDetailView({ name }: { name: string }) {
           </ResultNote>
         </div>
       )}
+      <WrongTypeNote parts={q.corrupt} what="queue" />
       {/* Four to a row on phones too, compact: two short rows, not four tall ones. */}
       <dl className="grid grid-cols-4 gap-1.5 sm:gap-2 lg:grid-cols-8" aria-label="Depths">
         <Stat compact label="High" value={q.pending.high} />
         <Stat compact label="Normal" value={q.pending.normal} />
         <Stat compact label="Low" value={q.pending.low} />
         <Stat compact label="In flight" value={q.processing} />
-        <Stat compact label="Overdue" value={q.overdue} tone="warn" />
+        <Stat compact label="Stuck" value={q.overdue} tone="warn" />
         <Stat compact label="Scheduled" value={q.scheduled} />
-        <Stat compact label="Due" value={q.due} />
+        <Stat compact label="Retry due" value={q.due} />
         <Stat compact label="Dead" value={q.dead} tone="bad" />
       </dl>
+      <p className="mt-2 text-xs text-slate-600 dark:text-slate-400" data-testid="depth-legend">
+        <strong className="font-medium">In flight</strong>: held by a worker now. <strong className="font-medium">Stuck</strong>{" "}
+        (<code className="font-mono">overdue</code>): held longer than allowed, so its worker probably died; “Requeue overdue tasks” (the sweep) puts them
+        back. <strong className="font-medium">Retry due</strong> (<code className="font-mono">due</code>): failed tasks whose retry time has come.{" "}
+        <strong className="font-medium">Dead</strong>: failed every attempt.
+      </p>
 
       <HistoryCharts queue={name} pending={q.pending.total} />
 
@@ -172,7 +179,7 @@ export function QueueDetailView({ name }: { name: string }) {
         id="in-flight"
         title="In flight"
         count={shown(q.processing_items.length, q.processing)}
-        description="Reserved by a worker; past its deadline a task is overdue and the sweep puts it back."
+        description="Held by a worker. Past its deadline a task is stuck (overdue): “Requeue overdue tasks” puts it back."
         empty={q.processing_items.length === 0 ? "No task is in flight." : undefined}
       >
         <ItemTable<Processing>
@@ -251,7 +258,7 @@ export function QueueDetailView({ name }: { name: string }) {
         />
       </Section>
 
-      <DeadLetters name={name} total={q.dead} />
+      <DeadLetters name={name} total={q.dead} limit={limit} />
     </>
   );
 }

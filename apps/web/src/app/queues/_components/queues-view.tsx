@@ -5,7 +5,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useMemo } from "react";
 
-import { DataTable, EmptyState, ErrorState, LoadingState, PageHeader, type Column } from "@/components";
+import { CorruptBadge, DataTable, EmptyState, ErrorState, LoadingState, PageHeader, type Column } from "@/components";
 import { formatNumber } from "@/lib/format";
 import { queries } from "@/lib/query";
 
@@ -47,6 +47,7 @@ const columns: Column<Queue>[] = [
         <Link href={queueHref(q.name)} className="link block truncate leading-tight font-medium" title={q.name}>
           {q.name}
         </Link>
+        {q.corrupt && <CorruptBadge fields={q.corrupt} />}
         <PhoneExtras q={q} />
       </>
     ),
@@ -56,9 +57,15 @@ const columns: Column<Queue>[] = [
   { id: "low", header: "Low", className: "w-20 text-right", hideOnMobile: true, cell: (q) => <Num value={q.pending.low} /> },
   { id: "pending", header: "Pending", className: "w-[5.25rem] text-right sm:w-24", cell: (q) => <Num value={q.pending.total} /> },
   { id: "processing", header: "In flight", className: "w-[5.75rem] text-right sm:w-24", cell: (q) => <Num value={q.processing} /> },
-  { id: "overdue", header: "Overdue", className: "w-24 text-right", hideOnMobile: true, cell: (q) => <Num value={q.overdue} tone="warn" /> },
+  {
+    id: "overdue",
+    header: <span title="overdue: held by a worker past its deadline; the sweep puts them back">Stuck</span>,
+    className: "w-28 text-right",
+    hideOnMobile: true,
+    cell: (q) => <Num value={q.overdue} tone="warn" />,
+  },
   { id: "scheduled", header: "Scheduled", className: "w-24 text-right", hideOnMobile: true, cell: (q) => <Num value={q.scheduled} /> },
-  { id: "due", header: "Due", className: "w-20 text-right", hideOnMobile: true, cell: (q) => <Num value={q.due} /> },
+  { id: "due", header: <span title="due: scheduled retries whose time has come">Retry due</span>, className: "w-24 text-right", hideOnMobile: true, cell: (q) => <Num value={q.due} /> },
   {
     id: "dead",
     header: "Dead",
@@ -121,7 +128,7 @@ export function QueuesView() {
           <dl className="mb-4 grid grid-cols-4 gap-1.5 sm:gap-2">
             <Stat compact label="Pending" value={totals.pending} />
             <Stat compact label="In flight" value={totals.processing} />
-            <Stat compact label="Overdue" value={totals.overdue} tone="warn" />
+            <Stat compact label="Stuck" value={totals.overdue} tone="warn" />
             <Stat compact label="Dead" value={totals.dead} tone="bad" />
           </dl>
           <div className="mb-3 flex flex-wrap items-center gap-3">

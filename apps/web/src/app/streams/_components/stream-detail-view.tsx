@@ -10,7 +10,7 @@ import { bodyField, PayloadPreview } from "@/components/payload-preview";
 import { RawValueView } from "@/components/raw-value-view";
 import { InlineEmpty, LimitSelect, Stat } from "@/components/ui-bits";
 import { intParam, useQueryState } from "@/lib/use-query-state";
-import { ErrorState, LoadingState, PageHeader, RelativeTime } from "@/components";
+import { ErrorState, LoadingState, PageHeader, RelativeTime, WrongTypeNote } from "@/components";
 import { ApiError, apiGet, qs, seg } from "@/lib/api";
 import { clockTime, formatNumber } from "@/lib/format";
 import { streamEntryLoader } from "@/lib/full-value";
@@ -83,7 +83,7 @@ function CompactEntries({
                 type="button"
                 className="btn-ghost shrink-0 text-xs"
                 aria-expanded={isOpen}
-                aria-label={`${isOpen ? "Hide" : "Show"} envelope of ${entryName(e)}`}
+                aria-label={`${isOpen ? "Hide" : "Show"} message of ${entryName(e)}`}
                 onClick={() => toggle(k)}
               >
                 {isOpen ? "Hide" : "Show"}
@@ -92,7 +92,7 @@ function CompactEntries({
             {isOpen && (
               <RawValueView
                 value={e.envelope}
-                label="envelope"
+                label="message"
                 loadFull={e.envelope.truncated ? streamEntryLoader(name, order, i, e.score, e.envelope) : undefined}
                 fileName={`${name}-${e.score}`}
                 initialFull={fulls.current.get(k) ?? null}
@@ -280,6 +280,7 @@ export function StreamDetailView({ name }: { name: string }) {
   return (
     <>
       {header}
+      <WrongTypeNote parts={data?.corrupt ?? summary?.corrupt} what="stream" />
       <dl className="grid grid-cols-3 gap-2 sm:max-w-2xl" aria-label="Stream summary">
         <Stat label="Entries" value={length} />
         <div className="rounded-lg border border-slate-200 bg-white px-3 py-2 dark:border-slate-800 dark:bg-slate-900">
@@ -325,7 +326,7 @@ export function StreamDetailView({ name }: { name: string }) {
           rowKey={entryKey}
           rowName={entryName}
           payload={(e) => e.envelope}
-          payloadLabel="envelope"
+          payloadLabel="message"
           loadFull={(e, i, v) => streamEntryLoader(name, order, i, e.score, v)}
           fileName={(e) => `${name}-${e.score}`}
           previewField="data"

@@ -5,7 +5,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 
 import { Num } from "@/components/ui-bits";
-import { DataTable, EmptyState, ErrorState, LoadingState, PageHeader, RelativeTime, type Column } from "@/components";
+import { CorruptBadge, DataTable, EmptyState, ErrorState, LoadingState, PageHeader, RelativeTime, type Column } from "@/components";
 import { queries } from "@/lib/query";
 
 export function streamHref(name: string): string {
@@ -19,9 +19,12 @@ const columns: Column<StreamSummary>[] = [
     header: "Stream",
     className: "sm:w-64",
     cell: (s) => (
-      <Link href={streamHref(s.name)} className="link block truncate font-medium" title={s.name}>
-        {s.name}
-      </Link>
+      <>
+        <Link href={streamHref(s.name)} className="link block truncate font-medium" title={s.name}>
+          {s.name}
+        </Link>
+        {s.corrupt && <CorruptBadge fields={s.corrupt} />}
+      </>
     ),
   },
   { id: "length", header: "Entries", className: "w-20 text-right sm:w-24", cell: (s) => <Num value={s.length} /> },

@@ -146,7 +146,7 @@ export function WorkersTable() {
     },
     {
       id: "gen",
-      header: "Config gen",
+      header: <span title="config_gen: goes up by one on every save of the worker's config">Config version</span>,
       className: "w-28 text-right",
       hideBelow: "xl",
       cell: (w) => <span className="tabular-nums">{w.config_gen ?? "—"}</span>,

@@ -44,6 +44,31 @@ export function configSuite(h: Harness): void {
       expect(events).toContainEqual({ topic: "fleet.config", payload: { automation_type: "scraper", worker_id: "w1", config_gen: 2 } });
     });
 
+    it("intent=pause / resume (extension) is checked against the write and recorded in the audit entry", async () => {
+      await seed(h);
+      const paused = await h.call(config.PATCH, "PATCH", "/workers/scraper/w1/config?intent=pause", { body: { slots: 0 }, headers: { "If-Match": '"1"' } });
+      // slots 0 breaks this schema's minimum (1): a pause is still a config write, validated as one
+      expect(paused.status).toBe(422);
+      await h.backend.catalogSet("scraper", JSON.stringify({ config: { ...CONFIG_SCHEMA, properties: { ...CONFIG_SCHEMA.properties, slots: { type: "integer", minimum: 0 } } }, output: null, task_payload: null }));
+      const ok = await h.call(config.PATCH, "PATCH", "/workers/scraper/w1/config?intent=pause", { body: { slots: 0 }, headers: { "If-Match": '"1"' } });
+      expect(ok.status).toBe(200);
+      expect(ok.json.config_gen).toBe(2);
+      let entry = JSON.parse((await h.backend.auditRange(0, 1)).items[0]!.toString());
+      expect(entry).toMatchObject({ action: "worker.config.patch", target: "worker:scraper/w1", outcome: "done", details: { intent: "pause", slots_before: 4, slots_after: 0 } });
+      expect(entry.before.slots).toBe(4);
+      // a write that is not what its intent says is refused, and changes nothing
+      await h.unchanged(async () => {
+        expect((await h.call(config.PATCH, "PATCH", "/workers/scraper/w2/config?intent=pause", { body: { slots: 2 } })).status).toBe(400);
+        expect((await h.call(config.PATCH, "PATCH", "/workers/scraper/w2/config?intent=resume", { body: { slots: 2 } })).status).toBe(400);
+        expect((await h.call(config.PATCH, "PATCH", "/workers/scraper/w1/config?intent=resume", { body: { slots: 0 } })).status).toBe(400);
+        expect((await h.call(config.PATCH, "PATCH", "/workers/scraper/w1/config?intent=stop", { body: { slots: 0 } })).status).toBe(400);
+      });
+      const resumed = await h.call(config.PATCH, "PATCH", "/workers/scraper/w1/config?intent=resume", { body: { slots: 4 }, headers: { "If-Match": '"2"' } });
+      expect(resumed.status).toBe(200);
+      entry = JSON.parse((await h.backend.auditRange(0, 1)).items[0]!.toString());
+      expect(entry.details).toEqual({ intent: "resume", slots_before: 0, slots_after: 4 });
+    });
+
     it("PUT replaces the whole config", async () => {
       await seed(h);
       const res = await h.call(config.PUT, "PUT", "/workers/scraper/w1/config", { body: { slots: 9 } });
@@ -164,6 +189,28 @@ export function configSuite(h: Harness): void {
       }
       expect((await h.plant.get("wkr:other:o1:gen"))!.toString()).toBe("0");
       expect(events.filter((e) => e.topic === "fleet.config")).toHaveLength(2);
+    });
+
+    it("skip_unchanged=true (extension) writes only the workers the patch changes; their generations alone go up", async () => {
+      await seed(h);
+      await h.backend.workerSetConfig("scraper", "w2", { slots: 4, proxy: { host: "p", port: 1 }, mode: "careful" });
+      let res: Awaited<ReturnType<typeof h.call>> | undefined;
+      const events = await published(h, async () => {
+        res = await h.call(rollout.PATCH, "PATCH", "/automations/scraper/config?skip_unchanged=true", { body: { mode: "careful" } });
+      });
+      expect(res!.status).toBe(200);
+      expect(res!.json).toEqual({ workers: [{ worker_id: "w1", config_gen: 2 }] });
+      expect((await h.plant.get("wkr:scraper:w1:config"))!.toString()).toBe('{"slots": 4, "proxy": {"host": "p", "port": 1}, "mode": "careful"}');
+      expect((await h.plant.get("wkr:scraper:w2:gen"))!.toString()).toBe("2");
+      expect(events.filter((e) => e.topic === "fleet.config")).toEqual([{ topic: "fleet.config", payload: { automation_type: "scraper", worker_id: "w1", config_gen: 2 } }]);
+      // nothing to change anywhere: no worker written (the audit trail still records the request)
+      const none = await h.call(rollout.PATCH, "PATCH", "/automations/scraper/config?skip_unchanged=true", { body: { mode: "careful" } });
+      expect(none.json).toEqual({ workers: [] });
+      for (const id of ["w1", "w2"]) expect((await h.plant.get(`wkr:scraper:${id}:gen`))!.toString()).toBe("2");
+      // without the parameter every worker is written, as API.md says
+      const all = await h.call(rollout.PATCH, "PATCH", "/automations/scraper/config", { body: { mode: "careful" } });
+      expect(all.json).toEqual({ workers: [{ worker_id: "w1", config_gen: 3 }, { worker_id: "w2", config_gen: 3 }] });
+      expect((await h.call(rollout.PATCH, "PATCH", "/automations/scraper/config?skip_unchanged=yes", { body: { mode: "x" } })).status).toBe(400);
     });
 
     it("validates every merged config first and writes nothing when one fails", async () => {

@@ -10,7 +10,7 @@ import { useBackendUrl, type Harness } from "./harness";
 import { endpoints, handlerOf, urlOf } from "./route-walk";
 
 /** A body each mutation accepts, so that it gets as far as the backend. */
-const BODIES: Record<string, unknown> = {
+export const BODIES: Record<string, unknown> = {
   "PATCH /v1/automations/[type]/config": { slots: 1 },
   "POST /v1/automations/[type]/tasks": { payload: {} },
   "PUT /v1/counters/[name]": { value: 1 },
@@ -23,7 +23,7 @@ const BODIES: Record<string, unknown> = {
 };
 
 /** Routes that answer a Redis outage otherwise than 503, on purpose. */
-const NOT_503: Record<string, string> = {
+export const NOT_503: Record<string, string> = {
   "GET /v1/events": "a stream: it opens after waiting for the hub (sse-response.ts); pages learn of the outage from the API's 503s",
   "GET /v1/metrics": "answers 200 with fleet_backend_up 0 so that Prometheus keeps scraping (checked below)",
   "GET /v1/auth/session": "reads no Fleet data",
@@ -101,7 +101,8 @@ export function backendDownSuite(): void {
       await new Promise<void>((resolve) => silent.close(() => resolve()));
     });
 
-    async function expect503(url: string, hostPort: string, secret: string): Promise<void> {
+    /** `timeout`: which one must have fired, as the message names it (the connect timeout, not a command's). */
+    async function expect503(url: string, hostPort: string, secret: string, timeout: RegExp): Promise<void> {
       await useBackendUrl(url);
       const all = endpoints();
       for (const key of Object.keys(NOT_503)) expect(all.map((e) => e.key), `NOT_503 names ${key}`).toContain(key);
@@ -129,21 +130,23 @@ export function backendDownSuite(): void {
         if (e.key === "GET /v1/health") expect(json.error.message, e.key).not.toContain(hostPort);
         else expect(json.error.message, e.key).toContain(hostPort);
         expect(JSON.stringify(json), e.key).not.toContain(secret);
-        expect(ms, e.key).toBeLessThan(2000);
+        if (e.key !== "GET /v1/health") expect(json.error.message, e.key).toMatch(timeout);
+        // a guard against hanging, far above the 1.5 s connect timeout: latency is the benchmarks' business
+        expect(ms, e.key).toBeLessThan(15_000);
       }
       const metrics = await (await handlerOf(all.find((e) => e.key === "GET /v1/metrics")!))(new Request(urlOf("/v1/metrics")));
       expect(metrics.status).toBe(200);
       expect(await metrics.text()).toMatch(/^fleet_backend_up 0$/m);
     }
 
-    it("refused: 503 within 2 s, URL without password", async () => {
-      await expect503("redis://admin:s3cret-pw@127.0.0.1:1/0", "127.0.0.1:1", "s3cret-pw");
+    it("refused: 503 once the connect timeout ends, saying the connection was refused, URL without password", async () => {
+      await expect503("redis://admin:s3cret-pw@127.0.0.1:1/0", "127.0.0.1:1", "s3cret-pw", /no connection within 1500 ms \(.*ECONNREFUSED/);
     });
 
-    it("accepting but never answering: 503 within 2 s", async () => {
+    it("accepting but never answering: 503 once the connect timeout ends, not hanging", async () => {
       await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
       const { port } = silent.address() as net.AddressInfo;
-      await expect503(`redis://:hang-pw@127.0.0.1:${port}/0`, `127.0.0.1:${port}`, "hang-pw");
+      await expect503(`redis://:hang-pw@127.0.0.1:${port}/0`, `127.0.0.1:${port}`, "hang-pw", /no connection within 1500 ms/);
     });
   });
 }

@@ -2,7 +2,7 @@
 // against a real redis-server (REDIS_TEST_URL, one database per test file, flushed
 // before each test). Requests go through the exported route handlers, as Next calls them.
 import { startMonitor } from "@/server/test-monitor";
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 
 import type { Backend, BusMessage } from "@fleet/backend";
 import type { MemoryBackend } from "@fleet/backend/memory";
@@ -376,16 +376,32 @@ export function now(): number {
   return Date.now() / 1000;
 }
 
-/** Collects bus messages published while `fn` runs. */
+/**
+ * Collects bus messages published while `fn` runs. Bounded by conditions, not sleeps: the
+ * subscription is live once a marker published after it arrives, and every message `fn`
+ * published (through the same backend, so the same connection, in order) has arrived once a
+ * second marker published after `fn` has.
+ */
 export async function published(h: Harness, fn: () => Promise<unknown>): Promise<Array<{ topic: string; payload: unknown }>> {
   const got: BusMessage[] = [];
+  const marker = `test.marker.${randomBytes(6).toString("hex")}`;
   const sub = await h.backend.subscribeEvents((m) => got.push(m));
+  const arrived = async (what: string) => {
+    const deadline = Date.now() + 10_000;
+    while (!got.some((m) => m.topic === marker && m.payload.toString("utf8") === what)) {
+      if (Date.now() > deadline) throw new Error(`the bus marker '${what}' did not arrive within 10 s`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  };
   try {
-    await new Promise((r) => setTimeout(r, 30));
+    await h.backend.eventPublish(marker, "subscribed");
+    await arrived("subscribed");
+    got.length = 0;
     await fn();
-    await new Promise((r) => setTimeout(r, 80));
+    await h.backend.eventPublish(marker, "done");
+    await arrived("done");
   } finally {
     await sub.close();
   }
-  return got.map((m) => ({ topic: m.topic, payload: JSON.parse(m.payload.toString("utf8")) as unknown }));
+  return got.filter((m) => m.topic !== marker).map((m) => ({ topic: m.topic, payload: JSON.parse(m.payload.toString("utf8")) as unknown }));
 }

@@ -7,7 +7,7 @@ import { closeBackend, getBackend } from "@/server/backend";
 import { resetServerEnv } from "@/server/env";
 import { getEventHub, resetEventHub } from "@/server/events";
 import { createEventsHandler } from "@/server/events/sse-response";
-import { SseReader, sleep, waitFor } from "@/server/events/test-helpers";
+import { SseReader, waitFor } from "@/server/events/test-helpers";
 
 import { GET } from "./route";
 
@@ -207,7 +207,8 @@ describe("GET /api/v1/events (Redis)", () => {
     expect(await patternSubscribers()).toBe(1);
     await admin.publish("event:fanout", '{"n": 2}');
     await waitFor(() => again.every((c) => c.reader.data("bus").some((d) => d.payload.n === 2)));
-    await sleep(100);
+    // still one after the loop has gone round twice more (a late second subscribe would show by then)
+    await ticks(2);
     expect(await patternSubscribers()).toBe(1);
   }, 20_000);
 

@@ -66,7 +66,19 @@ export function AutomationDetail({ automationType }: { automationType: string })
       <PageHeader
         title={a.automation_type}
         breadcrumbs={crumbs}
-        description={a.schemas ? "Declared in the catalog (fleet:catalog)." : "No catalog entry: configs and task payloads are any JSON object."}
+        description={
+          a.schemas ? (
+            <>
+              Its settings, tasks and output are described by the master (its catalog entry, <code className="font-mono text-xs">fleet:catalog</code>), so the
+              forms below check them.
+            </>
+          ) : (
+            <>
+              No description from the master (no <code className="font-mono text-xs">fleet:catalog</code> entry): configs and task payloads can be any JSON
+              object.
+            </>
+          )
+        }
         actions={a.corrupt && a.corrupt.length > 0 ? <CorruptBadge fields={a.corrupt} /> : undefined}
       />
       <div className="flex flex-col gap-8">
@@ -185,7 +197,7 @@ function WorkerTable({ workers }: { workers: Worker[] }) {
               Last seen
             </th>
             <th scope="col" className="hidden px-2 py-2 sm:px-3 text-right font-medium sm:table-cell">
-              Config gen
+              <span title="config_gen: goes up by one on every save of the worker's config">Config version</span>
             </th>
           </tr>
         </thead>

@@ -1,3 +1,4 @@
+import { CorruptDataError, type PoolItemRecord } from "@fleet/backend";
 import { PageQuerySchema, PoolDeletedSchema, PoolDetailSchema, PreviewQuerySchema } from "@fleet/schema";
 
 import { notFound } from "@/server/api/errors";
@@ -14,7 +15,15 @@ export const GET = route({
   query: PageQuerySchema.extend(PreviewQuerySchema.shape),
   response: PoolDetailSchema,
   handler: async ({ backend, params, query }) => {
-    const items = await backend.poolItems(params.name);
+    let items: PoolItemRecord[];
+    try {
+      items = await backend.poolItems(params.name);
+    } catch (err) {
+      // a key of another type: an empty pool marked corrupt, as the list shows it
+      const [summary] = err instanceof CorruptDataError ? await backend.poolSummaries([params.name]) : [];
+      if (!summary?.corrupt) throw err;
+      return { total: 0, items: [], corrupt: summary.corrupt };
+    }
     if (items.length === 0) await requireExistingOrKnown(backend, "pool", params.name, false);
     return { total: items.length, items: page(items, query).map((i) => toPoolItem(i, query.preview_bytes)) };
   },

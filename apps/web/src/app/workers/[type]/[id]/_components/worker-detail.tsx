@@ -16,10 +16,14 @@ import { RelativeTime } from "@/components/relative-time";
 import { EmptyState, ErrorState, LoadingState } from "@/components/states";
 import { StatusBadge } from "@/components/status-badge";
 import { TimeSeriesChart } from "@/components/time-series-chart";
+import { DangerAction, DangerZone } from "@/components/ui-bits";
 import { ApiError, apiDelete, errorMessage, seg } from "@/lib/api";
+
+import { PauseControl, PauseOutcomeNote, isPaused, type PauseOutcome } from "./pause-control";
 import { absoluteTime, formatBytes, formatDuration, formatNumber } from "@/lib/format";
+import { hardwareLabel, statLabel, type KeyLabel } from "@/lib/labels";
 import { queries, queryKeys, workerHostname } from "@/lib/query";
-import { Can } from "@/lib/session";
+import { Can, useSession } from "@/lib/session";
 
 const HISTORY_CHOICES = [60, 240, 1000] as const;
 
@@ -34,11 +38,18 @@ function Card({ title, children, className, id }: { title: string; children: Rea
   );
 }
 
-function Fact({ label, children }: { label: string; children: ReactNode }) {
+/** A summary fact: a plain label, the value, and a line saying what it is (with its raw name). */
+function Fact({ label, children, hint, raw }: { label: string; children: ReactNode; hint?: string; raw?: string }) {
   return (
     <div className="min-w-0">
       <dt className="text-xs font-medium tracking-wide text-slate-500 uppercase dark:text-slate-400">{label}</dt>
       <dd className="mt-1 truncate text-sm">{children}</dd>
+      {(hint || raw) && (
+        <dd className="mt-0.5 text-xs text-slate-500 dark:text-slate-400">
+          {hint}
+          {raw && <code className="ml-1 font-mono text-[0.6875rem]">{raw}</code>}
+        </dd>
+      )}
     </div>
   );
 }
@@ -59,26 +70,41 @@ function FieldValue({ name, value }: { name: string; value: unknown }) {
   return <JsonView value={value} expandDepth={1} />;
 }
 
-function FieldList({ obj, empty, wide = false }: { obj: Record<string, unknown> | null; empty: string; wide?: boolean }) {
+function FieldList({
+  obj,
+  empty,
+  wide = false,
+  labelOf,
+}: {
+  obj: Record<string, unknown> | null;
+  empty: string;
+  wide?: boolean;
+  /** The plain name (and explanation) of a key; the raw key shows under it. */
+  labelOf: (key: string) => KeyLabel;
+}) {
   if (!obj || Object.keys(obj).length === 0) return <p className="text-sm text-slate-500 dark:text-slate-400">{empty}</p>;
   // `wide`: two label/value pairs a row where there is room, so a long list (stats) does not
   // tower over its neighbour (hardware).
   return (
     <dl
-      className={`grid grid-cols-[minmax(6.5rem,auto)_1fr] gap-x-4 gap-y-1.5 text-sm ${
-        wide ? "sm:grid-cols-[minmax(6.5rem,auto)_1fr_minmax(6.5rem,auto)_1fr]" : ""
+      className={`grid grid-cols-[minmax(7.5rem,auto)_1fr] gap-x-4 gap-y-2 text-sm ${
+        wide ? "sm:grid-cols-[minmax(7.5rem,auto)_1fr_minmax(7.5rem,auto)_1fr]" : ""
       }`}
     >
-      {Object.entries(obj).map(([k, v]) => (
+      {Object.entries(obj).map(([k, v]) => {
+        const l = labelOf(k);
+        return (
         <div key={k} className="contents">
-          <dt className="truncate pt-0.5 font-mono text-xs text-slate-500 dark:text-slate-400" title={k}>
-            {k}
+          <dt className="min-w-0 text-xs" title={l.hint ? `${l.hint} (${k})` : k}>
+            <span className="block text-slate-700 dark:text-slate-300">{l.label}</span>
+            {l.label !== k && <code className="block truncate font-mono text-[0.6875rem] text-slate-500 dark:text-slate-400">{k}</code>}
           </dt>
           <dd className="min-w-0">
             <FieldValue name={k} value={v} />
           </dd>
         </div>
-      ))}
+        );
+      })}
     </dl>
   );
 }
@@ -122,7 +148,7 @@ function StatsHistory({ type, id }: { type: string; id: string }) {
         </h2>
         <div className="flex items-center gap-2 text-sm">
           <label htmlFor="wk-history-limit" className="text-slate-600 dark:text-slate-400">
-            Frames
+            Reports shown
           </label>
           <select id="wk-history-limit" className="field py-1" value={limit} onChange={(e) => setLimit(Number(e.target.value))}>
             {HISTORY_CHOICES.map((n) => (
@@ -144,14 +170,26 @@ function StatsHistory({ type, id }: { type: string; id: string }) {
       ) : (
         <>
           <p className="mb-3 text-xs text-slate-500 dark:text-slate-400">
-            {formatNumber(series.times.length)} frames from <RelativeTime at={series.times[0]} /> to <RelativeTime at={series.times.at(-1)} />.
+            {formatNumber(series.times.length)} reports (stats frames) from <RelativeTime at={series.times[0]} /> to <RelativeTime at={series.times.at(-1)} />.
             Hover a chart for values; drag to zoom, double-click to reset.
             {series.corrupt > 0 && <CorruptBadge className="ml-2" label={`${series.corrupt} frame${series.corrupt === 1 ? "" : "s"} did not parse`} />}
           </p>
           <div className="grid gap-6 md:grid-cols-2 xl:grid-cols-3">
-            {series.charts.map((c, i) => (
-              <TimeSeriesChart key={c.name} title={c.name} times={series.times} values={c.values} colorIndex={i} syncKey={`stats:${type}:${id}`} />
-            ))}
+            {series.charts.map((c, i) => {
+              const l = statLabel(c.name);
+              return (
+                <TimeSeriesChart
+                  key={c.name}
+                  title={l.label}
+                  rawKey={c.name}
+                  hint={l.hint}
+                  times={series.times}
+                  values={c.values}
+                  colorIndex={i}
+                  syncKey={`stats:${type}:${id}`}
+                />
+              );
+            })}
           </div>
         </>
       )}
@@ -164,6 +202,8 @@ export function WorkerDetailView({ automationType, workerId }: { automationType:
   const client = useQueryClient();
   const worker = useQuery(queries.worker(automationType, workerId));
   const [confirming, setConfirming] = useState(false);
+  const [pauseOutcome, setPauseOutcome] = useState<PauseOutcome | null>(null);
+  const canEdit = useSession().can("admin");
 
   const remove = useMutation({
     mutationFn: () => apiDelete<{ deleted: boolean }>(`/workers/${seg(automationType)}/${seg(workerId)}`),
@@ -222,14 +262,24 @@ export function WorkerDetailView({ automationType, workerId }: { automationType:
           </>
         }
         actions={
-          <Can role="admin">
-            <button type="button" className="btn-danger" onClick={() => setConfirming(true)}>
-              Remove worker
-            </button>
-          </Can>
+          <>
+            {isPaused(w) && (
+              <span className="rounded-full bg-amber-100 px-2.5 py-0.5 text-sm font-medium text-amber-900 dark:bg-amber-950 dark:text-amber-200" data-testid="paused-badge">
+                Paused (slots 0)
+              </span>
+            )}
+            <Can role="admin">
+              <PauseControl worker={w} onDone={setPauseOutcome} />
+            </Can>
+            {/* The config form sits below the charts: one jump to it (its heading stays clear of the sticky header). */}
+            <a href="#config" className="btn-primary">
+              {canEdit ? "Edit config" : "View config"}
+            </a>
+          </>
         }
       />
 
+      <PauseOutcomeNote worker={w} outcome={pauseOutcome} />
       <div className="grid gap-4">
         <section aria-label="Summary" className="card">
           <dl className="grid grid-cols-2 gap-4 sm:grid-cols-3 lg:grid-cols-6">
@@ -240,10 +290,10 @@ export function WorkerDetailView({ automationType, workerId }: { automationType:
             <Fact label="Last seen">
               {w.last_seen === null ? <span className="text-amber-700 dark:text-amber-400">unknown</span> : <RelativeTime at={w.last_seen} />}
             </Fact>
-            <Fact label="Config gen">
+            <Fact label="Config version" hint="Goes up by one on every save." raw="config_gen">
               <span className="tabular-nums">{w.config_gen ?? "—"}</span>
             </Fact>
-            <Fact label="Stats frames">
+            <Fact label="Stats reports kept" hint="History behind the charts." raw="history_len">
               <span className="tabular-nums">{formatNumber(w.history_len)}</span>
             </Fact>
             <Fact label="Started">
@@ -278,17 +328,27 @@ export function WorkerDetailView({ automationType, workerId }: { automationType:
 
         <div className="grid items-start gap-4 lg:grid-cols-2">
           <Card id="wk-hardware" title="Hardware">
-            <FieldList obj={w.hardware} empty="The worker reported no hardware." />
+            <FieldList obj={w.hardware} empty="The worker reported no hardware." labelOf={hardwareLabel} />
           </Card>
           <Card id="wk-stats" title="Latest stats">
-            <FieldList obj={w.stats} empty="No stats reported yet." wide />
+            <FieldList obj={w.stats} empty="No stats reported yet." wide labelOf={statLabel} />
           </Card>
         </div>
 
         <StatsHistory type={w.automation_type} id={w.worker_id} />
 
         <ConfigEditor automationType={w.automation_type} workerId={w.worker_id} />
+
       </div>
+      <Can role="admin">
+        <DangerZone id="wk-danger">
+          <DangerAction text="Remove this worker from Redis: its state, config, hardware, stats and history. A worker process that still runs registers again on its next heartbeat.">
+            <button type="button" className="btn-danger" onClick={() => setConfirming(true)}>
+              Remove worker
+            </button>
+          </DangerAction>
+        </DangerZone>
+      </Can>
 
       <ConfirmDialog
         open={confirming}

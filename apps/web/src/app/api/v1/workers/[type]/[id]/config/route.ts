@@ -1,4 +1,5 @@
 import { ConfigResultSchema } from "@fleet/schema";
+import { z } from "zod";
 
 import { writeWorkerConfig } from "@/server/api/config-writes";
 import { route } from "@/server/api/route";
@@ -6,20 +7,28 @@ import { route } from "@/server/api/route";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
+// A console extension (apps/web/README.md): `intent=pause|resume` names what the write is for
+// in the audit trail (and is checked against it). Without it the answer is exactly API.md's.
+const ConfigQuerySchema = z.object({
+  intent: z.enum(["pause", "resume"], { message: "intent must be pause or resume" }).optional(),
+});
+
 /** Body: a JSON merge patch (RFC 7386) of the config. `If-Match: "<gen>"` optional. */
 export const PATCH = route({
   path: "/workers/[type]/[id]/config",
   role: "admin",
+  query: ConfigQuerySchema,
   body: "json",
   response: ConfigResultSchema,
-  handler: ({ backend, request, params, body }) => writeWorkerConfig(backend, request, params.type, params.id, "patch", body),
+  handler: ({ backend, request, params, query, body }) => writeWorkerConfig(backend, request, params.type, params.id, "patch", body, query.intent),
 });
 
 /** Body: the whole new config. `If-Match: "<gen>"` optional. */
 export const PUT = route({
   path: "/workers/[type]/[id]/config",
   role: "admin",
+  query: ConfigQuerySchema,
   body: "json",
   response: ConfigResultSchema,
-  handler: ({ backend, request, params, body }) => writeWorkerConfig(backend, request, params.type, params.id, "put", body),
+  handler: ({ backend, request, params, query, body }) => writeWorkerConfig(backend, request, params.type, params.id, "put", body, query.intent),
 });

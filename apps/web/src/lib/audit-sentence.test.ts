@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+
+import { auditSentence, configChangeText, parseTarget, viaText } from "./audit-sentence";
+
+const base = { actor: "ada", status: 200, outcome: "done" };
+
+describe("auditSentence", () => {
+  it("says a config change as its settings, old → new", () => {
+    expect(
+      auditSentence({ ...base, action: "worker.config.patch", target: "worker:scraper/scrape-eu-01", before: { slots: 2, mode: "fast" }, after: { slots: 2, mode: "thorough" } }),
+    ).toBe("changed the config of scrape-eu-01 (scraper): Mode fast → thorough");
+    expect(configChangeText({ a: 1, gone: true }, { a: 2, new_key: "x" })).toBe("A 1 → 2, Gone removed (was true), New key set to x");
+    expect(configChangeText({ a: 1 }, { a: 1 })).toBe("no setting changed");
+  });
+  it("says pauses, resumes, rollouts and the other actions", () => {
+    expect(auditSentence({ ...base, action: "worker.config.patch", target: "worker:t/w1", details: { intent: "pause", slots_before: 3, slots_after: 0 } })).toBe("paused w1 (t): slots 3 → 0");
+    expect(auditSentence({ ...base, action: "worker.config.patch", target: "worker:t/w1", details: { intent: "resume", slots_before: 0, slots_after: 3 } })).toBe("resumed w1 (t): slots 0 → 3");
+    expect(
+      auditSentence({ ...base, action: "automation.config.rollout", target: "automation:scraper", changes_total: 4, changes: [{ worker_id: "a", before: { mode: "fast" }, after: { mode: "stealth" } }] }),
+    ).toBe("rolled a config change out to 4 workers of scraper: Mode fast → stealth (first worker shown)");
+    expect(auditSentence({ ...base, action: "dead.requeue", target: "queue:jobs", details: { queue: "jobs", requeued: 1 } })).toBe("requeued 1 dead letter of jobs");
+    expect(auditSentence({ ...base, action: "pool.delete", target: "pool:cookies", details: { items: 8 } })).toBe("removed pool cookies and its 8 items");
+    expect(auditSentence({ ...base, action: "pool.item.release", target: "pool:cookies/c1" })).toBe("released the claim on c1 (pool cookies)");
+    expect(auditSentence({ ...base, action: "counter.set", target: "counter:hits", details: { value: 3 } })).toBe("set counter hits to 3");
+    expect(auditSentence({ ...base, action: "tasks.submit", target: "queue:jobs", details: { ids: ["a", "b"] } })).toBe("submitted 2 tasks to jobs");
+    expect(auditSentence({ ...base, outcome: "refused", action: "dead.delete", target: "queue:jobs" })).toBe("tried to delete dead letters of jobs");
+  });
+  it("falls back to the action and target it does not know, as text", () => {
+    expect(auditSentence({ ...base, action: "post /x/[y]", target: "<b>y</b>" })).toBe("post /x/[y] on <b>y</b>");
+    expect(parseTarget("kv:ns:key:with:colons")).toEqual({ kind: "kv", name: "ns:key:with:colons", parent: null });
+  });
+  it("names how the actor came in", () => {
+    expect(viaText("none")).toBe("sign-in switched off");
+    expect(viaText("session")).toBeNull();
+    expect(viaText("proxy")).toBe("via the sign-in proxy");
+  });
+});

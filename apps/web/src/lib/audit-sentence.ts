@@ -1,0 +1,138 @@
+// An audit entry as a sentence a person reads ("ada changed scrape-eu-01: mode fast → thorough"),
+// built from the entry's own fields (action, target, details, config before/after); the raw
+// request stays one click away on the page. Text only: every part is data, never markup.
+import { humanizeKey } from "./labels";
+
+export interface AuditEntryLike {
+  actor: string | null;
+  action: string | null;
+  target: string | null;
+  status: number | null;
+  outcome?: string;
+  details?: Record<string, unknown>;
+  before?: unknown;
+  after?: unknown;
+  changes?: unknown[];
+  changes_total?: number;
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+function show(v: unknown, max = 40): string {
+  if (v === undefined) return "not set";
+  const s = typeof v === "string" ? v : (JSON.stringify(v) ?? String(v));
+  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
+}
+
+/** "Mode fast → thorough, Slots 2 → 3" for the top-level members that differ (nested ones whole). */
+export function configChangeText(before: unknown, after: unknown, max = 4): string {
+  const b = isObj(before) ? before : {};
+  const a = isObj(after) ? after : {};
+  const keys = [...Object.keys(b), ...Object.keys(a).filter((k) => !Object.hasOwn(b, k))];
+  const parts: string[] = [];
+  for (const k of keys) {
+    const bv = Object.hasOwn(b, k) ? b[k] : undefined;
+    const av = Object.hasOwn(a, k) ? a[k] : undefined;
+    if (JSON.stringify(bv) === JSON.stringify(av)) continue;
+    parts.push(av === undefined ? `${humanizeKey(k)} removed (was ${show(bv)})` : bv === undefined ? `${humanizeKey(k)} set to ${show(av)}` : `${humanizeKey(k)} ${show(bv)} → ${show(av)}`);
+  }
+  if (parts.length === 0) return "no setting changed";
+  return parts.length > max ? `${parts.slice(0, max).join(", ")} and ${parts.length - max} more` : parts.join(", ");
+}
+
+/** "worker:scraper/w1" → { kind: "worker", name: "w1", parent: "scraper" }. */
+export function parseTarget(target: string | null): { kind: string; name: string; parent: string | null } {
+  if (!target) return { kind: "", name: "", parent: null };
+  const i = target.indexOf(":");
+  if (i < 0) return { kind: "", name: target, parent: null };
+  const kind = target.slice(0, i);
+  const rest = target.slice(i + 1);
+  if (kind === "worker" || kind === "pool") {
+    const j = rest.indexOf("/");
+    if (j >= 0) return { kind, name: rest.slice(j + 1), parent: rest.slice(0, j) };
+  }
+  return { kind, name: rest, parent: null };
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
+
+/** The entry as one sentence, without the actor (the page shows the actor first, in bold). */
+export function auditSentence(e: AuditEntryLike): string {
+  const d = e.details ?? {};
+  const t = parseTarget(e.target);
+  const action = e.action ?? "";
+  // A refused request did nothing: "tried to pause", not "paused".
+  const refused = e.outcome === "refused";
+  const v = (past: string, base: string) => (refused ? `tried to ${base}` : past);
+  switch (action) {
+    case "worker.config.patch":
+    case "worker.config.put": {
+      const who = `${t.name}${t.parent ? ` (${t.parent})` : ""}`;
+      if (d.intent === "pause") return `${v("paused", "pause")} ${who}: slots ${show(d.slots_before)} → 0`;
+      if (d.intent === "resume") return `${v("resumed", "resume")} ${who}: slots 0 → ${show(d.slots_after)}`;
+      if (e.before !== undefined || e.after !== undefined) return `${v("changed", "change")} the config of ${who}: ${configChangeText(e.before, e.after)}`;
+      return `${v("changed", "change")} the config of ${who}`;
+    }
+    case "automation.config.rollout": {
+      const n = num(e.changes_total) ?? (Array.isArray(e.changes) ? e.changes.length : null);
+      const first = Array.isArray(e.changes) && isObj(e.changes[0]) ? e.changes[0] : null;
+      const what = first ? `: ${configChangeText(first.before, first.after)}` : "";
+      return `${v("rolled", "roll")} a config change out to ${n === null ? "the workers" : plural(n, "worker")} of ${t.name}${what}${n !== null && n > 1 ? " (first worker shown)" : ""}`;
+    }
+    case "worker.delete":
+      return `${v("removed", "remove")} worker ${t.name}${t.parent ? ` (${t.parent})` : ""}`;
+    case "tasks.submit": {
+      const ids = Array.isArray(d.ids) ? d.ids.length : null;
+      const n = num(d.ids_count) ?? ids;
+      return `${v("submitted", "submit")} ${n === null ? "tasks" : plural(n, "task")} to ${t.name}`;
+    }
+    case "dead.requeue":
+      return `${v("requeued", "requeue")} ${num(d.requeued) === null ? "dead letters" : plural(num(d.requeued)!, "dead letter")} of ${t.name}`;
+    case "dead.delete":
+      return `${v("deleted", "delete")} ${num(d.deleted) === null ? "dead letters" : plural(num(d.deleted)!, "dead letter")} of ${t.name}`;
+    case "queue.sweep":
+      return `${v("swept", "sweep")} ${t.name}${num(d.requeued) !== null ? `: ${plural(num(d.requeued)!, "overdue task")} put back` : ""}`;
+    case "pool.item.release":
+      return `${v("released", "release")} the claim on ${t.name} (pool ${t.parent ?? "?"})`;
+    case "pool.item.delete":
+      return `${v("removed", "remove")} item ${t.name} from pool ${t.parent ?? "?"}`;
+    case "pool.delete":
+      return `${v("removed", "remove")} pool ${t.name}${num(d.items) !== null ? ` and its ${plural(num(d.items)!, "item")}` : ""}`;
+    case "lock.release":
+      return `${v("force-released", "force-release")} lock ${t.name}`;
+    case "counter.set":
+      return `${v("set", "set")} counter ${t.name}${d.value !== undefined ? ` to ${show(d.value)}` : ""}`;
+    case "counter.delete":
+      return `${v("deleted", "delete")} counter ${t.name}`;
+    case "kv.set":
+      return `${v("set", "set")} key ${t.name}`;
+    case "kv.delete":
+      return `${v("deleted", "delete")} key ${t.name}`;
+    case "auth.signin":
+      return e.outcome === "refused" ? "failed to sign in" : "signed in";
+    case "auth.signout":
+      return "signed out";
+    default:
+      return `${refused ? "tried: " : ""}${action || "did something"}${e.target ? ` on ${e.target}` : ""}`;
+  }
+}
+
+/** How the actor was identified, for people; null when there is nothing worth saying. */
+export function viaText(via: string | null): string | null {
+  switch (via) {
+    case null:
+    case "":
+    case "session":
+      return null;
+    case "none":
+      return "sign-in switched off";
+    case "proxy":
+      return "via the sign-in proxy";
+    case "token":
+    case "bearer":
+      return "with an API token";
+    default:
+      return `via ${via}`;
+  }
+}
