@@ -36,12 +36,15 @@ export async function queueFigures(backend: Backend, names: string[], now: numbe
 export async function poolFigures(backend: Backend, names: string[]): Promise<Figures<PoolSummary>> {
   const all = names.length > 0 ? await backend.poolSummaries(names) : [];
   // an empty hash does not exist in Redis
-  return { items: all.filter((p) => p.size > 0), absent: all.filter((p) => p.size === 0).map((p) => p.name) };
+  // an empty hash does not exist in Redis; a key of another type (corrupt) does, and is shown as such
+  const present = (p: PoolSummary) => p.size > 0 || (p.corrupt?.length ?? 0) > 0;
+  return { items: all.filter(present), absent: all.filter((p) => !present(p)).map((p) => p.name) };
 }
 
 export async function streamFigures(backend: Backend, names: string[]): Promise<Figures<StreamSummary>> {
   const all = names.length > 0 ? await backend.streamSummaries(names) : [];
-  return { items: all.filter((s) => s.length > 0), absent: all.filter((s) => s.length === 0).map((s) => s.name) };
+  const present = (s: StreamSummary) => s.length > 0 || (s.corrupt?.length ?? 0) > 0;
+  return { items: all.filter(present), absent: all.filter((s) => !present(s)).map((s) => s.name) };
 }
 
 function withAbsent<T extends { name: string }>(names: string[], items: T[]): Figures<T> {
