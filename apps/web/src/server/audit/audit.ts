@@ -15,6 +15,7 @@
 // went away during the request, or the process died): the change may or may not have been
 // made. Sign-in writes its entry in the same atomic step as the session (session-put-3.lua).
 // Refusals (401, 403, failed sign-ins) are recorded by refusals.ts.
+import { isBackendUnavailable } from "@/server/api/errors";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash, randomBytes } from "node:crypto";
 
@@ -200,7 +201,7 @@ export async function auditBefore(backend: Backend, entry: AuditEntry): Promise<
     await backend.auditAppend(bytes, authConfig().auditMaxEntries);
   } catch (err) {
     // Redis is away: the usual 503 says so (and nothing was changed either)
-    if (err instanceof BackendUnavailableError) throw err;
+    if (isBackendUnavailable(err)) throw err;
     console.error(`[audit] refused ${logText(entry.action)} on ${logText(entry.target)} by ${logText(entry.actor)}: its entry could not be written:`, errorText(err));
     throw new ApiError("backend_unavailable", AUDIT_UNWRITABLE);
   }
@@ -226,7 +227,7 @@ export async function auditAfter(backend: Backend, pending: PendingAudit, final:
 export function failedEntry(pending: AuditEntry, err: unknown): AuditEntry | null {
   if (err instanceof ApiError && err.status < 500) return null;
   if (err instanceof NotFoundError || err instanceof StaleGenerationError || err instanceof CorruptDataError) return null;
-  const status = err instanceof BackendUnavailableError || (err instanceof ApiError && err.code === "backend_unavailable") ? 503 : 500;
+  const status = isBackendUnavailable(err) || (err instanceof ApiError && err.code === "backend_unavailable") ? 503 : 500;
   return {
     ...pending,
     outcome: "failed",

@@ -12,7 +12,7 @@ import { appendAudit, buildEntry } from "@/server/audit/audit";
 import { requireAllowedHost, requireJsonMutation } from "@/server/api/authorize";
 import { recordRefusal } from "@/server/audit/refusals";
 import { parseJsonBody, readBodyBytes } from "@/server/api/body";
-import { ApiError, errorResponse, jsonResponse, toErrorResponse } from "@/server/api/errors";
+import { ApiError, errorResponse, isBackendUnavailable, jsonResponse, toErrorResponse } from "@/server/api/errors";
 import { getBackend } from "@/server/backend";
 import { logText } from "@/server/log-text";
 
@@ -151,7 +151,7 @@ export async function handleSignIn(request: Request): Promise<Response> {
       // the audit entry and the session in one atomic step: no entry, no session
       session = await startSession(backend, config, user, now(), { entry: pyJsonBytes(entry), maxEntries: config.auditMaxEntries });
     } catch (err) {
-      if (err instanceof BackendUnavailableError) throw err;
+      if (isBackendUnavailable(err)) throw err;
       console.error(`[audit] refused the sign-in of ${logText(user.name)}: its entry could not be written:`, err instanceof Error ? err.message : err);
       throw new ApiError("backend_unavailable", SIGN_IN_UNRECORDED);
     }

@@ -1,3 +1,4 @@
+import { isBackendUnavailable } from "@/server/api/errors";
 import { BackendUnavailableError } from "@fleet/backend";
 
 import { requireAllowedHost } from "@/server/api/authorize";
@@ -22,7 +23,7 @@ export async function GET(request: Request): Promise<Response> {
       },
     });
   } catch (err) {
-    if (err instanceof BackendUnavailableError) {
+    if (isBackendUnavailable(err)) {
       console.warn(`[health] ${err.message}`);
       return json(503, { error: { code: "backend_unavailable", message: HEALTH_UNAVAILABLE_MESSAGE } });
     }
