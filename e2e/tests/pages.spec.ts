@@ -124,6 +124,8 @@ const PAGES: PageCase[] = [
   { name: "streams", path: () => "/streams", ready: (p, s) => p.getByRole("main").getByText(s.type).first() },
   { name: "stream", path: (s) => `/streams/${enc(s.type)}`, ready: (p) => p.getByRole("main").getByText("shop.example/item/4").first() },
   { name: "state", path: () => "/state", ready: (p, s) => p.getByRole("main").getByText(s.lock).first() },
+  // the rules are the console's one document (watch.spec.ts edits them); whatever it holds, the page shows it
+  { name: "alerts", path: () => "/alerts", ready: (p) => p.getByRole("heading", { name: /^Rules/ }).first() },
   {
     name: "events",
     path: () => "/events",

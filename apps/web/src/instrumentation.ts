@@ -78,7 +78,12 @@ export async function register(): Promise<void> {
   } else {
     console.warn("Fleet Console: no authentication (in-memory demo on loopback); every request is treated as admin.");
   }
-  // Queue history and alerts: one leader among the console processes (src/server/watch).
-  const { startWatch } = await import("./server/watch");
-  startWatch();
+  // Queue history and alerts: one leader among the console processes (src/server/watch),
+  // started in the app's module graph by the first request; armed here.
+  if (serverEnv().FLEET_WATCH) {
+    const { armWatch } = await import("./server/watch/arm");
+    const portArg = process.argv.findIndex((a) => a === "-p" || a === "--port");
+    const port = Number(portArg >= 0 ? process.argv[portArg + 1] : (process.env.PORT ?? 3000)) || null;
+    armWatch({ port, host: bindHost, log: (line) => console.log(`[watch] ${line}`) });
+  }
 }

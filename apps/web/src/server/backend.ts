@@ -26,8 +26,12 @@ interface BackendSlot {
 // edit, and a module-level cache would open a new Redis connection (and a new demo fleet)
 // each time without closing the old one.
 const holder = globalThis as typeof globalThis & { __fleetBackend?: BackendSlot };
+const watchHolder = globalThis as typeof globalThis & { __fleetWatchArmed?: boolean; __fleetWatch?: unknown };
 
 export async function getBackend(): Promise<Backend> {
+  // The watch starts in the app's own module graph, with the first request the process
+  // serves (src/server/watch/index.ts says why not from instrumentation.ts).
+  if (watchHolder.__fleetWatchArmed && !watchHolder.__fleetWatch) void import("./watch").then((m) => m.startWatchIfArmed());
   const url = serverEnv().FLEET_BACKEND_URL;
   let slot = holder.__fleetBackend;
   if (!slot || slot.url !== url) {

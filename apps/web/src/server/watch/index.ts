@@ -1,6 +1,14 @@
-// The process-wide watch, wired to the app's backend and environment; started once per
-// server process by instrumentation.ts (never by a request), stopped on shutdown, which
-// releases the lead so another replica takes over at its next try.
+// The process-wide watch, wired to the app's backend and environment, stopped on shutdown
+// (which releases the lead so another replica takes over at its next try).
+//
+// Started in the app's module graph, never from instrumentation.ts: Next bundles
+// instrumentation apart from the routes, with its own copy of every module, and the backend
+// the watch would open there (kept on globalThis, shared with the routes) would throw that
+// copy's error classes, which the routes' `instanceof BackendUnavailableError` does not
+// recognise (an outage answering 500 instead of 503). So instrumentation only arms it
+// (`armWatch`, a flag on globalThis) and nudges the server once it listens; the first
+// request the process serves (a load balancer's health check, the image's HEALTHCHECK, a
+// page) opens the backend through `getBackend()`, which starts the watch.
 import "server-only";
 
 import type { Backend } from "@fleet/backend";
@@ -13,7 +21,12 @@ import { WatchService } from "./service";
 
 export { WatchService } from "./service";
 
-const holder = globalThis as typeof globalThis & { __fleetWatch?: WatchService };
+const holder = globalThis as typeof globalThis & { __fleetWatch?: WatchService; __fleetWatchArmed?: boolean };
+
+/** Starts the watch if instrumentation.ts armed it (a server process, not a test). */
+export function startWatchIfArmed(): WatchService | null {
+  return holder.__fleetWatchArmed ? startWatch() : null;
+}
 
 /**
  * The queues the watch records: THE one place the watch asks for queue names. They come
