@@ -45,6 +45,7 @@ import {
   queuePriorityKeys,
   type Priority,
 } from "../keys";
+import { leaseNowSeconds } from "../lease-clock";
 import { pyFloatRepr, pyJsonBytes } from "../pyjson";
 import type {
   Backend,
@@ -108,20 +109,6 @@ function leaseText(deadline: number): string {
 const POLL_MS = 20;
 
 const nowSeconds = () => Date.now() / 1000;
-/**
- * Now, for deadlines that serve as leases: strictly increasing in this process (a reservation
- * made in the same millisecond as the last one gets a microsecond more), and offset by a fixed
- * random fraction of a millisecond per process, so that two processes reserving one task in
- * the same millisecond (a sweep between them) still get different leases.
- */
-const LEASE_OFFSET_SECONDS = Math.floor(Math.random() * 1000) / 1_000_000;
-let lastLeaseNow = 0;
-const leaseNowSeconds = () => {
-  let t = Date.now() / 1000 + LEASE_OFFSET_SECONDS;
-  if (t <= lastLeaseNow) t = lastLeaseNow + 0.000001;
-  lastLeaseNow = t;
-  return t;
-};
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export class MemoryBackend implements Backend {
