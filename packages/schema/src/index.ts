@@ -3,3 +3,4 @@ export * from "./api";
 export * from "./events";
 export * from "./merge-patch";
 export * from "./watch";
+export * from "./error-group";
