@@ -92,6 +92,8 @@ import type {
   QueueWatchRequest,
 } from "../watch-types";
 import { workerIndexEntryFromRaw } from "../worker-index";
+import type { OfflineRemoval, WorkerStateEntry } from "../types";
+import { readWorkersState, removeOfflineWorkers } from "./worker-bulk";
 import { callScript, isWrongTypeError, mapRedisError, RedisConnection, type PipelineResults, type RedisConnectionOptions } from "./connection";
 import { EncodedCommand, keyAround, RespArgs, type KeyAround } from "./encoded-command";
 import { unpack, type Packed } from "./msgpack";
@@ -1551,6 +1553,17 @@ export class RedisBackend implements Backend {
   async workersIndex(refs: WorkerRef[], opts: { hostname?: boolean } = {}): Promise<WorkerIndexEntry[]> {
     if (refs.length === 0) return [];
     return this.run((r) => this.readWorkersIndex(r, refs, opts.hostname === true));
+  }
+
+  // issue 14: ./worker-bulk.ts
+  async workersState(refs: WorkerRef[]): Promise<WorkerStateEntry[]> {
+    if (refs.length === 0) return [];
+    return this.run((r) => readWorkersState(r, refs));
+  }
+
+  async workersRemoveOffline(refs: WorkerRef[], cutoff: number): Promise<OfflineRemoval[]> {
+    if (refs.length === 0) return [];
+    return this.run((r) => removeOfflineWorkers(r, refs, cutoff));
   }
 
   async workerRemove(automationType: string, workerId: string): Promise<boolean> {
