@@ -120,6 +120,8 @@ const ACTIONS: Record<string, { action: string; target: (p: Params) => string }>
   "PUT /kv/[ns]/[key]": { action: "kv.set", target: (p) => `kv:${p.ns}:${p.key}` },
   "DELETE /kv/[ns]/[key]": { action: "kv.delete", target: (p) => `kv:${p.ns}:${p.key}` },
   "PUT /alerts/rules": { action: "alerts.rules.put", target: () => "alerts:rules" },
+  "POST /workers/bulk-remove": { action: "workers.bulk.remove", target: () => "workers" },
+  "POST /workers/bulk-config": { action: "workers.bulk.config", target: () => "workers" },
 };
 
 export function actionFor(method: string, template: string, params: Params): { action: string; target: string } {

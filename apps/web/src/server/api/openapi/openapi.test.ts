@@ -201,7 +201,7 @@ describe("the document is structurally sound", () => {
   it("query parameters are those of each route's query schema, optional where the route has a default", () => {
     const list = (doc.paths["/workers"] as Json).get as Json;
     const names = (list.parameters as Array<{ name: string; required: boolean; in: string }>).filter((p) => p.in === "query");
-    expect(names.map((p) => p.name).sort()).toEqual(["limit", "offset", "q", "sort", "status", "type"]);
+    expect(names.map((p) => p.name).sort()).toEqual(["error_group", "limit", "offset", "q", "sort", "status", "type"]);
     expect(names.every((p) => p.required === false)).toBe(true);
     const events = (doc.paths["/events"] as Json).get as Json;
     expect((events.parameters as Array<{ name: string }>).map((p) => p.name)).toEqual(["topics"]);
