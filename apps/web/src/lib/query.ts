@@ -13,6 +13,7 @@ import type {
   AutomationList,
   CounterList,
   DeadLetter,
+  ErrorGroups,
   Health,
   KvKeyList,
   KvNamespaceList,
@@ -76,6 +77,8 @@ export interface WorkersParams {
   type?: string;
   status?: WorkerStatus;
   q?: string;
+  /** Only workers whose last_error is in this error group (issue 14). */
+  error_group?: string;
   /** Server-side order (a console extension of the API): absent means type, then id. */
   sort?: WorkersSort;
   limit?: number;
@@ -130,6 +133,11 @@ export const queryKeys = {
     all: ["alerts"] as const,
     status: () => ["alerts", "status"] as const,
     rules: () => ["alerts", "rules"] as const,
+  },
+  errors: {
+    all: ["errors"] as const,
+    /** `queue` null: the whole fleet. */
+    of: (queue: string | null, limit: number) => ["errors", queue, limit] as const,
   },
   locks: { all: ["locks"] as const },
   counters: { all: ["counters"] as const },
@@ -276,6 +284,14 @@ export const queries = {
     queryOptions({
       queryKey: queryKeys.alerts.rules(),
       queryFn: ({ signal }) => apiGet<AlertRules>("/alerts/rules", signal),
+    }),
+  /** Error groups (issue 14.3): computed at most every 10 s on the server; refreshed at a slower pace here. */
+  errorGroups: (queue: string | null, limit = 10) =>
+    queryOptions({
+      queryKey: queryKeys.errors.of(queue, limit),
+      queryFn: ({ signal }) => apiGet<ErrorGroups>(queue === null ? `/errors${qs({ limit })}` : `/queues/${seg(queue)}/errors${qs({ limit })}`, signal),
+      refetchInterval: 30_000,
+      staleTime: 10_000,
     }),
   pools: () =>
     queryOptions({
