@@ -52,7 +52,7 @@ function GroupRow({ g, queue }: { g: ErrorGroup; queue: string | null }) {
             workers seen <RelativeTime at={g.first_seen} /> to <RelativeTime at={g.last_seen} />
           </span>
         )}
-        {g.newest_dead_rank !== null && <span>{g.newest_dead_rank === 1 ? "in the newest dead letter" : `newest one ${formatNumber(g.newest_dead_rank)} from the end of the list`}</span>}
+        {g.newest_dead_rank !== null && <span>{g.newest_dead_rank === 1 ? "in the newest dead letter" : `newest is dead letter #${formatNumber(g.newest_dead_rank)} from the end`}</span>}
       </div>
     </li>
   );
