@@ -228,7 +228,7 @@ describe.skipIf(pyRef.skip)(pyRef.title("interop: Python and TypeScript workers 
     });
     if (process.env.INTEROP_TIMELINE) {
       const { writeFileSync } = await import("node:fs");
-      writeFileSync(process.env.INTEROP_TIMELINE, timeline.map((e) => `${String(e.t).padStart(6)} ms ${e.id ?? "-"} ${e.what}`).join("\n") + `\nDLQ ids: ${dead.map((d) => String(d.id)).join(" ")}\n`);
+      writeFileSync(process.env.INTEROP_TIMELINE, `${timeline.map((e) => `${String(e.t).padStart(6)} ms ${e.id ?? "-"} ${e.what}`).join("\n")}\nDLQ ids: ${dead.map((d) => String(d.id)).join(" ")}\n`);
     }
     if (problems.length) {
       const bad = new Set(problems.map((p) => /task (\w+)/.exec(p)?.[1]));

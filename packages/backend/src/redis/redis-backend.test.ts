@@ -13,7 +13,7 @@ import { backendFromUrl } from "../url";
 import type { WorkerIndexEntry, WorkerRecord } from "../types";
 import { keyAround } from "./encoded-command";
 import { NameDiscovery } from "../discovery/name-discovery";
-import { createRedisBackend, RedisBackend, WORKERS_PER_CALL } from "./index";
+import { createRedisBackend, type RedisBackend, WORKERS_PER_CALL } from "./index";
 
 const base = process.env.REDIS_TEST_URL;
 if (!base) throw new Error("REDIS_TEST_URL is not set: point it at a disposable redis-server, e.g. redis://127.0.0.1:6390/0");

@@ -354,7 +354,10 @@ describe("EventHub bus and lifecycle", () => {
           const inner = new InlineSnapshotSource(async () => backend, 60);
           return {
             kind: "inline",
-            poll: async (now: number, names: Parameters<InlineSnapshotSource["poll"]>[1]) => (await sleep(150), inner.poll(now, names)),
+            poll: async (now: number, names: Parameters<InlineSnapshotSource["poll"]>[1]) => {
+              await sleep(150);
+              return inner.poll(now, names);
+            },
             close: () => inner.close(),
           };
         },

@@ -21,7 +21,7 @@ function dbUrl(base: string, db: number): string {
   return u.toString();
 }
 
-async function useBackendUrl(url: string): Promise<Backend> {
+async function switchBackendUrl(url: string): Promise<Backend> {
   await closeBackend();
   process.env.FLEET_BACKEND_URL = url;
   resetServerEnv();
@@ -141,7 +141,7 @@ describe("GET /api/v1/metrics", () => {
       const url = dbUrl(REDIS_TEST_URL!, DB);
       admin = new Redis(url);
       await admin.flushdb();
-      const backend = await useBackendUrl(url);
+      const backend = await switchBackendUrl(url);
       await seed(backend, async () => {
         await admin!.hset("fleet:pool:proxies", "bad", "not a pool item");
       });
@@ -153,7 +153,7 @@ describe("GET /api/v1/metrics", () => {
   });
 
   it("exports the same numbers on the memory backend", async () => {
-    const backend = await useBackendUrl("memory://metrics-test");
+    const backend = await switchBackendUrl("memory://metrics-test");
     await seed(backend, async () => {
       (backend as unknown as { raw: { hset(k: string, f: Record<string, string>): void } }).raw.hset("fleet:pool:proxies", {
         bad: "not a pool item",
@@ -164,7 +164,7 @@ describe("GET /api/v1/metrics", () => {
   });
 
   it("answers 200 with fleet_backend_up 0, without hanging, when Redis is down", async () => {
-    await useBackendUrl("redis://:pw-secret@127.0.0.1:1/0");
+    await switchBackendUrl("redis://:pw-secret@127.0.0.1:1/0");
     const started = performance.now();
     const { res, text, metrics } = await scrape();
     expect(performance.now() - started).toBeLessThan(15_000); // a guard against hanging, not a latency claim
