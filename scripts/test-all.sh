@@ -79,7 +79,8 @@ if [ -z "$REDIS_PORT" ]; then
 fi
 
 log "starting redis-server on 127.0.0.1:$REDIS_PORT (no persistence, in $REDIS_DIR)"
-redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --daemonize yes --save '' --appendonly no \
+# --databases: one database per test suite (packages/backend/test/support/redis-dbs.ts)
+redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --daemonize yes --save '' --appendonly no --databases 32 \
   --dir "$REDIS_DIR" --pidfile "$REDIS_DIR/redis.pid" --logfile "$REDIS_DIR/redis.log"
 for _ in $(seq 100); do
   redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1 && break
@@ -101,8 +102,8 @@ for port in $(seq "$E2E_PORT_FROM" $((E2E_PORT_FROM + 89))); do
 done
 export E2E_PORT="${E2E_PORT:-$E2E_PORT_FROM}"
 
-# Package tests start from DB 0 and pick their own DBs or key prefixes; the browser tests
-# get DB 3 to themselves.
+# Each suite takes its own database of this server from packages/backend/test/support/redis-dbs.ts
+# (the browser tests' is 3, there too; its test checks this line).
 export REDIS_TEST_URL="redis://127.0.0.1:$REDIS_PORT/0"
 export E2E_REDIS_URL="redis://127.0.0.1:$REDIS_PORT/3"
 

@@ -1,7 +1,8 @@
 // Sessions that end on the server (issue 12, point 2), against a real Redis
-// (REDIS_TEST_URL, database 2): a cookie replayed after sign-out is worth nothing, a
+// (REDIS_TEST_URL, its own database): a cookie replayed after sign-out is worth nothing, a
 // removed user's sessions end, the live stream closes when its session ends or expires,
 // a session costs one GET, and Redis unreachable fails closed.
+import { testRedisDb } from "@fleet/backend/testing/redis-dbs";
 import { startMonitor } from "@/server/test-monitor";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -19,7 +20,7 @@ import { handleSession, handleSignIn, handleSignOut, sessionInfo } from "./handl
 import { SESSION_ENDED, SESSION_UNCHECKABLE } from "./sessions";
 import { ORIGIN, PASSWORDS, PROXY_ADDRESS, SAME_ORIGIN, bearer, call, clearAuth, configureAuth, cookieOf, fromPeer, userEntry, type Handler } from "./test-env";
 
-const DB = 2;
+const DB = testRedisDb("apps/web/src/server/auth/sessions.test.ts");
 let admin: Redis;
 
 beforeAll(async () => {

@@ -1,5 +1,6 @@
 import net from "node:net";
 
+import { testRedisUrl } from "@fleet/backend/testing/redis-dbs";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 
 import { closeBackend } from "@/server/backend";
@@ -54,7 +55,7 @@ describe("GET /api/v1/health", () => {
   });
 
   it("answers 200 with a real Redis and reports its version", async () => {
-    await switchBackendUrl(REDIS_TEST_URL!);
+    await switchBackendUrl(testRedisUrl("apps/web/src/app/api/v1/health/route.test.ts"));
     const { res, body } = await timedGet();
     expect(res.status).toBe(200);
     expect(body.ok).toBe(true);

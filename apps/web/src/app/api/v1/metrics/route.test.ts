@@ -1,6 +1,7 @@
 // GET /api/v1/metrics: seeded data read back through the exposition, on a real Redis
-// (DB 9, flushed: DB 8 belongs to the events route test, which may run at the same time)
+// (its own database, flushed)
 // and on the memory backend.
+import { testRedisDb } from "@fleet/backend/testing/redis-dbs";
 import type { Backend } from "@fleet/backend";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
@@ -13,7 +14,7 @@ import { parseExposition, sampleValue } from "@/server/metrics/parse-exposition"
 import { GET } from "./route";
 
 const REDIS_TEST_URL = process.env.REDIS_TEST_URL;
-const DB = 9;
+const DB = testRedisDb("apps/web/src/app/api/v1/metrics/route.test.ts");
 
 function dbUrl(base: string, db: number): string {
   const u = new URL(base);
