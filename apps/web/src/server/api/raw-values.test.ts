@@ -4,7 +4,7 @@ import { testRedisDb } from "@fleet/backend/testing/redis-dbs";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import { bearer, call, clearAuth, configureAuth } from "@/server/auth/test-env";
+import { bearer, call, clearAuth, configureAuth } from "@/server/auth/test/auth-env";
 
 import { describeRoutes, redisTestUrl } from "./test/harness";
 import { RAW_GETS, rawValuesSuite, seedRawValues } from "./test/raw-values-suite";

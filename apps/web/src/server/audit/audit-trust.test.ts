@@ -3,7 +3,7 @@
 // actor so that no loop pushes older entries out; a change whose entry cannot be written
 // is not made (the entry is written before the change); names are escaped in logs.
 import { testRedisDb } from "@fleet/backend/testing/redis-dbs";
-import { startMonitor } from "@/server/test-monitor";
+import { startMonitor } from "@/server/test/monitor";
 import { NotFoundError } from "@fleet/backend";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
@@ -14,10 +14,10 @@ import * as workerConfig from "@/app/api/v1/workers/[type]/[id]/config/route";
 import { ApiError } from "@/server/api/errors";
 import { redisTestUrl } from "@/server/api/test/harness";
 import { handleSignIn } from "@/server/auth/handlers";
-import { PASSWORDS, SAME_ORIGIN, bearer, call, clearAuth, configureAuth, fromPeer } from "@/server/auth/test-env";
+import { PASSWORDS, SAME_ORIGIN, bearer, call, clearAuth, configureAuth, fromPeer } from "@/server/auth/test/auth-env";
 import { getBackend } from "@/server/backend";
 import { resetServerEnv } from "@/server/env";
-import { waitFor } from "@/server/events/test-helpers";
+import { waitFor } from "@/server/events/test/helpers";
 
 import { AUDIT_UNWRITABLE, failedEntry, type AuditEntry } from "./audit";
 import { REFUSALS_PER_MINUTE } from "./refusals";

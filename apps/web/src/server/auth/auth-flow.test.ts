@@ -34,7 +34,7 @@ import {
   fromPeer,
   userEntry,
   type Handler,
-} from "./test-env";
+} from "./test/auth-env";
 
 const DB = testRedisDb("apps/web/src/server/auth/auth-flow.test.ts");
 let backend: Backend;

@@ -24,7 +24,7 @@ import { redisTestUrl } from "@/server/api/test/harness";
 
 import { handleSignIn } from "./handlers";
 import type { Role } from "./roles";
-import { ORIGIN, PASSWORDS, SAME_ORIGIN, bearer, call, clearAuth, configureAuth, cookieOf, type Handler } from "./test-env";
+import { ORIGIN, PASSWORDS, SAME_ORIGIN, bearer, call, clearAuth, configureAuth, cookieOf, type Handler } from "./test/auth-env";
 
 const DB = testRedisDb("apps/web/src/server/auth/security-routes.test.ts");
 const now = () => Math.floor(Date.now() / 1000);

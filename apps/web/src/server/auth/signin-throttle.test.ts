@@ -9,13 +9,13 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 
 import * as queues from "@/app/api/v1/queues/route";
 import { redisTestUrl } from "@/server/api/test/harness";
-import { waitFor } from "@/server/events/test-helpers";
+import { waitFor } from "@/server/events/test/helpers";
 
 import { handleSignIn } from "./handlers";
 import { hashGate } from "./hash-gate";
 import { passwordChecks } from "./password";
 import { addressBudgetId, SIGN_IN_POLICY, SignInThrottle } from "./throttle";
-import { PASSWORDS, SAME_ORIGIN, call, clearAuth, configureAuth, cookieOf, fromPeer } from "./test-env";
+import { PASSWORDS, SAME_ORIGIN, call, clearAuth, configureAuth, cookieOf, fromPeer } from "./test/auth-env";
 
 const DB = testRedisDb("apps/web/src/server/auth/signin-throttle.test.ts");
 let admin: Redis;

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 import { EventHub, type HubEvent } from "./hub";
 import { InlineSnapshotSource } from "./snapshot-source";
-import { countingSubscriptions, sleep, waitFor } from "./test-helpers";
+import { countingSubscriptions, sleep, waitFor } from "./test/helpers";
 
 const decode = (e: HubEvent) => {
   const text = new TextDecoder().decode(e.frame);

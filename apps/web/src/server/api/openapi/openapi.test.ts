@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Backend } from "@fleet/backend";
 
 import * as openapiRoute from "@/app/api/v1/openapi.json/route";
-import { clearAuth, configureAuth, ORIGIN, TOKENS } from "@/server/auth/test-env";
+import { clearAuth, configureAuth, ORIGIN, TOKENS } from "@/server/auth/test/auth-env";
 import { resetEventHub } from "@/server/events";
 
 import { declaredRoute } from "../route";

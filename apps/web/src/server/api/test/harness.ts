@@ -1,7 +1,7 @@
 // Route-test harness: every suite runs once against the in-memory backend and once
 // against a real redis-server (REDIS_TEST_URL, one database per test file, flushed
 // before each test). Requests go through the exported route handlers, as Next calls them.
-import { startMonitor } from "@/server/test-monitor";
+import { startMonitor } from "@/server/test/monitor";
 import { createHash, randomBytes } from "node:crypto";
 
 import type { Backend, BusMessage } from "@fleet/backend";

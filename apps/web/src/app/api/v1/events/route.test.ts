@@ -8,7 +8,7 @@ import { closeBackend, getBackend } from "@/server/backend";
 import { resetServerEnv } from "@/server/env";
 import { getEventHub, resetEventHub } from "@/server/events";
 import { createEventsHandler } from "@/server/events/sse-response";
-import { SseReader, waitFor } from "@/server/events/test-helpers";
+import { SseReader, waitFor } from "@/server/events/test/helpers";
 
 import { GET } from "./route";
 

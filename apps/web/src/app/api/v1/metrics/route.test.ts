@@ -8,8 +8,8 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 
 import { closeBackend, getBackend } from "@/server/backend";
 import { resetServerEnv } from "@/server/env";
-import { sleep } from "@/server/events/test-helpers";
-import { parseExposition, sampleValue } from "@/server/metrics/parse-exposition";
+import { sleep } from "@/server/events/test/helpers";
+import { parseExposition, sampleValue } from "@/server/metrics/test/parse-exposition";
 
 import { GET } from "./route";
 

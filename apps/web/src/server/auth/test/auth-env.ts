@@ -8,8 +8,8 @@ import type { Backend } from "@fleet/backend";
 import { closeBackend, getBackend } from "@/server/backend";
 import { resetServerEnv } from "@/server/env";
 
-import { hashPassword } from "./password";
-import { peerHeaderValue, PEER_HEADER } from "./peer";
+import { hashPassword } from "../password";
+import { peerHeaderValue, PEER_HEADER } from "../peer";
 
 export const ORIGIN = "http://console.test";
 export const SECRET = "test-secret-0123456789-abcdefghijklmnop";
