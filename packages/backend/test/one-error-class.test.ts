@@ -10,8 +10,10 @@ describe("the backend's error classes", () => {
     // a query string makes vite load and run the module again, as a second chunk would
     const copy = (await import("../src/errors?second-copy")) as typeof errors;
     expect(copy).not.toBe(errors);
+    const own = { ...errors };
+    const theirs = { ...copy };
     for (const name of ["FleetBackendError", "BackendUnavailableError", "ClusterNotSupportedError", "UnsupportedBackendUrlError", "StaleGenerationError", "NotFoundError", "CorruptDataError"] as const) {
-      expect(copy[name], name).toBe(errors[name]);
+      expect(theirs[name], name).toBe(own[name]);
     }
     const made = new copy.BackendUnavailableError("redis://:pw@h:1/0", "connection refused");
     expect(made).toBeInstanceOf(errors.BackendUnavailableError);
