@@ -193,7 +193,7 @@ async function fetchEveryWorker(type: string | undefined, signal: AbortSignal): 
     if (workers.length >= total || page.workers.length === 0) break;
     // Only a first load shows partial data; a refetch keeps the previous full list until done.
     const current = getQueryClient().getQueryData<WorkersEverything>(key);
-    if (!current || !current.complete) {
+    if (!current?.complete) {
       getQueryClient().setQueryData<WorkersEverything>(key, { workers: [...workers], total, complete: false, loadedAt: Date.now() });
     }
   }

@@ -2,7 +2,7 @@
 // reference (../shared/spec/backend.py). Multi-step writes that read are Lua scripts
 // (src/lua); multi-step writes that do not read are MULTI; console reads are pipelined.
 import { randomBytes } from "node:crypto";
-import { Redis, type ChainableCommander, type Command } from "ioredis";
+import type { Redis, ChainableCommander, Command } from "ioredis";
 import {
   configFromRaw,
   genFromRaw,
@@ -1720,7 +1720,8 @@ export class RedisBackend implements Backend {
         this.queueDepthCommands(p, q.name, t);
         for (const priority of WATCH_PRIORITIES) {
           const marks = q.marks?.[priority] ?? [];
-          callScript(p as unknown as Redis, "queueProbe", [queueKeyForPriority(q.name, priority)], [String(opts.maxTailBytes), String(opts.maxScan), ...marks], { buffer: true });
+          // queued on the pipeline: its answer comes back from exec() below
+          void callScript(p as unknown as Redis, "queueProbe", [queueKeyForPriority(q.name, priority)], [String(opts.maxTailBytes), String(opts.maxScan), ...marks], { buffer: true });
         }
       }
       const res = await this.conn.exec(p);

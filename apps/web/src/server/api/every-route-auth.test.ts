@@ -9,7 +9,7 @@ import path from "node:path";
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import { clearAuth, configureAuth, ORIGIN, PASSWORDS, SAME_ORIGIN, TOKENS } from "@/server/auth/test-env";
+import { clearAuth, configureAuth, ORIGIN, PASSWORDS, SAME_ORIGIN, TOKENS } from "@/server/auth/test/auth-env";
 import { resetEventHub } from "@/server/events";
 
 import type { Role } from "./authorize";

@@ -19,7 +19,7 @@ import { isBackendUnavailable } from "@/server/api/errors";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash, randomBytes } from "node:crypto";
 
-import { BackendUnavailableError, CorruptDataError, NotFoundError, StaleGenerationError, pyJsonBytes, type Backend } from "@fleet/backend";
+import { CorruptDataError, NotFoundError, StaleGenerationError, pyJsonBytes, type Backend } from "@fleet/backend";
 
 import { ApiError } from "@/server/api/errors";
 import { authConfig } from "@/server/auth/config";
