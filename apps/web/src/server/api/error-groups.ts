@@ -126,7 +126,7 @@ export async function readNewestDead(backend: Backend, queue: string, n: number,
   let read = 0;
   for (const p of reads) {
     const { offset, items } = await p;
-    items.forEach((body, i) => each(body, total - (offset + i)));
+    for (const [i, body] of items.entries()) each(body, total - (offset + i));
     read += items.length;
   }
   return { total, read };
