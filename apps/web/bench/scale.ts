@@ -49,7 +49,7 @@ const BULK_KV = 50_000;
 const WARMUP = 5;
 const SAMPLES = 30;
 const HUB_SECONDS = Number(process.env.BENCH_SCALE_HUB_SECONDS ?? 60);
-const SECTIONS = new Set((process.env.BENCH_SCALE_SECTIONS ?? "lists,discovery,hub,walk,dlq,chunks").split(",").map((s) => s.trim()));
+const SECTIONS = new Set((process.env.BENCH_SCALE_SECTIONS ?? "lists,workers,discovery,hub,walk,dlq,chunks").split(",").map((s) => s.trim()));
 const WALK_SECONDS = Number(process.env.BENCH_SCALE_WALK_SECONDS ?? 30);
 
 const TARGET = {
@@ -58,6 +58,7 @@ const TARGET = {
   hubCpuPct: 2,
   dlqCommandMs: 10,
   chunkCommandMs: 20,
+  workersSpeedup: 30,
 };
 
 interface Figure {
@@ -340,6 +341,67 @@ async function lists(base: string): Promise<void> {
   }
 }
 
+/**
+ * Issue 11 point 6: the whole fleet read through `GET /workers` pages of 1,000 against the
+ * Python reference reading it one by one (worker_list, then worker_get per worker: what a
+ * Python tool on backend.py does), run by bench/py-workers.py with /usr/bin/python3 and the
+ * real reference (FLEET_PY_BACKEND, default ../shared/spec/backend.py). Both read the same
+ * 10,000 workers; a digest of every worker's type, id, state and last_seen must agree.
+ * Best of PY_ROUNDS reference passes against the median of CONSOLE_ROUNDS console passes.
+ */
+async function workers(base: string, redisPort: number): Promise<void> {
+  const PY_ROUNDS = 2;
+  const CONSOLE_ROUNDS = 7;
+  // spawned, not spawnSync: a blocked event loop would miss the console's keep-alive closes
+  const py = await new Promise<{ status: number | null; stdout: string; stderr: string; error?: Error }>((resolve) => {
+    const child = spawn("/usr/bin/python3", [path.join(WEB_DIR, "bench", "py-workers.py"), `redis://127.0.0.1:${redisPort}/0`, String(PY_ROUNDS)], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.on("error", (error) => resolve({ status: null, stdout, stderr, error }));
+    child.on("close", (status) => resolve({ status, stdout, stderr }));
+  });
+  if (py.status !== 0) {
+    figure("Python reference read of the fleet", `failed (${py.status})`, "runs", false);
+    console.log(`  ${py.stderr || String(py.error)}`);
+    return;
+  }
+  const ref = JSON.parse(py.stdout) as { workers: number; seconds: number[]; digest: string; reference: string };
+  const pyMs = Math.min(...ref.seconds) * 1000;
+  console.log(`  Python reference ${ref.reference}: ${ref.workers} workers one by one in ${ref.seconds.map((s) => `${(s * 1000).toFixed(0)} ms`).join(", ")}`);
+  const readFleet = async (): Promise<{ ms: number; digest: string; n: number; bad: number }> => {
+    const lines: string[] = [];
+    let bad = 0;
+    const t0 = performance.now();
+    for (let offset = 0; ; offset += 1000) {
+      const res = await get(base, `/api/v1/workers?limit=1000&offset=${offset}`);
+      if (res.status !== 200) {
+        bad++;
+        break;
+      }
+      const page = res.json.workers as Array<{ automation_type: string; worker_id: string; state: string | null; last_seen: number | null }>;
+      for (const w of page) lines.push(`${w.automation_type}|${w.worker_id}|${w.state ?? "IDLE"}|${(w.last_seen ?? 0).toFixed(6)}`);
+      if (offset + 1000 >= (res.json.total as number)) break;
+    }
+    const took = performance.now() - t0;
+    lines.sort();
+    return { ms: took, digest: createHash("sha1").update(lines.join("\n")).digest("hex"), n: lines.length, bad };
+  };
+  await readFleet();
+  const runs: Array<{ ms: number; digest: string; n: number; bad: number }> = [];
+  for (let i = 0; i < CONSOLE_ROUNDS; i++) runs.push(await readFleet());
+  const consoleMs = p50(runs.map((r) => r.ms));
+  const same = runs.every((r) => r.bad === 0 && r.n === ref.workers && r.digest === ref.digest);
+  if (!same) console.log(`  the console read ${runs[0]!.n} workers (digest ${runs[0]!.digest}), the reference ${ref.workers} (${ref.digest})`);
+  figure(`10k workers via GET /workers?limit=1000 pages, median of ${CONSOLE_ROUNDS}`, ms(consoleMs), "(figure only)", same ? null : false);
+  figure(`...Python reference one by one (best of ${PY_ROUNDS})`, ms(pyMs), "(figure only)", null);
+  const speedup = pyMs / consoleMs;
+  figure(`...console faster than the reference by`, `${speedup.toFixed(1)}x`, `>= ${TARGET.workersSpeedup}x`, same && speedup >= TARGET.workersSpeedup);
+}
+
 async function discovery(base: string, admin: Redis): Promise<void> {
   const names = async () => ((await get(base, "/api/v1/queues?limit=1000")).json.queues as Array<{ name: string }>).map((q) => q.name);
   await admin.rpush("fleet:queue:newcomer", body("n1", 1));
@@ -486,6 +548,7 @@ async function main(): Promise<void> {
   figure(`...longest single command so far (${walk.command})`, ms(walk.us / 1000), `<= ${TARGET.chunkCommandMs} ms`, walk.us / 1000 <= TARGET.chunkCommandMs);
   walkFigure(walk);
   if (SECTIONS.has("lists")) await lists(base);
+  if (SECTIONS.has("workers")) await workers(base, port);
   if (SECTIONS.has("discovery")) await discovery(base, admin);
   if (SECTIONS.has("hub")) await hub(webPort, base, admin);
   if (SECTIONS.has("walk")) await walkOnly(port, admin);
