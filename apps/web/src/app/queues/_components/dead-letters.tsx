@@ -40,6 +40,11 @@ function rowName(r: DeadLetter): string {
   return r.task_id ? `dead letter ${r.task_id}` : `dead letter #${r.index + 1}`;
 }
 
+/** Where the last page of `total` entries, `limit` a page, starts. */
+function lastPageOffset(total: number, limit: number): number {
+  return Math.max(0, Math.floor((total - 1) / limit) * limit);
+}
+
 /** The select-all checkbox shows "some selected" as the indeterminate state. */
 function SelectAll({ checked, indeterminate, onChange, disabled }: { checked: boolean; indeterminate: boolean; onChange: (v: boolean) => void; disabled: boolean }) {
   const ref = useRef<HTMLInputElement>(null);
@@ -123,7 +128,7 @@ export function DeadLetters({ name, total, limit }: { name: string; total: numbe
   // A page emptied by an action (or by someone else) steps back to the last page that has items.
   useEffect(() => {
     if (data && data.items.length === 0 && offset > 0 && data.total > 0) {
-      setParams({ dead_offset: Math.max(0, Math.floor((data.total - 1) / limit) * limit) || null });
+      setParams({ dead_offset: lastPageOffset(data.total, limit) || null });
     }
   }, [data, offset, limit, setParams]);
 
@@ -309,11 +314,25 @@ export function DeadLetters({ name, total, limit }: { name: string; total: numbe
             ]}
           />
           <div className="mt-3 flex flex-wrap items-center gap-3 text-sm">
+            {/* Newest and oldest: a list of 200,000 is two clicks from either end (the server reads the
+                last page from the list's tail, so it costs what the first does). */}
+            <button type="button" className="btn" disabled={offset === 0} aria-label="First page of dead letters" onClick={() => setParams({ dead_offset: null })}>
+              « First
+            </button>
             <button type="button" className="btn" disabled={offset === 0} onClick={() => setParams({ dead_offset: Math.max(0, offset - limit) || null })}>
               ← Previous
             </button>
             <button type="button" className="btn" disabled={offset + limit >= listTotal} onClick={() => setParams({ dead_offset: offset + limit })}>
               Next →
+            </button>
+            <button
+              type="button"
+              className="btn"
+              disabled={offset + limit >= listTotal}
+              aria-label="Last page of dead letters"
+              onClick={() => setParams({ dead_offset: lastPageOffset(listTotal, limit) || null })}
+            >
+              Last »
             </button>
             <span className="ml-auto text-slate-600 dark:text-slate-400">{formatNumber(limit)} per page (“Items per list” at the top)</span>
           </div>
