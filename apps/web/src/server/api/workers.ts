@@ -60,13 +60,20 @@ export async function listWorkers(backend: Backend, query: WorkersQuery, now: nu
   }
   const at = Date.now();
   const [count, refs] = await Promise.all([backend.workerCount(), backend.workerList(query.type)]);
-  const snap: Snapshot = { at, count, entries: await backend.workersIndex(refs, { hostname: needle !== null }), sorted: {} };
+  // In the contract's order without filters, the page is known before the index is read:
+  // its rows are asked for at once, behind the index on the same connection, and decoded
+  // here while Redis reads the index.
+  const early = (query.sort ?? "name") === "name" && query.status === undefined && needle === null && query.limit > 0;
+  const index = backend.workersIndex(refs, { hostname: needle !== null });
+  const rows = early ? backend.workersGet(page(refs, query)) : null;
+  rows?.catch(() => undefined);
+  const snap: Snapshot = { at, count, entries: await index, sorted: {} };
   let kept = snapshots.get(backend);
   if (!kept) snapshots.set(backend, (kept = new Map()));
   kept.delete(key);
   kept.set(key, snap);
   while (kept.size > SNAPSHOTS_KEPT) kept.delete(kept.keys().next().value!);
-  return (await answerFrom(backend, snap, query, needle, now, offlineAfterSeconds)).list;
+  return (await answerFrom(backend, snap, query, needle, now, offlineAfterSeconds, rows ? await rows : undefined)).list;
 }
 
 /**
@@ -81,6 +88,8 @@ async function answerFrom(
   needle: string | null,
   now: number,
   offlineAfterSeconds: number,
+  /** The page's records, already read (the index's first `limit` entries from `offset`, in its order). */
+  read?: WorkerRecord[],
 ): Promise<{ list: WorkerList; verified: boolean }> {
   const sort = query.sort ?? "name";
   const ranked = sort === "name" ? snap.entries.map((entry) => ({ entry })) : (snap.sorted[sort] ??= snap.entries.map((entry) => ({ entry })).sort(comparator(sort)));
@@ -92,7 +101,11 @@ async function answerFrom(
   for (const { status } of entries) counts[status] += 1;
   if (query.status !== undefined) entries = entries.filter(({ status }) => status === query.status);
   const shown = page(entries, query);
-  const records = shown.length > 0 ? await backend.workersGet(shown.map(({ entry }) => ({ automationType: entry.automationType, workerId: entry.workerId }))) : [];
+  const refsShown = shown.map(({ entry }) => ({ automationType: entry.automationType, workerId: entry.workerId }));
+  const records = read ?? (shown.length > 0 ? await backend.workersGet(refsShown) : []);
+  if (records.length !== shown.length || records.some((r, i) => r.automationType !== refsShown[i]!.automationType || r.workerId !== refsShown[i]!.workerId)) {
+    throw new Error("worker rows read ahead do not match the page");
+  }
   const workers: Worker[] = new Array(records.length);
   let verified = true;
   for (let i = 0; i < records.length; i++) {
