@@ -24,7 +24,13 @@
 // Once seeded, the private server runs SCHED_FIFO when allowed (root): SLOWLOG times a
 // command by the wall clock, and on a shared machine that would measure the run queue.
 //
-// BENCH_SCALE_SECTIONS=lists,discovery,hub,walk,dlq,chunks runs a subset.
+// - 10,000 workers read through GET /workers pages against the Python reference reading
+//   them one by one (bench/py-workers.py over the real backend.py; target >= 30x);
+// - the queue page in headless Chromium: depths and the first dead-letter page painted,
+//   then the last dead-letter page (target < 1 s each); the queue list and the overview.
+//
+// BENCH_SCALE_SECTIONS=lists,workers,page,discovery,hub,walk,dlq,chunks runs a subset (the
+// default); `dlq1m` (opt-in: it seeds 1M more dead letters) times by-ref actions at 1M.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -32,6 +38,7 @@ import http from "node:http";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 
 import { NameDiscovery } from "@fleet/backend";
@@ -49,7 +56,7 @@ const BULK_KV = 50_000;
 const WARMUP = 5;
 const SAMPLES = 30;
 const HUB_SECONDS = Number(process.env.BENCH_SCALE_HUB_SECONDS ?? 60);
-const SECTIONS = new Set((process.env.BENCH_SCALE_SECTIONS ?? "lists,discovery,hub,walk,dlq,chunks").split(",").map((s) => s.trim()));
+const SECTIONS = new Set((process.env.BENCH_SCALE_SECTIONS ?? "lists,workers,page,discovery,hub,walk,dlq,chunks").split(",").map((s) => s.trim()));
 const WALK_SECONDS = Number(process.env.BENCH_SCALE_WALK_SECONDS ?? 30);
 
 const TARGET = {
@@ -58,6 +65,9 @@ const TARGET = {
   hubCpuPct: 2,
   dlqCommandMs: 10,
   chunkCommandMs: 20,
+  workersSpeedup: 30,
+  paintMs: 1000,
+  dlqMillionCommandMs: 30,
 };
 
 interface Figure {
@@ -340,6 +350,186 @@ async function lists(base: string): Promise<void> {
   }
 }
 
+/**
+ * Issue 11 point 6: the whole fleet read through `GET /workers` pages of 1,000 against the
+ * Python reference reading it one by one (worker_list, then worker_get per worker: what a
+ * Python tool on backend.py does), run by bench/py-workers.py with /usr/bin/python3 and the
+ * real reference (FLEET_PY_BACKEND, default ../shared/spec/backend.py). Both read the same
+ * 10,000 workers; a digest of every worker's type, id, state and last_seen must agree.
+ * Best of PY_ROUNDS reference passes against the median of CONSOLE_ROUNDS console passes.
+ */
+async function workers(base: string, redisPort: number): Promise<void> {
+  const PY_ROUNDS = 2;
+  const CONSOLE_ROUNDS = 7;
+  // spawned, not spawnSync: a blocked event loop would miss the console's keep-alive closes
+  const py = await new Promise<{ status: number | null; stdout: string; stderr: string; error?: Error }>((resolve) => {
+    const child = spawn("/usr/bin/python3", [path.join(WEB_DIR, "bench", "py-workers.py"), `redis://127.0.0.1:${redisPort}/0`, String(PY_ROUNDS)], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.on("error", (error) => resolve({ status: null, stdout, stderr, error }));
+    child.on("close", (status) => resolve({ status, stdout, stderr }));
+  });
+  if (py.status !== 0) {
+    figure("Python reference read of the fleet", `failed (${py.status})`, "runs", false);
+    console.log(`  ${py.stderr || String(py.error)}`);
+    return;
+  }
+  const ref = JSON.parse(py.stdout) as { workers: number; seconds: number[]; digest: string; reference: string };
+  const pyMs = Math.min(...ref.seconds) * 1000;
+  console.log(`  Python reference ${ref.reference}: ${ref.workers} workers one by one in ${ref.seconds.map((s) => `${(s * 1000).toFixed(0)} ms`).join(", ")}`);
+  const firstPage: number[] = [];
+  const laterPage: number[] = [];
+  const readFleet = async (): Promise<{ ms: number; digest: string; n: number; bad: number }> => {
+    const lines: string[] = [];
+    let bad = 0;
+    const t0 = performance.now();
+    for (let offset = 0; ; offset += 1000) {
+      const res = await get(base, `/api/v1/workers?limit=1000&offset=${offset}`);
+      (offset === 0 ? firstPage : laterPage).push(res.ms);
+      if (res.status !== 200) {
+        bad++;
+        break;
+      }
+      const page = res.json.workers as Array<{ automation_type: string; worker_id: string; state: string | null; last_seen: number | null }>;
+      for (const w of page) lines.push(`${w.automation_type}|${w.worker_id}|${w.state ?? "IDLE"}|${(w.last_seen ?? 0).toFixed(6)}`);
+      if (offset + 1000 >= (res.json.total as number)) break;
+    }
+    const took = performance.now() - t0;
+    lines.sort();
+    return { ms: took, digest: createHash("sha1").update(lines.join("\n")).digest("hex"), n: lines.length, bad };
+  };
+  await readFleet();
+  const runs: Array<{ ms: number; digest: string; n: number; bad: number }> = [];
+  for (let i = 0; i < CONSOLE_ROUNDS; i++) runs.push(await readFleet());
+  const consoleMs = p50(runs.map((r) => r.ms));
+  const same = runs.every((r) => r.bad === 0 && r.n === ref.workers && r.digest === ref.digest);
+  if (!same) console.log(`  the console read ${runs[0]!.n} workers (digest ${runs[0]!.digest}), the reference ${ref.workers} (${ref.digest})`);
+  figure(`10k workers via GET /workers?limit=1000 pages, median of ${CONSOLE_ROUNDS}`, ms(consoleMs), "(figure only)", same ? null : false);
+  figure(`...Python reference one by one (best of ${PY_ROUNDS})`, ms(pyMs), "(figure only)", null);
+  figure(`...of which the first page (reads the index of 10k), p50`, ms(p50(firstPage)), "(figure only)", null);
+  figure(`...a later page (its 1,000 rows only), p50`, ms(p50(laterPage)), "(figure only)", null);
+  const fixed: number[] = [];
+  for (let i = 0; i < 20; i++) fixed.push((await get(base, "/api/v1/workers?limit=1&offset=1")).ms);
+  figure(`...a later page of 1 row (the fixed cost of a request), p50`, ms(p50(fixed)), "(figure only)", null);
+  const speedup = pyMs / consoleMs;
+  figure(`...console faster than the reference by`, `${speedup.toFixed(1)}x`, `>= ${TARGET.workersSpeedup}x`, same && speedup >= TARGET.workersSpeedup);
+}
+
+/** The little of Playwright's API the page section uses (the package is the e2e workspace's, not this one's). */
+interface PwLocator {
+  first(): PwLocator;
+  filter(o: { hasText: string }): PwLocator;
+  waitFor(o: { timeout: number }): Promise<void>;
+  click(): Promise<void>;
+}
+interface PwPage {
+  on(event: "requestfinished", listener: (req: { url(): string; timing(): { requestStart: number; responseEnd: number } }) => void): void;
+  goto(url: string, o: { waitUntil: "commit" }): Promise<unknown>;
+  getByRole(role: string, o?: { name: string }): PwLocator;
+  getByText(text: string, o?: { exact: boolean }): PwLocator;
+  locator(selector: string): PwLocator;
+}
+interface Playwright {
+  chromium: {
+    launch(o: { executablePath: string; headless: boolean }): Promise<{
+      newContext(o: { locale: string; viewport: { width: number; height: number } }): Promise<{ newPage(): Promise<PwPage>; close(): Promise<void> }>;
+      close(): Promise<void>;
+    }>;
+  };
+}
+
+/**
+ * Issue 11 point 7, in a browser: the production build's queue page for `bench` (1M pending,
+ * 200k dead letters, 100k expired reservations) in headless Chromium (/usr/bin/chromium,
+ * driven by the e2e package's Playwright; no browser is downloaded). Timed from the
+ * navigation's start: until the depths and the first dead-letter page are on screen; then
+ * from a click on "Last »" until the last dead letter is. The queue list and the overview
+ * are timed to their data too. Best of PAGE_ROUNDS after one warm-up load.
+ */
+async function pageSection(base: string): Promise<void> {
+  const PAGE_ROUNDS = 3;
+  const CHROMIUM = process.env.BENCH_CHROMIUM ?? "/usr/bin/chromium";
+  if (!existsSync(CHROMIUM)) {
+    figure("queue page in Chromium", `no ${CHROMIUM}`, "runs", false);
+    return;
+  }
+  const requireFromE2e = createRequire(path.join(WEB_DIR, "..", "..", "e2e", "package.json"));
+  const { chromium } = requireFromE2e("@playwright/test") as Playwright;
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true });
+  try {
+    const context = await browser.newContext({ locale: "en-US", viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    // what the page asked the API for, and how long each answer took (BENCH_SCALE_VERBOSE=1)
+    const apiLog: string[] = [];
+    page.on("requestfinished", (req) => {
+      const url = new URL(req.url());
+      if (!url.pathname.startsWith("/api/")) return;
+      const t = req.timing();
+      apiLog.push(`${(t.responseEnd - t.requestStart).toFixed(0).padStart(5)} ms ${url.pathname}${url.search}`);
+    });
+    const num = (n: number) => n.toLocaleString("en-US");
+    const deadTotal = DEAD; // before the dlq and chunks sections change it
+    const firstShown = `Showing 1–100 of ${num(deadTotal)}`;
+    const lastFrom = Math.floor((deadTotal - 1) / 100) * 100 + 1;
+    const lastShown = `Showing ${num(lastFrom)}–${num(deadTotal)} of ${num(deadTotal)}`;
+    const lastTaskId = `d${DEAD - 1}`;
+    const paint: number[] = [];
+    const last: number[] = [];
+    for (let round = 0; round <= PAGE_ROUNDS; round++) {
+      const t0 = performance.now();
+      await page.goto(`${base}/queues/bench`, { waitUntil: "commit" });
+      await page.getByRole("definition").filter({ hasText: num(PENDING) }).first().waitFor({ timeout: 30_000 });
+      await page.getByText(firstShown).waitFor({ timeout: 30_000 });
+      await page.locator("table").filter({ hasText: "d0" }).first().waitFor({ timeout: 30_000 });
+      const painted = performance.now() - t0;
+      const t1 = performance.now();
+      await page.getByRole("button", { name: "Last page of dead letters" }).click();
+      await page.getByText(lastShown).waitFor({ timeout: 30_000 });
+      await page.locator("table").filter({ hasText: lastTaskId }).first().waitFor({ timeout: 30_000 });
+      const reached = performance.now() - t1;
+      if (round > 0) {
+        paint.push(painted);
+        last.push(reached);
+      }
+    }
+    if (process.env.BENCH_SCALE_VERBOSE) console.log(`  API requests of the queue page rounds:\n  ${apiLog.join("\n  ")}`);
+    const bestPaint = Math.min(...paint);
+    const bestLast = Math.min(...last);
+    figure(`queue page (1M pending, 200k dead): depths + first dead page`, ms(bestPaint), `< ${TARGET.paintMs} ms`, bestPaint < TARGET.paintMs);
+    figure(`...then "Last »" to the last dead letter`, ms(bestLast), `< ${TARGET.paintMs} ms`, bestLast < TARGET.paintMs);
+    // the URL of the last page, loaded as such (a link someone shares)
+    const direct: number[] = [];
+    for (let round = 0; round < PAGE_ROUNDS; round++) {
+      const t0 = performance.now();
+      await page.goto(`${base}/queues/bench?dead_offset=${lastFrom - 1}`, { waitUntil: "commit" });
+      await page.getByText(lastShown).waitFor({ timeout: 30_000 });
+      await page.locator("table").filter({ hasText: lastTaskId }).first().waitFor({ timeout: 30_000 });
+      direct.push(performance.now() - t0);
+    }
+    figure(`...the last dead page's URL loaded`, ms(Math.min(...direct)), `< ${TARGET.paintMs} ms`, Math.min(...direct) < TARGET.paintMs);
+    for (const [url, what, text] of [
+      ["/queues", "queue list", num(PENDING)],
+      ["/", "overview", "bench"],
+    ] as const) {
+      const times: number[] = [];
+      for (let round = 0; round <= PAGE_ROUNDS; round++) {
+        const t0 = performance.now();
+        await page.goto(`${base}${url}`, { waitUntil: "commit" });
+        await page.getByText(text, { exact: false }).first().waitFor({ timeout: 30_000 });
+        if (round > 0) times.push(performance.now() - t0);
+      }
+      figure(`${what} page (${url}) shows the bench queue`, ms(Math.min(...times)), `< ${TARGET.paintMs} ms`, Math.min(...times) < TARGET.paintMs);
+    }
+    await context.close();
+  } finally {
+    await browser.close();
+  }
+}
+
 async function discovery(base: string, admin: Redis): Promise<void> {
   const names = async () => ((await get(base, "/api/v1/queues?limit=1000")).json.queues as Array<{ name: string }>).map((q) => q.name);
   await admin.rpush("fleet:queue:newcomer", body("n1", 1));
@@ -441,6 +631,32 @@ async function dlq(base: string, admin: Redis): Promise<void> {
   walkFigure(worst);
 }
 
+/**
+ * Opt-in (BENCH_SCALE_SECTIONS=...,dlq1m): by-ref actions on a queue of 1,000,000 dead letters
+ * (seeded here, deleted after). Issue 11 point 4: no single command or script over 30 ms.
+ * Refs near the head, in the middle and near the tail; one missing.
+ */
+async function dlqMillion(base: string, admin: Redis): Promise<void> {
+  const N = 1_000_000;
+  const key = "fleet:queue:million:dead";
+  await fillList(admin, key, N, "m");
+  const sha1 = (s: string) => createHash("sha1").update(s).digest("hex");
+  const at = async (i: number) => sha1((await admin.lindex(key, i))!);
+  const refs = { head: await at(1_000), middle: await at(500_000), tail: await at(990_000) };
+  const missing = sha1("not a dead letter");
+  await admin.call("SLOWLOG", "RESET");
+  const requeue = await post(base, "/api/v1/queues/million/dead/requeue", { refs: [refs.middle, missing] });
+  const del = await post(base, "/api/v1/queues/million/dead/delete", { refs: [refs.head, refs.tail] });
+  const ok = requeue.status === 200 && requeue.json.requeued === 1 && requeue.json.missing?.[0] === missing && del.status === 200 && del.json.deleted === 2;
+  if (!ok) console.log("  unexpected answers:", JSON.stringify(requeue.json), JSON.stringify(del.json));
+  figure("dead letters by ref (1M): requeue 1 (middle) + 1 missing, wall", ms(requeue.ms), "(figure only)", ok ? null : false);
+  figure("dead letters by ref (1M): delete 2 (head, tail), wall", ms(del.ms), "(figure only)", null);
+  const worst = await slowest(admin);
+  figure(`...longest single command (${worst.command})`, ms(worst.us / 1000), `<= ${TARGET.dlqMillionCommandMs} ms`, worst.us / 1000 <= TARGET.dlqMillionCommandMs);
+  walkFigure(worst);
+  await admin.unlink(key, "fleet:queue:million");
+}
+
 async function chunks(base: string, admin: Redis): Promise<void> {
   await admin.call("SLOWLOG", "RESET");
   const dead = await admin.llen("fleet:queue:bench:dead");
@@ -486,10 +702,13 @@ async function main(): Promise<void> {
   figure(`...longest single command so far (${walk.command})`, ms(walk.us / 1000), `<= ${TARGET.chunkCommandMs} ms`, walk.us / 1000 <= TARGET.chunkCommandMs);
   walkFigure(walk);
   if (SECTIONS.has("lists")) await lists(base);
+  if (SECTIONS.has("workers")) await workers(base, port);
+  if (SECTIONS.has("page")) await pageSection(base);
   if (SECTIONS.has("discovery")) await discovery(base, admin);
   if (SECTIONS.has("hub")) await hub(webPort, base, admin);
   if (SECTIONS.has("walk")) await walkOnly(port, admin);
   if (SECTIONS.has("dlq")) await dlq(base, admin);
+  if (SECTIONS.has("dlq1m")) await dlqMillion(base, admin);
   if (SECTIONS.has("chunks")) await chunks(base, admin);
   admin.disconnect();
   cleanup();

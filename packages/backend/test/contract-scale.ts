@@ -110,6 +110,22 @@ export function describeScaleContract(name: string, factory: () => Promise<Backe
         expect(left.length).toBe(2998);
         expect(texts(left)).toEqual(texts(bodies.filter((_, i) => i !== 1500 && i !== 2999)));
       });
+
+      it("takes every copy of a body wherever it is in a long list (head, middle, tail), everything else left in order", async () => {
+        const bodies = Array.from({ length: 3000 }, (_, i) => body(`d${i}`));
+        const dup = body("dup");
+        bodies[0] = dup;
+        bodies[1500] = dup;
+        bodies[2999] = dup;
+        const other = bodies[2000]!;
+        await raw.rpush("fleet:queue:q:dead", ...bodies);
+        expect(await be.dlqDelete("q", { refs: [sha1Hex(dup), sha1Hex(other)] })).toEqual({ deleted: 4, missing: [] });
+        expect(texts(await raw.lrange("fleet:queue:q:dead"))).toEqual(texts(bodies.filter((b, i) => b !== dup && i !== 2000)));
+        await raw.rpush("fleet:queue:q:dead", dup, dup);
+        expect(await be.dlqRequeue("q", { refs: [sha1Hex(dup)] })).toEqual({ requeued: 2, missing: [] });
+        expect(texts(await raw.lrange("fleet:queue:q"))).toEqual(texts([dup, dup]));
+        expect(await be.dlqLength("q")).toBe(2996);
+      });
     });
 
     describe("actions on whole lists", () => {

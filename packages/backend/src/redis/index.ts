@@ -120,8 +120,6 @@ const KV_PAGE_MAX_COUNT = 10_000;
 const KV_PAGE_SCAN_BUDGET = 200_000;
 /** Expired reservations requeued per sweep-3.lua call. */
 export const SWEEP_CHUNK = 1000;
-/** List entries LREM may compare per pipelined group of by-ref removals (~1 ms of C). */
-const DLQ_TAKE_BUDGET = 200_000;
 /** "Requeue all" with attempts back: bodies per chunk, and about this many bytes of arguments. */
 const DLQ_RESET_CHUNK = 500;
 const DLQ_RESET_CHUNK_BYTES = 1 << 20;
@@ -134,6 +132,18 @@ const DEPTH_PARTS = ["high", "normal", "low", "processing", "processing", "sched
 /** workers-read-n.lua's wrong-type bit for the state hash (a wrong-typed history only reads as empty). */
 const WRONG_STATE = 1;
 const EMPTY = Buffer.alloc(0);
+
+/** How many of the ascending `sorted` are below `q`. */
+function countBelow(sorted: number[], q: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid]! < q) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
 
 function markCorrupt(rec: { corrupt: string[] }, field: string): void {
   if (!rec.corrupt.includes(field)) rec.corrupt.push(field);
@@ -864,31 +874,77 @@ export class RedisBackend implements Backend {
     const ordered = [...found].sort((a, b) => a.index - b.index);
     let count = 0;
     const missing: string[] = [];
+    if (ordered.length === 0) return { count, missing };
+    // A token no stored body is: dlq-take-at-2.lua overwrites each copy with it, then removes
+    // them by one LREM from the nearer end (never a pass over the whole list).
+    const tomb = Buffer.from(`\u0000fleet-console:dead-letter-tombstone:${randomBytes(16).toString("hex")}`);
     await this.run(async (r) => {
-      // One body per command (LREM, or the tiny script around it for requeue): each scans
-      // the list once in C. They go out in groups small enough that a group of them, which
-      // Redis runs back to back, stays well under a millisecond on a long list.
-      const len = await r.llen(dead);
-      const perGroup = Math.max(1, Math.floor(DLQ_TAKE_BUDGET / Math.max(1, len)));
-      for (let i = 0; i < ordered.length; i += perGroup) {
-        const group = ordered.slice(i, i + perGroup);
-        const p = r.pipeline();
-        for (const m of group) {
-          if (action === "delete") p.lrem(dead, 0, m.body);
-          else {
-            const pushed = withAttemptsReset(m.body, opts);
-            void callScript(p, "dlqRequeueBody", [dead, keys.queue(name)], pushed.equals(m.body) ? [m.body] : [m.body, pushed]);
+      // Every copy's place, read in chunks from the first one found (no copy is before it,
+      // unless the list moved meanwhile: then the body is looked for again from the head).
+      let places = await this.dlqPlaces(r, dead, ordered.map((m) => m.body), ordered[0]!.index);
+      for (let i = 0; i < ordered.length; i++) {
+        const m = ordered[i]!;
+        const pushed = action === "requeue" ? withAttemptsReset(m.body, opts) : EMPTY;
+        let taken: number | null = null;
+        for (let attempt = 0; attempt < 3 && taken === null; attempt++) {
+          if (places[i]!.length === 0 && attempt > 0) break;
+          if (places[i]!.length === 0 || attempt > 0) {
+            // not where it was found: the list moved; read it again from the head
+            const again = await this.dlqPlaces(r, dead, ordered.slice(i).map((x) => x.body), 0);
+            places = [...places.slice(0, i), ...again];
+            if (places[i]!.length === 0) break;
           }
+          const res = asNumber(await callScript(r, "dlqTakeAt", [dead, keys.queue(name)], [m.body, action, pushed, tomb, ...places[i]!.map(String)]));
+          if (res >= 0) taken = res;
         }
-        const res = await this.conn.execValues(p);
-        group.forEach((m, j) => {
-          const n = asNumber(res[j]);
-          if (n > 0) count += n;
-          else missing.push(m.ref);
-        });
+        if (taken === null && places[i]!.length > 0) {
+          // moving under our feet three times: take it by its bytes in one pass of the list
+          // (the way every take went before; correct, only not bounded)
+          taken =
+            action === "delete"
+              ? asNumber(await r.lrem(dead, 0, m.body))
+              : asNumber(await callScript(r, "dlqRequeueBody", [dead, keys.queue(name)], pushed.equals(m.body) ? [m.body] : [m.body, pushed]));
+          if (i + 1 < ordered.length) places = [...places.slice(0, i + 1), ...(await this.dlqPlaces(r, dead, ordered.slice(i + 1).map((x) => x.body), 0))];
+        } else if (taken !== null && taken > 0) {
+          // the places of the bodies after this one, in the list without its copies
+          const gone = places[i]!;
+          for (let j = i + 1; j < ordered.length; j++) places[j] = places[j]!.map((q) => q - countBelow(gone, q));
+        }
+        if (taken !== null && taken > 0) count += taken;
+        else missing.push(m.ref);
       }
     });
     return { count, missing };
+  }
+
+  /**
+   * Where each body is in the dead-letter list from index `from` on, ascending: the list read
+   * in chunks of DLQ_CHUNK (the next asked for while one is compared here), bytes compared
+   * in Node (by length first), never in Redis.
+   */
+  private async dlqPlaces(r: Redis, dead: string, bodies: Buffer[], from: number): Promise<number[][]> {
+    const places = bodies.map(() => [] as number[]);
+    const byLength = new Map<number, number[]>();
+    bodies.forEach((b, i) => {
+      const at = byLength.get(b.length);
+      if (at) at.push(i);
+      else byLength.set(b.length, [i]);
+    });
+    const read = (start: number) => r.lrangeBuffer(dead, start, start + DLQ_CHUNK - 1);
+    let start = Math.max(0, from);
+    let next = read(start);
+    for (;;) {
+      const chunk = await next;
+      if (chunk.length === DLQ_CHUNK) next = read(start + DLQ_CHUNK);
+      for (let k = 0; k < chunk.length; k++) {
+        const candidates = byLength.get(chunk[k]!.length);
+        if (!candidates) continue;
+        for (const i of candidates) if (chunk[k]!.equals(bodies[i]!)) places[i]!.push(start + k);
+      }
+      if (chunk.length < DLQ_CHUNK) break;
+      start += DLQ_CHUNK;
+    }
+    return places;
   }
 
   private async dlqByRef(name: string, refs: string[], action: "requeue" | "delete", opts: RequeueOptions = {}): Promise<{ count: number; missing: string[] }> {

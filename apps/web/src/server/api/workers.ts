@@ -2,8 +2,17 @@
 // and (for `q`) hostname, so the whole fleet is read through the light batched index and
 // full records (config, stats, hardware...) only for the page. 10,000 workers stay a few
 // round trips, and the decoding cost follows `limit`, not the fleet's size.
-import { workerKeyTwins, type Backend, type WorkerIndexEntry } from "@fleet/backend";
-import { normalizeErrorMessage, type WorkerList, type WorkerStatus, type WorkersSort } from "@fleet/schema";
+//
+// Paging (issue 11, point 6): a page after the first (offset > 0) pages through the index
+// the first page read, when that read is at most INDEX_SNAPSHOT_MS old, the fleet has as
+// many workers (SCARD wkrs:all) and every worker of the page, read afresh, still has the
+// status (and registration, and for `q` the hostname) the index gave it; otherwise it reads
+// the index again. Rows are always read afresh; `total`, `counts` and the order of a later
+// page are those of an index at most that old: a fleet paged through is one consistent
+// list (heartbeats reorder a last_seen sort every second; pages of fresh indexes would
+// skip and repeat workers). The first page always reads the index afresh.
+import { workerKeyTwins, type Backend, type WorkerIndexEntry, type WorkerRecord } from "@fleet/backend";
+import { normalizeErrorMessage, type Worker, type WorkerList, type WorkerStatus, type WorkersSort } from "@fleet/schema";
 
 import { conflict } from "./errors";
 import { byString, page } from "./resources";
@@ -21,22 +30,117 @@ export interface WorkersQuery {
   offset: number;
 }
 
+/** How long a first page's index serves the pages after it. */
+export const INDEX_SNAPSHOT_MS = 3000;
+/** Index snapshots kept per backend (one per type filter and hostname need). */
+const SNAPSHOTS_KEPT = 8;
+
+interface Snapshot {
+  at: number;
+  /** SCARD wkrs:all when it was read. */
+  count: number;
+  /** In the contract's order (type, then id). */
+  entries: WorkerIndexEntry[];
+  /** The same entries in the last_seen orders, sorted once asked for. */
+  sorted: Partial<Record<WorkersSort, Ranked[]>>;
+}
+
+const snapshots = new WeakMap<Backend, Map<string, Snapshot>>();
+
 export async function listWorkers(backend: Backend, query: WorkersQuery, now: number, offlineAfterSeconds: number): Promise<WorkerList> {
-  let entries = await matchingWorkers(backend, query, now, offlineAfterSeconds);
+  const needle = query.q !== undefined && query.q !== "" ? query.q.toLowerCase() : null;
+  const key = `${query.type === undefined ? "*" : `=${query.type}`}\u0000${needle !== null}`;
+  if (query.error_group !== undefined) {
+    // one error group: the workers of the group only, read afresh for every page (not kept)
+    const [count, refs] = await Promise.all([backend.workerCount(), groupRefs(backend, query.type, query.error_group)]);
+    const snap: Snapshot = { at: Date.now(), count, entries: await backend.workersIndex(refs, { hostname: needle !== null }), sorted: {} };
+    return (await answerFrom(backend, snap, query, needle, now, offlineAfterSeconds)).list;
+  }
+  if (query.offset > 0) {
+    const snap = snapshots.get(backend)?.get(key);
+    if (snap && Date.now() - snap.at <= INDEX_SNAPSHOT_MS && snap.at <= Date.now()) {
+      const count = await backend.workerCount();
+      if (count === snap.count) {
+        const answer = await answerFrom(backend, snap, query, needle, now, offlineAfterSeconds);
+        if (answer.verified) return answer.list;
+      }
+    }
+  }
+  const at = Date.now();
+  const [count, refs] = await Promise.all([backend.workerCount(), backend.workerList(query.type)]);
+  // In the contract's order without filters, the page is known before the index is read:
+  // its rows are asked for at once, behind the index on the same connection, and decoded
+  // here while Redis reads the index.
+  const early = (query.sort ?? "name") === "name" && query.status === undefined && needle === null && query.limit > 0;
+  const index = backend.workersIndex(refs, { hostname: needle !== null });
+  const rows = early ? backend.workersGet(page(refs, query)) : null;
+  rows?.catch(() => undefined);
+  const snap: Snapshot = { at, count, entries: await index, sorted: {} };
+  let kept = snapshots.get(backend);
+  if (!kept) snapshots.set(backend, (kept = new Map()));
+  kept.delete(key);
+  kept.set(key, snap);
+  while (kept.size > SNAPSHOTS_KEPT) kept.delete(kept.keys().next().value!);
+  return (await answerFrom(backend, snap, query, needle, now, offlineAfterSeconds, rows ? await rows : undefined)).list;
+}
+
+/**
+ * The page from an index: filter, count, sort, slice, then full records of the page only.
+ * `verified`: every row read afresh agrees with its index entry on what placed it on the
+ * page (registration, status, for `q` the hostname).
+ */
+async function answerFrom(
+  backend: Backend,
+  snap: Snapshot,
+  query: WorkersQuery,
+  needle: string | null,
+  now: number,
+  offlineAfterSeconds: number,
+  /** The page's records, already read (the index's first `limit` entries from `offset`, in its order). */
+  read?: WorkerRecord[],
+): Promise<{ list: WorkerList; verified: boolean }> {
+  const sort = query.sort ?? "name";
+  const ranked = sort === "name" ? snap.entries.map((entry) => ({ entry })) : (snap.sorted[sort] ??= snap.entries.map((entry) => ({ entry })).sort(comparator(sort)));
+  // statuses against this request's clock: an index a second old still turns workers offline on time
+  let entries = ranked.map(({ entry }) => ({ entry, status: workerStatus(entry.state, entry.lastSeen, now, offlineAfterSeconds) }));
+  if (needle !== null) entries = entries.filter(({ entry }) => matches(entry, needle));
   // counts cover type and q, before status and paging: the filter chips show what each would give
   const counts = emptyWorkerCounts();
   for (const { status } of entries) counts[status] += 1;
   if (query.status !== undefined) entries = entries.filter(({ status }) => status === query.status);
-  entries.sort(comparator(query.sort ?? "name"));
-  const shown = page(entries, query).map(({ entry }) => ({ automationType: entry.automationType, workerId: entry.workerId }));
-  const records = shown.length > 0 ? await backend.workersGet(shown) : [];
-  return { total: entries.length, counts, workers: records.map((r) => toWorker(r, now, offlineAfterSeconds)) };
+  const shown = page(entries, query);
+  const refsShown = shown.map(({ entry }) => ({ automationType: entry.automationType, workerId: entry.workerId }));
+  const records = read ?? (shown.length > 0 ? await backend.workersGet(refsShown) : []);
+  if (records.length !== shown.length || records.some((r, i) => r.automationType !== refsShown[i]!.automationType || r.workerId !== refsShown[i]!.workerId)) {
+    throw new Error("worker rows read ahead do not match the page");
+  }
+  const workers: Worker[] = new Array(records.length);
+  let verified = true;
+  for (let i = 0; i < records.length; i++) {
+    const w = toWorker(records[i]!, now, offlineAfterSeconds);
+    workers[i] = w;
+    if (verified && !agrees(records[i]!, w, shown[i]!, needle)) verified = false;
+  }
+  return { list: { total: entries.length, counts, workers }, verified };
+}
+
+function agrees(rec: WorkerRecord, row: Worker, at: { entry: WorkerIndexEntry; status: WorkerStatus }, needle: string | null): boolean {
+  if (rec.registered !== at.entry.registered || row.status !== at.status) return false;
+  if (needle === null) return true;
+  const h = rec.hardware?.hostname;
+  return matches({ workerId: rec.workerId, hostname: typeof h === "string" ? h : null }, needle);
+}
+
+/** The workers of `type` (all types when absent) whose last_error normalises to `group`: state hashes first, so only those are read further. */
+async function groupRefs(backend: Backend, type: string | undefined, group: string): Promise<Array<{ automationType: string; workerId: string }>> {
+  const refs = await backend.workerList(type);
+  const states = await backend.workersState(refs);
+  return refs.filter((_, i) => normalizeErrorMessage(states[i]!.lastError) === group);
 }
 
 /**
- * Every worker matching `type`, `q` and `error_group` (status aside), with its status: the
- * light index for all of them, and for `error_group` first the state hashes (workersState),
- * so only the workers of the group are read further.
+ * Every worker matching `type`, `q` and `error_group` (status aside), with its status, read
+ * afresh (the bulk actions' "all matching this filter").
  */
 export async function matchingWorkers(
   backend: Backend,
@@ -44,12 +148,7 @@ export async function matchingWorkers(
   now: number,
   offlineAfterSeconds: number,
 ): Promise<Array<{ entry: WorkerIndexEntry; status: WorkerStatus }>> {
-  let refs = await backend.workerList(filter.type);
-  if (filter.error_group !== undefined) {
-    const group = filter.error_group;
-    const states = await backend.workersState(refs);
-    refs = refs.filter((_, i) => normalizeErrorMessage(states[i]!.lastError) === group);
-  }
+  const refs = filter.error_group !== undefined ? await groupRefs(backend, filter.type, filter.error_group) : await backend.workerList(filter.type);
   const needle = filter.q !== undefined && filter.q !== "" ? filter.q.toLowerCase() : null;
   const index = await backend.workersIndex(refs, { hostname: needle !== null });
   const entries = index.map((entry) => ({ entry, status: workerStatus(entry.state, entry.lastSeen, now, offlineAfterSeconds) }));
@@ -70,16 +169,19 @@ function byName(a: Ranked, b: Ranked): number {
 function comparator(sort: WorkersSort): (a: Ranked, b: Ranked) => number {
   if (sort === "name") return byName;
   const dir = sort === "last_seen" ? 1 : -1;
-  const seen = (r: Ranked) => (r.entry.lastSeen !== null && Number.isFinite(r.entry.lastSeen) ? r.entry.lastSeen : -Infinity);
   return (a, b) => {
-    const x = seen(a);
-    const y = seen(b);
+    const x = seenKey(a.entry);
+    const y = seenKey(b.entry);
     return (x === y ? 0 : x < y ? -dir : dir) || byName(a, b);
   };
 }
 
+function seenKey(entry: WorkerIndexEntry): number {
+  return entry.lastSeen !== null && Number.isFinite(entry.lastSeen) ? entry.lastSeen : -Infinity;
+}
+
 /** `q` matches the worker id or the hostname of its hardware payload, case-insensitively. */
-function matches(entry: WorkerIndexEntry, needle: string): boolean {
+function matches(entry: Pick<WorkerIndexEntry, "workerId" | "hostname">, needle: string): boolean {
   return entry.workerId.toLowerCase().includes(needle) || (entry.hostname?.toLowerCase().includes(needle) ?? false);
 }
 

@@ -2,7 +2,8 @@
 
 import type { DeadLetter } from "@fleet/schema";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
+import { usePathname } from "next/navigation";
+import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 
 import { ConfirmDialog, ErrorState, LoadingState, RelativeTime } from "@/components";
 import { apiPost, errorMessage, seg } from "@/lib/api";
@@ -38,6 +39,11 @@ function plural(n: number, one: string, many = `${one}s`): string {
 /** "dead letter 1a2b…" (its task id) or "dead letter #3" (its place) when the body has no id. */
 function rowName(r: DeadLetter): string {
   return r.task_id ? `dead letter ${r.task_id}` : `dead letter #${r.index + 1}`;
+}
+
+/** Where the last page of `total` entries, `limit` a page, starts. */
+function lastPageOffset(total: number, limit: number): number {
+  return Math.max(0, Math.floor((total - 1) / limit) * limit);
 }
 
 /** The select-all checkbox shows "some selected" as the indeterminate state. */
@@ -102,7 +108,22 @@ function Failure({ row }: { row: DeadLetter }) {
  * SHA-1 of the stored bytes), or of all of them.
  */
 export function DeadLetters({ name, total, limit }: { name: string; total: number; limit: number }) {
-  const [sp, setParams] = useQueryState();
+  const [sp] = useQueryState();
+  const pathname = usePathname();
+  // Paging changes only `dead_offset`, which nothing rendered on the server reads: the URL is
+  // replaced in place (Next keeps useSearchParams in step with history.replaceState), not by
+  // router.replace, which asks the server to render the page again before the list can move
+  // (most of a second on a busy machine, for a page of 100 read in a few milliseconds).
+  const setOffset = useCallback(
+    (o: number) => {
+      const next = new URLSearchParams(window.location.search);
+      if (o > 0) next.set("dead_offset", String(o));
+      else next.delete("dead_offset");
+      const q = next.toString();
+      window.history.replaceState(null, "", `${pathname}${q ? `?${q}` : ""}${window.location.hash}`);
+    },
+    [pathname],
+  );
   const offset = intParam(sp, "dead_offset", 0);
   const client = useQueryClient();
   // Viewers see the list; selecting and acting needs the operator role (the API checks too).
@@ -124,9 +145,9 @@ export function DeadLetters({ name, total, limit }: { name: string; total: numbe
   // A page emptied by an action (or by someone else) steps back to the last page that has items.
   useEffect(() => {
     if (data && data.items.length === 0 && offset > 0 && data.total > 0) {
-      setParams({ dead_offset: Math.max(0, Math.floor((data.total - 1) / limit) * limit) || null });
+      setOffset(lastPageOffset(data.total, limit));
     }
-  }, [data, offset, limit, setParams]);
+  }, [data, offset, limit, setOffset]);
 
   const act = useMutation({
     mutationFn: async (p: Pending) => {
@@ -310,11 +331,25 @@ export function DeadLetters({ name, total, limit }: { name: string; total: numbe
             ]}
           />
           <div className="mt-3 flex flex-wrap items-center gap-3 text-sm">
-            <button type="button" className="btn" disabled={offset === 0} onClick={() => setParams({ dead_offset: Math.max(0, offset - limit) || null })}>
+            {/* Newest and oldest: a list of 200,000 is two clicks from either end (the server reads the
+                last page from the list's tail, so it costs what the first does). */}
+            <button type="button" className="btn" disabled={offset === 0} aria-label="First page of dead letters" onClick={() => setOffset(0)}>
+              « First
+            </button>
+            <button type="button" className="btn" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - limit))}>
               ← Previous
             </button>
-            <button type="button" className="btn" disabled={offset + limit >= listTotal} onClick={() => setParams({ dead_offset: offset + limit })}>
+            <button type="button" className="btn" disabled={offset + limit >= listTotal} onClick={() => setOffset(offset + limit)}>
               Next →
+            </button>
+            <button
+              type="button"
+              className="btn"
+              disabled={offset + limit >= listTotal}
+              aria-label="Last page of dead letters"
+              onClick={() => setOffset(lastPageOffset(listTotal, limit))}
+            >
+              Last »
             </button>
             <span className="ml-auto text-slate-600 dark:text-slate-400">{formatNumber(limit)} per page (“Items per list” at the top)</span>
           </div>

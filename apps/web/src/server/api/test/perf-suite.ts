@@ -67,9 +67,20 @@ export function perfSuite(h: Harness): void {
           ["workersIndex", FLEET_SIZE, { hostname: true }],
           ["workersGet", 1, undefined],
         ]);
-        // every page is the right slice of the sorted fleet
+        // every page is the right slice of the sorted fleet; the pages after the first read
+        // only their own rows: they page through the first page's index (workers.ts)
         for (const offset of [0, 4000, 9000]) {
+          calls.length = 0;
           res = await h.call(workers.GET, "GET", `/workers?limit=1000&offset=${offset}`);
+          expect(calls.map((c) => [c.name, c.refs])).toEqual(
+            offset === 0
+              ? [
+                  ["workerList", null],
+                  ["workersIndex", FLEET_SIZE],
+                  ["workersGet", 1000],
+                ]
+              : [["workersGet", 1000]],
+          );
           expect(res.json.total).toBe(FLEET_SIZE);
           expect(res.json.workers).toHaveLength(1000);
           const first = res.json.workers[0] as { automation_type: string; worker_id: string };

@@ -124,6 +124,55 @@ export function workersSuite(h: Harness): void {
       expect(res.json.error.details.map((d: { path: string }) => d.path)).toContain(param);
     });
 
+    it("a later page pages through the first page's index: rows read afresh, counts of that index while its rows agree", async () => {
+      await seedFleet(h);
+      const ids = (res: { json: { workers: Array<{ worker_id: string }> } }) => res.json.workers.map((w) => w.worker_id);
+      let res = await h.call(workers.GET, "GET", "/workers?limit=2");
+      expect(ids(res)).toEqual(["m1", "w1"]);
+      // m1 is not on the next page: the next page keeps the first page's counts and order
+      await h.backend.workerSetState("mailer", "m1", "IDLE", null, now());
+      res = await h.call(workers.GET, "GET", "/workers?limit=2&offset=2");
+      expect(ids(res)).toEqual(["w2", "w3"]);
+      expect(res.json.counts).toEqual({ running: 1, idle: 1, error: 1, offline: 1 });
+      // a row of the page whose status moved: the index is read again, counts are today's
+      await h.backend.workerSetState("scraper", "w3", "RUNNING", null, now());
+      res = await h.call(workers.GET, "GET", "/workers?limit=2&offset=2");
+      expect(res.json.counts).toEqual({ running: 2, idle: 2, error: 0, offline: 0 });
+      expect(res.json.workers.map((w: { worker_id: string; status: string }) => [w.worker_id, w.status])).toEqual([
+        ["w2", "idle"],
+        ["w3", "running"],
+      ]);
+      // a status-filtered later page reads the index again when a row no longer fits the filter
+      res = await h.call(workers.GET, "GET", "/workers?status=running&limit=1");
+      expect(ids(res)).toEqual(["w1"]);
+      await h.backend.workerSetState("scraper", "w3", "ERROR", "boom", now());
+      res = await h.call(workers.GET, "GET", "/workers?status=running&limit=1&offset=1");
+      expect(res.json.total).toBe(1);
+      expect(ids(res)).toEqual([]);
+    });
+
+    it("a later page never shows another fleet from an index read before the fleet changed", async () => {
+      await seedFleet(h);
+      expect((await h.call(workers.GET, "GET", "/workers?limit=2")).json.total).toBe(4);
+      // as many workers as before (same SCARD), every one of them another
+      for (const [type, id] of [["mailer", "m1"], ["scraper", "w1"], ["scraper", "w2"], ["scraper", "w3"]] as const) {
+        await h.backend.workerRemove(type, id);
+      }
+      for (const id of ["n1", "n2", "n3", "n4"]) {
+        await h.backend.workerRegister("zeta", id, { hostname: id });
+        await h.backend.workerSetState("zeta", id, "IDLE", null, now());
+      }
+      const res = await h.call(workers.GET, "GET", "/workers?limit=2&offset=2");
+      expect(res.json.workers.map((w: { worker_id: string }) => w.worker_id)).toEqual(["n3", "n4"]);
+      expect(res.json.counts).toEqual({ running: 0, idle: 4, error: 0, offline: 0 });
+      // one more worker (SCARD moved): read afresh too
+      await h.backend.workerRegister("zeta", "n0", { hostname: "n0" });
+      await h.backend.workerSetState("zeta", "n0", "RUNNING", null, now());
+      const more = await h.call(workers.GET, "GET", "/workers?limit=2&offset=2");
+      expect(more.json.total).toBe(5);
+      expect(more.json.workers.map((w: { worker_id: string }) => w.worker_id)).toEqual(["n2", "n3"]);
+    });
+
     it("never fails on corrupt stored values: null fields, listed in corrupt, offline", async () => {
       await h.backend.workerRegister("scraper", "bad", { hostname: "x" });
       await h.plant.hset("wkr:scraper:bad:state", "state", "RUNNING");
