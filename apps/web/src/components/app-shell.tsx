@@ -21,6 +21,7 @@ export const NAV = [
   { href: "/streams", label: "Streams" },
   { href: "/state", label: "State" },
   { href: "/events", label: "Events" },
+  { href: "/errors", label: "Errors" },
   { href: "/alerts", label: "Alerts" },
   { href: "/api-docs", label: "API" },
 ] as const;
