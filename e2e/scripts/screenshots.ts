@@ -133,6 +133,8 @@ async function discover(api: APIRequestContext): Promise<{ shots: Shot[]; skippe
   } else skipped.push("state-kv (no key-value namespaces)");
 
   shots.push({ name: "events", path: "/events", ready: '[data-testid="bus-event"]', readyOptionalMs: 15_000 });
+  shots.push({ name: "errors", path: "/errors" });
+  shots.push({ name: "alerts", path: "/alerts" });
   shots.push({ name: "audit", path: "/audit" });
   return { shots, skipped };
 }
