@@ -39,6 +39,13 @@ export const consoleKeys = {
   alertOutbox: "fleet:console:alerts:outbox",
   /** list, newest first, capped: alerts fired and resolved, deliveries done and failed. */
   alertHistory: "fleet:console:alerts:history",
+  // ---- worker error history (issue 19.6; apps/web/src/server/watch/worker-errors.ts)
+  /**
+   * list, newest first, capped: what the watch saw of one worker's errors and state changes
+   * (JSON entries); TTL renewed on every write, so a worker gone for that long leaves nothing.
+   * `|` joins type and id as `wkrs:all` does (a type cannot hold one).
+   */
+  workerErrors: (automationType: string, workerId: string) => `fleet:console:worker-errors:${automationType}|${workerId}`,
 } as const;
 
 /** A refusal counter outlives its window by this much, so a later window can report what was not listed. */

@@ -171,6 +171,11 @@ export interface WorkerIndexEntry extends WorkerRef {
   corrupt: string[];
 }
 
+/** One entry for a worker's error history (`Backend.workerErrorsPush`). */
+export interface WorkerErrorWrite extends WorkerRef {
+  entry: BytesLike;
+}
+
 export interface StatsFrame {
   ts: number;
   /** Null when the member is not a JSON object (then `raw` says what is there). */
@@ -473,6 +478,20 @@ export interface Backend extends WatchBackend {
   catalogDelete(automationType: string): Promise<boolean>;
   /** Clears `fleet:catalog` and writes these entries, in one step (a master's start). */
   catalogReplace(entries: Map<string, BytesLike>): Promise<void>;
+
+  // ---- the console's worker error history (fleet:console:worker-errors:<type>|<id>, newest first, capped)
+  /**
+   * Prepends each entry to its worker's history, trims it to the newest `maxEntries` and
+   * renews its TTL: one MULTI for every write.
+   */
+  workerErrorsPush(writes: WorkerErrorWrite[], opts: { maxEntries: number; ttlSeconds: number }): Promise<void>;
+  /**
+   * The newest `limit` entries of each worker's history (newest first), in one round trip per
+   * 1,000 workers; a key of another type reads as empty.
+   */
+  workerErrorsRead(refs: WorkerRef[], limit: number): Promise<Buffer[][]>;
+  /** `last_error` of each worker's state hash: null when empty, absent or unreadable. Pipelined, 1,000 per round trip. */
+  workersLastError(refs: WorkerRef[]): Promise<Array<string | null>>;
 
   // ---- the console's audit trail (fleet:console:audit, newest first, capped)
   auditAppend(entry: BytesLike, maxEntries: number): Promise<void>;

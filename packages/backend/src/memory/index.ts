@@ -73,6 +73,7 @@ import type {
   StreamSummary,
   Subscription,
   SweepResult,
+  WorkerErrorWrite,
   WorkerIndexEntry,
   WorkerRecord,
   WorkerRef,
@@ -1032,6 +1033,33 @@ export class MemoryBackend implements Backend {
   }
 
   // ---- audit
+
+  // ---- worker error history
+
+  async workerErrorsPush(writes: WorkerErrorWrite[], opts: { maxEntries: number; ttlSeconds: number }): Promise<void> {
+    for (const w of writes) {
+      const key = consoleKeys.workerErrors(w.automationType, w.workerId);
+      if (this.raw.type(key) !== "none" && this.raw.type(key) !== "list") continue; // as Redis: that LPUSH fails alone
+      this.raw.lpush(key, w.entry);
+      this.raw.ltrim(key, 0, Math.max(1, opts.maxEntries) - 1);
+      this.raw.expire(key, Math.max(1, Math.round(opts.ttlSeconds * 1000)));
+    }
+  }
+
+  async workerErrorsRead(refs: WorkerRef[], limit: number): Promise<Buffer[][]> {
+    return refs.map((ref) => {
+      const key = consoleKeys.workerErrors(ref.automationType, ref.workerId);
+      return this.raw.type(key) === "list" ? this.raw.lrange(key, 0, Math.max(1, limit) - 1) : [];
+    });
+  }
+
+  async workersLastError(refs: WorkerRef[]): Promise<Array<string | null>> {
+    return refs.map((ref) => {
+      const state = this.raw.peek(keys.worker(ref.automationType, ref.workerId, "state"));
+      const v = state?.type === "hash" ? state.value.get("last_error") : undefined;
+      return v !== undefined && v.length > 0 ? v.toString("utf8") : null;
+    });
+  }
 
   async auditAppend(entry: BytesLike, maxEntries: number): Promise<void> {
     this.raw.lpush(AUDIT_LIST, entry);
