@@ -110,8 +110,38 @@ export const WorkerSchema = z.object({
   stats: JsonObjectSchema.nullable(),
   /** Fields whose stored value did not parse. */
   corrupt: z.array(z.string()).optional(),
+  /**
+   * Since when the worker has reported this `last_error` (unix seconds), as far as the
+   * console's error history knows it (GET /workers/{type}/{id}/errors); null when it does not.
+   * Only in GET /workers and GET /workers/{type}/{id}, for a worker that has a last_error.
+   */
+  last_error_since: z.number().nullable().optional(),
 });
 export type Worker = z.infer<typeof WorkerSchema>;
+
+/**
+ * One entry of a worker's error history, as the console's watch saw it (at most one entry per
+ * 10 s tick): `error` a new error (state ERROR, or a new last_error while running), `offline`
+ * heartbeats stopped, `recovered` back to running or idle (or the error cleared).
+ */
+export const WorkerErrorEntrySchema = z.object({
+  ts: z.number(),
+  kind: z.enum(["error", "offline", "recovered"]),
+  status: WorkerStatusSchema,
+  /** The raw `state` field then (IDLE, RUNNING, ERROR or anything a worker wrote). */
+  state: z.string().nullable(),
+  error: z.string().nullable(),
+  last_seen: z.number().nullable(),
+});
+export type WorkerErrorEntry = z.infer<typeof WorkerErrorEntrySchema>;
+
+export const WorkerErrorHistorySchema = z.object({
+  /** Newest first, at most the last 50. */
+  items: z.array(WorkerErrorEntrySchema),
+  /** Entries that did not parse (left out of items). */
+  corrupt: z.number().int().nonnegative(),
+});
+export type WorkerErrorHistory = z.infer<typeof WorkerErrorHistorySchema>;
 
 export const WorkerDetailSchema = WorkerSchema.extend({ history_len: z.number().int().nonnegative() });
 export type WorkerDetail = z.infer<typeof WorkerDetailSchema>;

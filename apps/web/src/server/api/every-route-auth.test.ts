@@ -62,6 +62,7 @@ const ROLE: Record<string, Role> = {
   "PATCH /v1/workers/[type]/[id]/config": "admin",
   "PUT /v1/workers/[type]/[id]/config": "admin",
   "GET /v1/workers/[type]/[id]/stats": "viewer",
+  "GET /v1/workers/[type]/[id]/errors": "viewer",
   // issue 15: queue history and alerts
   "GET /v1/queues/[name]/history": "viewer",
   "GET /v1/history": "viewer",

@@ -7,6 +7,7 @@ import type { WorkerList, WorkerStatus, WorkersSort } from "@fleet/schema";
 
 import { conflict } from "./errors";
 import { byString, page } from "./resources";
+import { lastErrorSince } from "../watch/worker-errors";
 import { emptyWorkerCounts, toWorker, workerStatus } from "./serialize";
 
 export interface WorkersQuery {
@@ -32,7 +33,12 @@ export async function listWorkers(backend: Backend, query: WorkersQuery, now: nu
   entries.sort(comparator(query.sort ?? "name"));
   const shown = page(entries, query).map(({ entry }) => ({ automationType: entry.automationType, workerId: entry.workerId }));
   const records = shown.length > 0 ? await backend.workersGet(shown) : [];
-  return { total: entries.length, counts, workers: records.map((r) => toWorker(r, now, offlineAfterSeconds)) };
+  const since = await lastErrorSince(backend, records);
+  return {
+    total: entries.length,
+    counts,
+    workers: records.map((r, i) => ({ ...toWorker(r, now, offlineAfterSeconds), ...(r.lastError !== null ? { last_error_since: since[i] } : {}) })),
+  };
 }
 
 type Ranked = { entry: WorkerIndexEntry };

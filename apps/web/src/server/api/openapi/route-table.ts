@@ -430,6 +430,11 @@ export const ROUTE_TABLE: RouteEntry[] = [
     operations: { GET: { operationId: "getWorkerStats", summary: "Stats frames after `since`, oldest first" } },
   },
   {
+    path: "/workers/[type]/[id]/errors",
+    load: () => import("@/app/api/v1/workers/[type]/[id]/errors/route"),
+    operations: { GET: { operationId: "getWorkerErrors", summary: "The worker's error history as the console's watch saw it, newest first (the last 50)" } },
+  },
+  {
     path: "/alerts",
     load: () => import("@/app/api/v1/alerts/route"),
     operations: { GET: { operationId: "getAlerts", summary: "What fires now, deliveries not made yet, and the recent history of alerts" } },
