@@ -77,7 +77,8 @@ const HIDE_BELOW = { sm: "hidden sm:table-cell", md: "hidden md:table-cell", lg:
 
 /**
  * A windowed <table> with a sticky header. Rows have a fixed height (cells truncate);
- * the container scrolls, up to `maxHeight`.
+ * the container scrolls, up to `maxHeight`. With `windowed={false}` every row is rendered
+ * and may grow (a cell that wraps): for tables paged to a few hundred rows at most.
  */
 export function DataTable<T>({
   rows,
@@ -89,6 +90,7 @@ export function DataTable<T>({
   minWidth = "44rem",
   rowClassName,
   empty,
+  windowed = true,
 }: {
   rows: readonly T[];
   columns: readonly Column<T>[];
@@ -101,8 +103,11 @@ export function DataTable<T>({
   rowClassName?: (row: T) => string;
   /** Shown in place of the body when there are no rows. */
   empty?: ReactNode;
+  windowed?: boolean;
 }) {
-  const { containerRef, start, end, padTop, padBottom } = useWindowedRows({ count: rows.length, rowHeight });
+  const windowing = useWindowedRows({ count: rows.length, rowHeight });
+  const { containerRef } = windowing;
+  const { start, end, padTop, padBottom } = windowed ? windowing : { start: 0, end: rows.length, padTop: 0, padBottom: 0 };
   const cellClass = (c: Column<T>) => {
     const below = c.hideBelow ?? (c.hideOnMobile ? "sm" : undefined);
     return `${c.className ?? ""} ${below ? HIDE_BELOW[below] : ""}`;

@@ -47,6 +47,49 @@ function Stat({ label, value, tone, href }: { label: string; value: ReactNode; t
   );
 }
 
+/**
+ * The "Errors / offline" tile: both counts, each a link to the workers list filtered to it,
+ * and the first workers in trouble (errors first), each a link to its page.
+ */
+function TroubleStat({ error, offline, pending }: { error: number; offline: number; pending: boolean }) {
+  const failing = useQuery({ ...queries.workersPage({ status: "error", limit: 2, offset: 0 }), enabled: error > 0 });
+  const gone = useQuery({ ...queries.workersPage({ status: "offline", limit: 2, offset: 0 }), enabled: offline > 0 && error < 2 });
+  const workers = [...(error > 0 ? (failing.data?.workers ?? []) : []), ...(offline > 0 && error < 2 ? (gone.data?.workers ?? []) : [])].slice(0, 2);
+  const more = error + offline - workers.length;
+  const color = error > 0 ? "text-red-700 dark:text-red-400" : offline > 0 ? "text-amber-700 dark:text-amber-400" : "";
+  return (
+    <section aria-labelledby="ov-trouble" className="card min-w-0" data-testid="trouble-tile">
+      <h2 id="ov-trouble" className="text-xs font-medium tracking-wide text-slate-500 uppercase dark:text-slate-400">
+        Errors / offline
+      </h2>
+      <div className={`mt-1 text-2xl font-semibold tabular-nums ${color}`}>{pending ? "…" : `${formatNumber(error)} / ${formatNumber(offline)}`}</div>
+      {!pending && (
+        <p className="mt-1 flex flex-wrap gap-x-3 text-sm">
+          <Link className="link" href="/workers?status=error">
+            {formatNumber(error)} in error
+          </Link>
+          <Link className="link" href="/workers?status=offline">
+            {formatNumber(offline)} offline
+          </Link>
+        </p>
+      )}
+      {workers.length > 0 && (
+        <ul aria-label="Workers in trouble" className="mt-1 text-xs">
+          {workers.map((w) => (
+            <li key={`${w.automation_type}\u0000${w.worker_id}`} className="truncate">
+              <Link className="link font-mono" href={`/workers/${encodeURIComponent(w.automation_type)}/${encodeURIComponent(w.worker_id)}`} title={w.last_error ?? w.status}>
+                {w.worker_id}
+              </Link>{" "}
+              <span className="text-slate-600 dark:text-slate-400">{w.status}</span>
+            </li>
+          ))}
+          {more > 0 && <li className="text-slate-600 dark:text-slate-400">and {formatNumber(more)} more</li>}
+        </ul>
+      )}
+    </section>
+  );
+}
+
 function workerTotals(list: readonly Automation[]) {
   const t = { total: 0, running: 0, idle: 0, error: 0, offline: 0 };
   for (const a of list) {
@@ -229,12 +272,7 @@ export function Overview() {
 
       <div className="mb-6 grid grid-cols-2 gap-3 md:grid-cols-4">
         <Stat label="Workers" value={automations.isPending ? "…" : formatNumber(totals.total)} href="/workers" />
-        <Stat
-          label="Errors / offline"
-          value={automations.isPending ? "…" : `${formatNumber(totals.error)} / ${formatNumber(totals.offline)}`}
-          tone={totals.error > 0 ? "bad" : totals.offline > 0 ? "warn" : undefined}
-          href={totals.error > 0 ? "/workers?status=error" : "/workers?status=offline"}
-        />
+        <TroubleStat error={totals.error} offline={totals.offline} pending={automations.isPending} />
         <Stat label="Pending tasks" value={queues.isPending ? "…" : formatNumber(pending)} tone={overdue > 0 ? "warn" : undefined} href="/queues" />
         <Stat label="Dead letters" value={queues.isPending ? "…" : formatNumber(dead)} tone={dead > 0 ? "bad" : undefined} href="/queues" />
       </div>

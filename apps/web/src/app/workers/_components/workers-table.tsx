@@ -16,6 +16,7 @@ import { formatNumber } from "@/lib/format";
 import { queries, workerHostname } from "@/lib/query";
 import { intParam, useDebouncedParam, useQueryState } from "@/lib/use-query-state";
 
+import { LastErrorCell } from "./last-error-cell";
 import { Pager } from "./pager";
 
 /** Rows per server page: one request, one render, whatever the fleet's size. */
@@ -107,6 +108,8 @@ export function WorkersTable() {
           </Link>
           {/* Phones and small tablets have no room for the automation column: it rides under the id. */}
           <span className="block truncate text-xs leading-tight text-slate-600 md:hidden dark:text-slate-400">{w.automation_type}</span>
+          {/* Below lg the error column is hidden: the error rides under the id, whole. */}
+          {w.last_error && <LastErrorCell worker={w} className="lg:hidden" />}
         </>
       ),
     },
@@ -156,14 +159,7 @@ export function WorkersTable() {
       header: "Last error",
       // No width: the rest of the row.
       hideBelow: "lg",
-      cell: (w) =>
-        w.last_error ? (
-          <span className="text-red-700 dark:text-red-400" title={w.last_error}>
-            {w.last_error}
-          </span>
-        ) : (
-          <span className="text-slate-500 dark:text-slate-400">—</span>
-        ),
+      cell: (w) => <LastErrorCell worker={w} />,
     },
   ];
 
@@ -269,6 +265,8 @@ export function WorkersTable() {
                 </EmptyState>
               }
               minWidth="22rem"
+              // a page is at most PAGE_SIZE rows, and rows with an error grow to show it whole
+              windowed={false}
             />
           </div>
           {total > 0 && (

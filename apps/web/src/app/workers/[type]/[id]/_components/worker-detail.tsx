@@ -19,6 +19,7 @@ import { TimeSeriesChart } from "@/components/time-series-chart";
 import { DangerAction, DangerZone } from "@/components/ui-bits";
 import { ApiError, apiDelete, errorMessage, seg } from "@/lib/api";
 
+import { ErrorHistory } from "./error-history";
 import { PauseControl, PauseOutcomeNote, isPaused, type PauseOutcome } from "./pause-control";
 import { absoluteTime, formatBytes, formatDuration, formatNumber } from "@/lib/format";
 import { hardwareLabel, statLabel, type KeyLabel } from "@/lib/labels";
@@ -317,6 +318,11 @@ export function WorkerDetailView({ automationType, workerId }: { automationType:
             <div className="mb-2 flex items-center justify-between gap-2">
               <h2 id="wk-error" className="text-base font-semibold text-red-900 dark:text-red-200">
                 Last error
+                {w.last_error_since != null && (
+                  <span className="ml-2 text-sm font-normal text-red-900 dark:text-red-200">
+                    since <RelativeTime at={w.last_error_since} />
+                  </span>
+                )}
               </h2>
               <CopyButton text={w.last_error} label="Copy error" className="text-xs" />
             </div>
@@ -325,6 +331,8 @@ export function WorkerDetailView({ automationType, workerId }: { automationType:
             </pre>
           </section>
         )}
+
+        <ErrorHistory type={w.automation_type} id={w.worker_id} />
 
         <div className="grid items-start gap-4 lg:grid-cols-2">
           <Card id="wk-hardware" title="Hardware">
