@@ -19,6 +19,8 @@ async function recorded(backend: Backend, type: string, id: string, n: number): 
     .toBeGreaterThanOrEqual(n);
 }
 
+test.describe.configure({ timeout: 150_000 });
+
 async function bothSchemes(page: Page, where: string, shot: string, check?: () => Promise<void>): Promise<void> {
   for (const size of SIZES) {
     await page.setViewportSize(size);

@@ -48,6 +48,11 @@ export const consoleKeys = {
   workerErrors: (automationType: string, workerId: string) => `fleet:console:worker-errors:${automationType}|${workerId}`,
 } as const;
 
+/** Pools read whole for their counts up to this many items; bigger ones are sampled (PoolSummary.estimated). */
+export const POOL_EXACT_UP_TO = 5000;
+/** Items a big pool's counts are estimated from (HRANDFIELD ... WITHVALUES: O(sample), whatever the pool's size). */
+export const POOL_SAMPLE = 1000;
+
 /** A refusal counter outlives its window by this much, so a later window can report what was not listed. */
 export const REFUSAL_COUNTER_KEEP_MS = 24 * 3600 * 1000;
 

@@ -44,6 +44,14 @@ export interface PoolSummary {
   live: number;
   expired: number;
   claimed: number;
+  /** Live (unexpired, decodable) items with no claim: what a claim can get now. */
+  free: number;
+  /**
+   * Set when the pool had more than `exactUpTo` items: live, expired, claimed and free are
+   * then estimates scaled from a random sample of `sampled` items (HRANDFIELD), so a big
+   * pool costs the same as a small one; size is always exact (HLEN).
+   */
+  estimated?: { sampled: number };
   /** `["items"]` when the pool's key holds another Redis type (then read as empty); absent otherwise. */
   corrupt?: string[];
 }
@@ -290,7 +298,11 @@ export interface Backend extends WatchBackend {
   poolSize(name: string): Promise<number>;
   /** Walks the whole key space: for scripts and tests; the console uses src/discovery. */
   poolNames(): Promise<string[]>;
-  poolSummaries(names: string[]): Promise<PoolSummary[]>;
+  /**
+   * Counts per pool. Pools of up to `opts.exactUpTo` items (default POOL_EXACT_UP_TO) are read
+   * whole; bigger ones from a random sample of POOL_SAMPLE items (see PoolSummary.estimated).
+   */
+  poolSummaries(names: string[], opts?: { exactUpTo?: number }): Promise<PoolSummary[]>;
   poolItems(name: string): Promise<PoolItemRecord[]>;
   /** Removes the pool hash and every claim key of its items. */
   poolDelete(name: string): Promise<{ deleted: boolean; items: number }>;

@@ -332,9 +332,21 @@ export function describeBackendContract(name: string, factory: () => Promise<Bac
         await raw.set(keys.poolClaim("ghost", "a"), "1", { ttlSeconds: 30 });
         expect(await be.poolNames()).toEqual(["p*", "p:1", "p[", "z"]);
         expect(await be.poolSummaries(["z", "none"])).toEqual([
-          { name: "z", size: 4, live: 2, expired: 1, claimed: 1 },
-          { name: "none", size: 0, live: 0, expired: 0, claimed: 0 },
+          { name: "z", size: 4, live: 2, expired: 1, claimed: 1, free: 1 },
+          { name: "none", size: 0, live: 0, expired: 0, claimed: 0, free: 0 },
         ]);
+      });
+
+      it("estimates a pool bigger than exactUpTo from a sample, exact size; a claim on an expired item is not free", async () => {
+        for (let i = 0; i < 40; i++) await raw.hset("fleet:pool:big", `i${i}`, '{"p": "", "t": {}, "x": null}');
+        await raw.hset("fleet:pool:small", "gone", '{"p": "", "t": {}, "x": 1000.5}');
+        await raw.set(keys.poolClaim("small", "gone"), "1", { ttlSeconds: 30 });
+        const [big, small] = await be.poolSummaries(["big", "small"], { exactUpTo: 10 });
+        // every item free: the estimate is exact whatever the sample
+        expect(big).toEqual({ name: "big", size: 40, live: 40, expired: 0, claimed: 0, free: 40, estimated: { sampled: 40 } });
+        expect(small).toEqual({ name: "small", size: 1, live: 0, expired: 1, claimed: 1, free: 0 });
+        for (let i = 0; i < 40; i++) await raw.set(keys.poolClaim("big", `i${i}`), "1", { ttlSeconds: 30 });
+        expect((await be.poolSummaries(["big"], { exactUpTo: 10 }))[0]).toMatchObject({ size: 40, claimed: 40, free: 0, estimated: { sampled: 40 } });
       });
 
       it("lists every stored item, corrupt and expired ones included", async () => {

@@ -287,10 +287,31 @@ export const PoolSummarySchema = z.object({
   live: z.number().int(),
   expired: z.number().int(),
   claimed: z.number().int(),
+  /** Live items with no claim: what a worker's claim can get now. */
+  free: z.number().int(),
+  /**
+   * Present for a pool bigger than the console reads whole (5,000 items): live, expired,
+   * claimed and free are estimates from a random sample of `sampled` items; size is exact.
+   */
+  estimated: z.object({ sampled: z.number().int() }).optional(),
   /** `["items"]` when the pool's key holds another Redis type (read as empty). */
   corrupt: z.array(z.string()).optional(),
 });
 export type PoolSummary = z.infer<typeof PoolSummarySchema>;
+
+export type PoolAvailability = "empty" | "exhausted" | "low" | "ok";
+
+/**
+ * How much a pool has left to give: `exhausted` when no live item is free (exact counts
+ * only: a sample that saw none says `low`), `low` when at most 10 % of the live items (and at
+ * least 2) are free, `empty` without live items. One rule for the list, the pool page and
+ * anything else that shows it.
+ */
+export function poolAvailability(p: Pick<PoolSummary, "live" | "free" | "estimated">): PoolAvailability {
+  if (p.live === 0 && p.free === 0) return p.estimated ? "low" : "empty";
+  if (p.free === 0) return p.estimated ? "low" : "exhausted";
+  return p.free <= Math.max(2, Math.floor(p.live / 10)) ? "low" : "ok";
+}
 
 export const PoolItemSchema = z.object({
   id: z.string(),
@@ -300,6 +321,13 @@ export const PoolItemSchema = z.object({
   payload: RawValueSchema.nullable(),
   expired: z.boolean().optional(),
   corrupt: z.array(z.string()).optional(),
+  /**
+   * What was masked because it looks like a secret (apps/web/src/server/api/secrets.ts):
+   * JSON paths of payload members (`$.cookies`, `$.headers.Authorization`), `$` for a whole
+   * payload that is one (a cookie header, a JWT), `tags.<name>` for tags. Absent when nothing
+   * was. The masked bytes never leave the server; POST .../reveal answers them to an operator.
+   */
+  masked: z.array(z.string()).optional(),
 });
 export type PoolItem = z.infer<typeof PoolItemSchema>;
 

@@ -17,7 +17,9 @@ import {
   genFromRaw,
   encodeUnixFloat,
   parseIntStrict,
+  poolCounts,
   poolItemRecord,
+  scalePoolCounts,
   poolPruneVictims,
   sha1Hex,
   statsFrameFromRaw,
@@ -33,6 +35,8 @@ import {
   CATALOG_HASH,
   REFUSAL_COUNTER_KEEP_MS,
   consoleKeys,
+  POOL_EXACT_UP_TO,
+  POOL_SAMPLE,
   WORKER_ALL_INDEX,
   WORKER_FIELDS,
   keys,
@@ -275,17 +279,20 @@ export class MemoryBackend implements Backend {
     return [...names].sort(cmp);
   }
 
-  async poolSummaries(names: string[]): Promise<PoolSummary[]> {
+  async poolSummaries(names: string[], opts: { exactUpTo?: number } = {}): Promise<PoolSummary[]> {
+    const exactUpTo = opts.exactUpTo ?? POOL_EXACT_UP_TO;
     return names.map((name) => {
-      const items = wrongTypeAs(null, () => this.poolRecords(name));
-      if (items === null) return { name, size: 0, live: 0, expired: 0, claimed: 0, corrupt: ["items"] };
-      return {
-        name,
-        size: items.length,
-        live: items.filter((i) => !i.corrupt && !i.expired).length,
-        expired: items.filter((i) => !i.corrupt && i.expired).length,
-        claimed: items.filter((i) => i.inUseUntil !== null).length,
-      };
+      const all = wrongTypeAs(null, () => this.poolRecords(name));
+      if (all === null) return { name, size: 0, live: 0, expired: 0, claimed: 0, free: 0, corrupt: ["items"] };
+      if (all.length <= exactUpTo) return { name, size: all.length, ...poolCounts(all) };
+      // as Redis does for a big pool: a random sample of distinct items, scaled
+      const sample = [...all];
+      for (let i = sample.length - 1; i > 0; i--) {
+        const j = Math.floor(Math.random() * (i + 1));
+        [sample[i], sample[j]] = [sample[j]!, sample[i]!];
+      }
+      sample.length = Math.min(POOL_SAMPLE, sample.length);
+      return { name, size: all.length, ...scalePoolCounts(poolCounts(sample), sample.length, all.length), estimated: { sampled: sample.length } };
     });
   }
 

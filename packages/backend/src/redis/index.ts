@@ -14,8 +14,10 @@ import {
   isJsonObject,
   parseIntStrict,
   parseJsonBytes,
+  poolCounts,
   poolItemRecord,
   poolPruneVictims,
+  scalePoolCounts,
   statsFrameFromRaw,
   tagsMatch,
   toBuffer,
@@ -35,6 +37,8 @@ import {
   kvPartsOfKey,
   parseWorkerAllMember,
   poolNameOfKey,
+  POOL_EXACT_UP_TO,
+  POOL_SAMPLE,
   priorityFromInt,
   queueKeyForPriority,
   queueNameOfKey,
@@ -443,39 +447,45 @@ export class RedisBackend implements Backend {
     });
   }
 
-  async poolSummaries(names: string[]): Promise<PoolSummary[]> {
+  async poolSummaries(names: string[], opts: { exactUpTo?: number } = {}): Promise<PoolSummary[]> {
     if (names.length === 0) return [];
+    const exactUpTo = opts.exactUpTo ?? POOL_EXACT_UP_TO;
     const now = nowSeconds();
     return this.run(async (r) => {
-      const p = r.pipeline();
-      for (const n of names) p.hgetallBuffer(keys.pool(n));
-      const read = await this.conn.exec(p);
-      const hashes = read.map(([err, v]) => (err ? {} : hashRecord(v)));
-      const claimP = r.pipeline();
-      let claimCount = 0;
+      // HLEN first: a small pool is read whole, a big one through a random sample of
+      // POOL_SAMPLE items (HRANDFIELD is O(count)), so no request reads 100k items for counts
+      const lens = await this.conn.exec(names.reduce((p, n) => p.hlen(keys.pool(n)), r.pipeline()));
+      const read = r.pipeline();
       names.forEach((n, i) => {
-        for (const id of Object.keys(hashes[i]!)) {
-          claimP.exists(keys.poolClaim(n, id));
-          claimCount++;
-        }
+        const [err, len] = lens[i]!;
+        if (err) read.echo("");
+        else if (asNumber(len) <= exactUpTo) read.hgetallBuffer(keys.pool(n));
+        else read.hrandfieldBuffer(keys.pool(n), POOL_SAMPLE, "WITHVALUES");
       });
-      const claims = claimCount > 0 ? await this.conn.exec(claimP) : [];
+      const got = await this.conn.exec(read);
+      const samples = names.map((_, i) => {
+        const [err, v] = got[i]!;
+        if (lens[i]![0] || err) return {} as Record<string, Buffer>;
+        return hashRecord(v);
+      });
+      const claimP = r.pipeline();
+      names.forEach((n, i) => {
+        for (const id of Object.keys(samples[i]!)) claimP.exists(keys.poolClaim(n, id));
+      });
+      const claims = claimP.length > 0 ? await this.conn.exec(claimP) : [];
       let c = 0;
       return names.map((name, i) => {
-        const h = hashes[i]!;
-        let live = 0;
-        let expired = 0;
-        let claimed = 0;
-        for (const raw of Object.values(h)) {
-          const d = decodePoolItem(raw);
-          if (d && d.expiresAt !== null && d.expiresAt < now) expired++;
-          else if (d) live++;
-          const [err, exists] = claims[c++]!;
-          if (!err && asNumber(exists) > 0) claimed++;
-        }
-        const err = read[i]![0];
+        const err = lens[i]![0] ?? got[i]![0];
         if (err && !isWrongTypeError(err)) throw mapRedisError(this.rawUrl, err);
-        return { name, size: Object.keys(h).length, live, expired, claimed, ...(err ? { corrupt: ["items"] } : {}) };
+        if (err) return { name, size: 0, live: 0, expired: 0, claimed: 0, free: 0, corrupt: ["items"] };
+        const records = Object.entries(samples[i]!).map(([id, raw]) => {
+          const [cerr, exists] = claims[c++]!;
+          // EXISTS, not PTTL: a claim key without a TTL blocks claims as well
+          return poolItemRecord(id, raw, !cerr && asNumber(exists) > 0 ? 1 : -2, now);
+        });
+        const size = asNumber(lens[i]![1]);
+        if (size <= exactUpTo) return { name, size: records.length, ...poolCounts(records) };
+        return { name, size, ...scalePoolCounts(poolCounts(records), records.length, size), estimated: { sampled: records.length } };
       });
     });
   }

@@ -197,7 +197,7 @@ export class AlertEngine {
   private async poolFree(backend: Backend): Promise<Map<string, { free: number; size: number }>> {
     const names = await backend.poolNames();
     const sums = names.length > 0 ? await backend.poolSummaries(names) : [];
-    return new Map(sums.map((p) => [p.name, { free: Math.max(0, p.live - p.claimed), size: p.size }]));
+    return new Map(sums.map((p) => [p.name, { free: p.free, size: p.size }]));
   }
 
   /** Sends what is due. Answers how many deliveries were attempted. */

@@ -48,6 +48,7 @@ const ROLE: Record<string, Role> = {
   "GET /v1/pools/[name]/items/[id]": "viewer",
   "DELETE /v1/pools/[name]/items/[id]": "operator",
   "POST /v1/pools/[name]/items/[id]/release": "operator",
+  "POST /v1/pools/[name]/items/[id]/reveal": "operator",
   "GET /v1/queues": "viewer",
   "GET /v1/queues/[name]": "viewer",
   "GET /v1/queues/[name]/dead": "viewer",

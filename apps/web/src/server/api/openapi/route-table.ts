@@ -344,6 +344,16 @@ export const ROUTE_TABLE: RouteEntry[] = [
     operations: { POST: { operationId: "releasePoolItem", summary: "Drop an item's claim" } },
   },
   {
+    path: "/pools/[name]/items/[id]/reveal",
+    load: () => import("@/app/api/v1/pools/[name]/items/[id]/reveal/route"),
+    operations: {
+      POST: {
+        operationId: "revealPoolItem",
+        summary: "One item with its secrets unmasked (operator, audited as pool.item.reveal); every other read masks them",
+      },
+    },
+  },
+  {
     path: "/queues",
     load: () => import("@/app/api/v1/queues/route"),
     operations: { GET: { operationId: "listQueues", summary: "Every queue that has any key, with its depths" } },
