@@ -71,6 +71,10 @@ export function auditSentence(e: AuditEntryLike): string {
       const who = `${t.name}${t.parent ? ` (${t.parent})` : ""}`;
       if (d.intent === "pause") return `${v("paused", "pause")} ${who}: slots ${show(d.slots_before)} → 0`;
       if (d.intent === "resume") return `${v("resumed", "resume")} ${who}: slots 0 → ${show(d.slots_after)}`;
+      if (d.intent === "revert") {
+        const what = e.before !== undefined || e.after !== undefined ? `: ${configChangeText(e.before, e.after)}` : "";
+        return `${v("reverted", "revert")} the config of ${who} to an earlier version${what}`;
+      }
       if (e.before !== undefined || e.after !== undefined) return `${v("changed", "change")} the config of ${who}: ${configChangeText(e.before, e.after)}`;
       return `${v("changed", "change")} the config of ${who}`;
     }

@@ -9,7 +9,9 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import type { Automation, ConfigResult, ErrorDetail, WorkerDetail } from "@fleet/schema";
 
 import { ApiError, apiFetchWithHeaders, errorMessage, seg } from "@/lib/api";
+import { absoluteTime } from "@/lib/format";
 import { useLeaveGuard } from "@/lib/leave-guard";
+import { takeRevert } from "@/lib/revert";
 import { queries } from "@/lib/query";
 import { useSession } from "@/lib/session";
 import { ErrorState, JsonView, LoadingState } from "@/components";
@@ -113,6 +115,8 @@ function LoadedEditor({
   const [saved, setSaved] = useState<{ from: number; to: number } | null>(null);
   const [conflict, setConflict] = useState<Conflict | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  /** Set while the draft is a "revert to before" from the audit trail: the save says so (intent=revert). */
+  const [reverting, setReverting] = useState(false);
 
   const changes = useMemo(() => diffConfig(baseForm, draft), [baseForm, draft]);
   const issues = useMemo(() => configIssues(s, draft), [s, draft]);
@@ -133,6 +137,35 @@ function LoadedEditor({
     },
     [s],
   );
+
+  // "Revert to before" from the audit trail (src/lib/revert.ts): load those values as my edit
+  // and open the usual review, against the stored config and its generation.
+  useEffect(() => {
+    const url = new URL(window.location.href);
+    const key = url.searchParams.get("revert");
+    if (key === null) return;
+    url.searchParams.delete("revert");
+    window.history.replaceState(window.history.state, "", url.toString());
+    if (!canEdit) return;
+    const r = takeRevert(key, automationType, workerId);
+    if (r === null) {
+      setNotice("That revert is no longer available here (it was started in another tab, or already used). Start it again from the audit trail.");
+      return;
+    }
+    const filled = withDefaults(s, r.config);
+    setDraft(filled);
+    setRawText(pretty(filled));
+    setParseError(null);
+    const by = `${r.actor ?? "someone"}'s change${r.ts !== null ? ` of ${absoluteTime(r.ts)}` : ""}`;
+    if (diffConfig(baseForm, filled).length === 0) {
+      setNotice(`The config is already as it was before ${by}: nothing to revert.`);
+    } else {
+      setReverting(true);
+      setNotice(`Reverting to the config as it was before ${by}. Review the changes against what is stored now, then save.`);
+      if (configIssues(s, filled).length === 0) setPhase("review");
+    }
+    // once, on the first render of a loaded editor
+  }, []);
 
   // Someone else's save, seen live (a `workers` frame updates the cached worker) or on a refetch.
   const serverVersion = versionOf(worker);
@@ -175,6 +208,7 @@ function LoadedEditor({
   };
 
   const discard = () => {
+    setReverting(false);
     loadVersion(versionOf(worker));
     setSaved(null);
     setNotice(null);
@@ -186,7 +220,7 @@ function LoadedEditor({
     setPhase("saving");
     setSaveError(null);
     try {
-      const res = await apiFetchWithHeaders<ConfigResult>(`/workers/${seg(automationType)}/${seg(workerId)}/config`, {
+      const res = await apiFetchWithHeaders<ConfigResult>(`/workers/${seg(automationType)}/${seg(workerId)}/config${reverting ? "?intent=revert" : ""}`, {
         method: usePut ? "PUT" : "PATCH",
         body: usePut ? stripUndefined(draft) : patch,
         headers: { "If-Match": `"${from.gen}"` },
@@ -199,6 +233,8 @@ function LoadedEditor({
       );
       loadVersion({ config: result.config, gen: result.config_gen });
       setSaved({ from: from.gen, to: result.config_gen });
+      setReverting(false);
+      setNotice(null);
       setPhase("edit");
     } catch (err) {
       if (err instanceof ApiError && err.status === 412) {
