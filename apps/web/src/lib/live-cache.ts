@@ -17,7 +17,7 @@ import type {
 } from "@fleet/schema";
 
 import { compareWorkers, queryKeys, type WorkersEverything } from "./query";
-import { applyWorkerPages } from "./workers-page-live";
+import { applyWorkerPages, withErrorSince } from "./workers-page-live";
 
 export type Invalidate = (queryKey: QueryKey) => void;
 
@@ -54,7 +54,12 @@ export function applyWorkers(client: QueryClient, ev: WorkersEvent, invalidate: 
     const key = queryKeys.workers.detail(w.automation_type, w.worker_id);
     const old = client.getQueryData<WorkerDetail>(key);
     if (old) {
-      client.setQueryData<WorkerDetail>(key, { ...w, history_len: old.history_len });
+      client.setQueryData<WorkerDetail>(key, { ...withErrorSince(w, old), history_len: old.history_len });
+      // a new error: its since (and the history) come from the server
+      if (old.last_error !== w.last_error) {
+        invalidate(key);
+        invalidate(queryKeys.workers.errors(w.automation_type, w.worker_id));
+      }
       if (JSON.stringify(old.stats) !== JSON.stringify(w.stats)) {
         invalidate(["workers", "stats", w.automation_type, w.worker_id]);
       }
