@@ -318,6 +318,7 @@ export function WorkerDetailView({ automationType, workerId }: { automationType:
             <div className="mb-2 flex items-center justify-between gap-2">
               <h2 id="wk-error" className="text-base font-semibold text-red-900 dark:text-red-200">
                 Last error
+                {w.last_error_since != null && " "}
                 {w.last_error_since != null && (
                   <span className="ml-2 text-sm font-normal text-red-900 dark:text-red-200">
                     since <RelativeTime at={w.last_error_since} />
