@@ -303,14 +303,15 @@ export type PoolAvailability = "empty" | "exhausted" | "low" | "ok";
 
 /**
  * How much a pool has left to give: `exhausted` when no live item is free (exact counts
- * only: a sample that saw none says `low`), `low` when at most 10 % of the live items (and at
- * least 2) are free, `empty` without live items. One rule for the list, the pool page and
+ * only: a sample that saw none says `low`), `low` when some live items are claimed and at most
+ * 10 % of them (or 2) are free, `empty` without live items. One rule for the list, the pool page and
  * anything else that shows it.
  */
 export function poolAvailability(p: Pick<PoolSummary, "live" | "free" | "estimated">): PoolAvailability {
   if (p.live === 0 && p.free === 0) return p.estimated ? "low" : "empty";
   if (p.free === 0) return p.estimated ? "low" : "exhausted";
-  return p.free <= Math.max(2, Math.floor(p.live / 10)) ? "low" : "ok";
+  // a pool with every item free is never low, however small
+  return p.free < p.live && p.free <= Math.max(2, Math.floor(p.live / 10)) ? "low" : "ok";
 }
 
 export const PoolItemSchema = z.object({

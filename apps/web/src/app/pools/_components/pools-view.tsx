@@ -84,7 +84,7 @@ export function PoolsView() {
         <>
           <DataTable rows={data.pools} columns={columns} rowKey={(p) => p.name} caption="Pools" minWidth="20rem" />
           <p className="mt-2 text-xs text-slate-600 dark:text-slate-400">
-            Free: live items nobody has claimed. <strong>Low</strong>: at most a tenth of the live items (and at least 2) are free; <strong>exhausted</strong>: none is.
+            Free: live items nobody has claimed. <strong>Low</strong>: some are claimed and at most a tenth of the live items (or 2) are free; <strong>exhausted</strong>: none is.
             {data.pools.some((p) => p.estimated) && " ≈: a pool of over 5,000 items is counted from a random sample of 1,000 (its size is exact)."}
           </p>
         </>

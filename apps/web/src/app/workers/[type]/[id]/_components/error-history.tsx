@@ -5,7 +5,7 @@ import type { WorkerErrorEntry } from "@fleet/schema";
 
 import { RelativeTime } from "@/components/relative-time";
 import { ErrorState, LoadingState } from "@/components/states";
-import { absoluteTime } from "@/lib/format";
+import { absoluteTime, localDateTime } from "@/lib/format";
 import { queries } from "@/lib/query";
 
 const KIND: Record<WorkerErrorEntry["kind"], { label: string; dot: string }> = {
@@ -50,7 +50,7 @@ export function ErrorHistory({ type, id }: { type: string; id: string }) {
                 <p className="flex flex-wrap items-baseline gap-x-2 text-sm">
                   <span className="font-medium">{KIND[e.kind].label}</span>
                   <RelativeTime at={e.ts} className="text-slate-600 dark:text-slate-400" />
-                  <span className="text-xs text-slate-600 dark:text-slate-400">{absoluteTime(e.ts)}</span>
+                  <span className="text-xs text-slate-600 dark:text-slate-400">{localDateTime(e.ts)}</span>
                 </p>
                 <p className="text-xs text-slate-600 dark:text-slate-400">{describe(e)}</p>
                 {e.error !== null && (
