@@ -172,8 +172,8 @@ function wrongTypesSuite(h: Harness): void {
         const list = await h.call(pools.GET, "GET", "/pools");
         expect(list.status).toBe(200);
         expect(list.json.pools).toEqual([
-          { name: "fine", size: 1, live: 1, expired: 0, claimed: 0 },
-          { name: "odd", size: 0, live: 0, expired: 0, claimed: 0, corrupt: ["items"] },
+          { name: "fine", size: 1, live: 1, expired: 0, claimed: 0, free: 1 },
+          { name: "odd", size: 0, live: 0, expired: 0, claimed: 0, free: 0, corrupt: ["items"] },
         ]);
         const one = await h.call(pool.GET, "GET", "/pools/odd");
         expect(one.status).toBe(200);

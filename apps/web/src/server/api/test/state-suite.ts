@@ -32,7 +32,7 @@ export function poolsSuite(h: Harness): void {
       const list = await h.call(pools.GET, "GET", "/pools");
       expect(list.status).toBe(200);
       expect(list.json.pools.map((p: { name: string }) => p.name)).toEqual(["proxies", "proxies:eu"]);
-      expect(list.json.pools[0]).toEqual({ name: "proxies", size: 3, live: 2, expired: 0, claimed: 1 });
+      expect(list.json.pools[0]).toEqual({ name: "proxies", size: 3, live: 2, expired: 0, claimed: 1, free: 1 });
       const res = await h.call(pool.GET, "GET", "/pools/proxies");
       expect(res.status).toBe(200);
       expect(res.json.total).toBe(3);
