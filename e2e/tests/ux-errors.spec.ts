@@ -46,14 +46,25 @@ test("the workers table shows the last error whole with since when; the worker p
   await recorded(backend, type, "failing", 1);
 
   await page.goto(`/workers?type=${enc(type)}`);
-  const cell = page.getByRole("row", { name: /failing/ }).getByTestId("last-error-cell").locator("visible=true");
+  const cell = page
+    .getByRole("row", { name: /failing/ })
+    .getByTestId("last-error-cell")
+    .locator("visible=true");
   await expect(cell).toContainText(LONG);
   await expect(cell).toContainText(/since (just now|\d+ s ago)/);
   // whole: wrapped inside its cell, nothing hidden by an ellipsis
-  const clipped = await cell.locator("span").first().evaluate((el) => el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1);
+  const clipped = await cell
+    .locator("span")
+    .first()
+    .evaluate((el) => el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1);
   expect(clipped).toBe(false);
   await bothSchemes(page, "the workers table with a long error", "ux-errors-table", async () => {
-    await expect(page.getByRole("row", { name: /failing/ }).getByTestId("last-error-cell").locator("visible=true")).toContainText("bad gateway</body></html>)");
+    await expect(
+      page
+        .getByRole("row", { name: /failing/ })
+        .getByTestId("last-error-cell")
+        .locator("visible=true"),
+    ).toContainText("bad gateway</body></html>)");
   });
 
   // the worker recovers, then fails with another error: three entries, newest first

@@ -37,7 +37,11 @@ test("the pools list and a pool page show free counts, exhausted and low; items 
 
   await page.goto("/pools");
   const table = page.getByRole("table", { name: "Pools" });
-  const free = (name: string) => table.getByRole("row").filter({ has: page.getByRole("link", { name, exact: true }) }).getByTestId("pool-free");
+  const free = (name: string) =>
+    table
+      .getByRole("row")
+      .filter({ has: page.getByRole("link", { name, exact: true }) })
+      .getByTestId("pool-free");
   await expect(free(dry)).toHaveText(/exhausted\s*0/);
   await expect(free(low)).toHaveText(/low\s*2/);
   await expect(free(fine)).toHaveText("3");

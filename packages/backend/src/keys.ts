@@ -27,8 +27,7 @@ export const consoleKeys = {
    * whole fleet (`series` null); TTL renewed on every write, so a queue gone for the ring's
    * span leaves nothing behind.
    */
-  history: (tier: "10s" | "5m", series: string | null) =>
-    series === null ? `fleet:console:history:fleet:${tier}` : `fleet:console:history:${tier}:${series}`,
+  history: (tier: "10s" | "5m", series: string | null) => (series === null ? `fleet:console:history:fleet:${tier}` : `fleet:console:history:${tier}:${series}`),
   /** hash queue -> JSON of its latest watch figures (counters for /metrics, oldest pending age). */
   historyLatest: "fleet:console:history:latest",
   /** hash {doc, gen}: the alert rules and webhooks (JSON) and their generation. */

@@ -74,7 +74,12 @@ async function snapshot(raw: RawPlanter): Promise<Record<string, unknown>> {
     const type = await raw.type(k);
     let value: unknown;
     if (type === "string") value = (await raw.get(k))?.toString("base64");
-    else if (type === "hash") value = Object.fromEntries(Object.entries(await raw.hgetall(k)).map(([f, v]) => [f, v.toString("base64")]).sort());
+    else if (type === "hash")
+      value = Object.fromEntries(
+        Object.entries(await raw.hgetall(k))
+          .map(([f, v]) => [f, v.toString("base64")])
+          .sort(),
+      );
     else if (type === "zset") value = (await raw.zrange(k)).map((e) => [e.member.toString("base64"), e.score]);
     else if (type === "list") value = (await raw.lrange(k)).map((x) => x.toString("base64"));
     else if (type === "set") value = await raw.smembers(k);
@@ -244,7 +249,7 @@ export function describeBackendContract(name: string, factory: () => Promise<Bac
         expect(Object.keys(await raw.hgetall("fleet:pool:p")).sort()).toEqual(["bad", "new", "old", "x-text"]);
       });
 
-      it("claims exclusively, with a claim key holding \"1\" for hold seconds", async () => {
+      it('claims exclusively, with a claim key holding "1" for hold seconds', async () => {
         await be.poolPut("p", "a", "1", {}, null);
         await be.poolPut("p", "b", "2", {}, null);
         const first = await be.poolClaimAny("p", {}, 30);
@@ -699,7 +704,12 @@ export function describeBackendContract(name: string, factory: () => Promise<Bac
         expect(await raw.lrange("fleet:queue:q:dead")).toEqual([B]);
         const normal = await raw.lrange("fleet:queue:q");
         expect(normal[0]).toEqual(body("pending"));
-        expect(normal.slice(1).map((x) => x.toString("base64")).sort()).toEqual([A, A, C].map((x) => x.toString("base64")).sort());
+        expect(
+          normal
+            .slice(1)
+            .map((x) => x.toString("base64"))
+            .sort(),
+        ).toEqual([A, A, C].map((x) => x.toString("base64")).sort());
         expect(await raw.lrange("fleet:queue:q:high")).toEqual([body("hi")]);
         expect(await be.dlqRequeue("q", { refs: [sha1Hex(A)] })).toEqual({ requeued: 0, missing: [sha1Hex(A)] });
         expect(await be.dlqRequeue("q", { all: true })).toEqual({ requeued: 1, missing: [] });
@@ -995,7 +1005,12 @@ export function describeBackendContract(name: string, factory: () => Promise<Bac
         await raw.set("wkr:t:w:gen", "");
         await expect(be.workerSetConfig("t", "w", { a: 2 }, { expectedGen: 3 })).rejects.toMatchObject({ currentGen: 0 });
         await raw.set("wkr:t:x:gen", "");
-        expect(await be.workerSetConfigMany([{ automationType: "t", workerId: "w", config: { a: 3 } }, { automationType: "t", workerId: "x", config: {}, expectedGen: 0 }])).toEqual([
+        expect(
+          await be.workerSetConfigMany([
+            { automationType: "t", workerId: "w", config: { a: 3 } },
+            { automationType: "t", workerId: "x", config: {}, expectedGen: 0 },
+          ]),
+        ).toEqual([
           { automationType: "t", workerId: "w", gen: 1 },
           { automationType: "t", workerId: "x", gen: 1 },
         ]);
@@ -1265,23 +1280,35 @@ export function describeBackendContract(name: string, factory: () => Promise<Bac
           ["bad-state", async (id) => raw.hset(`wkr:t:${id}:state`, "state", "SLEEPING")],
           ["bad-seen", async (id) => raw.hset(`wkr:t:${id}:state`, "last_seen", "soon")],
           ["not-utf8-seen", async (id) => raw.hset(`wkr:t:${id}:state`, "last_seen", NOT_UTF8)],
-          ["only-error", async (id) => {
-            await raw.del(`wkr:t:${id}:state`);
-            await raw.hset(`wkr:t:${id}:state`, "last_error", "x");
-          }],
-          ["no-error-field", async (id) => {
-            await raw.del(`wkr:t:${id}:state`);
-            await raw.hset(`wkr:t:${id}:state`, "state", "ERROR");
-            await raw.hset(`wkr:t:${id}:state`, "last_seen", "7");
-          }],
-          ["state-string", async (id) => {
-            await raw.del(`wkr:t:${id}:state`);
-            await raw.set(`wkr:t:${id}:state`, "IDLE");
-          }],
-          ["hardware-hash", async (id) => {
-            await raw.del(`wkr:t:${id}:hardware`);
-            await raw.hset(`wkr:t:${id}:hardware`, "hostname", "h");
-          }],
+          [
+            "only-error",
+            async (id) => {
+              await raw.del(`wkr:t:${id}:state`);
+              await raw.hset(`wkr:t:${id}:state`, "last_error", "x");
+            },
+          ],
+          [
+            "no-error-field",
+            async (id) => {
+              await raw.del(`wkr:t:${id}:state`);
+              await raw.hset(`wkr:t:${id}:state`, "state", "ERROR");
+              await raw.hset(`wkr:t:${id}:state`, "last_seen", "7");
+            },
+          ],
+          [
+            "state-string",
+            async (id) => {
+              await raw.del(`wkr:t:${id}:state`);
+              await raw.set(`wkr:t:${id}:state`, "IDLE");
+            },
+          ],
+          [
+            "hardware-hash",
+            async (id) => {
+              await raw.del(`wkr:t:${id}:hardware`);
+              await raw.hset(`wkr:t:${id}:hardware`, "hostname", "h");
+            },
+          ],
           ["hardware-not-json", async (id) => raw.set(`wkr:t:${id}:hardware`, '{"hostname": "h"')],
           ["hardware-not-utf8", async (id) => raw.set(`wkr:t:${id}:hardware`, Buffer.concat([b('{"hostname": "'), NOT_UTF8, b('"}')]))],
           ["hardware-array", async (id) => raw.set(`wkr:t:${id}:hardware`, '[{"hostname": "h"}]')],
@@ -1289,10 +1316,13 @@ export function describeBackendContract(name: string, factory: () => Promise<Bac
           ["hostname-escaped", async (id) => raw.set(`wkr:t:${id}:hardware`, '{"host\\u006eame": "caf\\u00e9", "hostname ": 1}')],
           ["hardware-bom", async (id) => raw.set(`wkr:t:${id}:hardware`, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), b('{"hostname": "bom"}')]))],
           ["hardware-absent", async (id) => raw.del(`wkr:t:${id}:hardware`)],
-          ["unlisted", async (id) => {
-            await be.workerRemove("t", id);
-            await be.workerSetState("t", id, "IDLE", null, 5);
-          }],
+          [
+            "unlisted",
+            async (id) => {
+              await be.workerRemove("t", id);
+              await be.workerSetState("t", id, "IDLE", null, 5);
+            },
+          ],
         ];
         for (const [id, spoil] of cases) {
           await be.workerRegister("t", id, { hostname: `host-${id}` });
@@ -1412,7 +1442,7 @@ export function describeBackendContract(name: string, factory: () => Promise<Bac
         const claimed: string[] = [];
         for (let i = 0; i < 8; i++) claimed.push((await be.poolClaimAny("p", {}, 30))!.id);
         expect(claimed).toEqual(["later", "soon", "01", "1.0", "10", "9", "a", "b"]);
-        expect((await be.poolClaimAny("p", {}, 30))).toBeNull();
+        expect(await be.poolClaimAny("p", {}, 30)).toBeNull();
       });
 
       it("refuses a counter value that is not an integer, writing nothing", async () => {
@@ -1464,7 +1494,7 @@ export function describeBackendContract(name: string, factory: () => Promise<Bac
         expect(await be.queueFail("q", "12345678901234567890", bodies[3]!)).toBe(true);
         expect(await be.queueNack("q", "9", bodies[1]!, { delaySeconds: 0 })).toBe(true);
         expect(await raw.type(keys.queueProcessing("q"))).toBe("none");
-        expect(await raw.lrange(keys.queueDead("q"))).toEqual([b("{\"id\": 12345678901234567890}")]);
+        expect(await raw.lrange(keys.queueDead("q"))).toEqual([b('{"id": 12345678901234567890}')]);
         expect(await raw.lrange(keys.queue("q"))).toEqual([b('{"id": 9}')]);
       });
     });
@@ -1510,7 +1540,14 @@ export function describeBackendContract(name: string, factory: () => Promise<Bac
       const ada = { automationType: "scraper", workerId: "w:1" };
       const bob = { automationType: "scraper", workerId: "w2" };
       it("keeps the newest entries first per worker, capped, with a TTL, in one call for many workers", async () => {
-        for (let i = 0; i < 4; i++) await be.workerErrorsPush([{ ...ada, entry: `a${i}` }, { ...bob, entry: `b${i}` }], { maxEntries: 3, ttlSeconds: 3600 });
+        for (let i = 0; i < 4; i++)
+          await be.workerErrorsPush(
+            [
+              { ...ada, entry: `a${i}` },
+              { ...bob, entry: `b${i}` },
+            ],
+            { maxEntries: 3, ttlSeconds: 3600 },
+          );
         expect(texts(await raw.lrange("fleet:console:worker-errors:scraper|w:1"))).toEqual(["a3", "a2", "a1"]);
         const ttl = await raw.pttl("fleet:console:worker-errors:scraper|w2");
         expect(ttl).toBeGreaterThan(3500_000);
@@ -1522,7 +1559,13 @@ export function describeBackendContract(name: string, factory: () => Promise<Bac
 
       it("a history key of another type reads as empty and fails only its own write", async () => {
         await raw.set("fleet:console:worker-errors:scraper|w2", "not a list");
-        await be.workerErrorsPush([{ ...bob, entry: "lost" }, { ...ada, entry: "kept" }], { maxEntries: 5, ttlSeconds: 60 });
+        await be.workerErrorsPush(
+          [
+            { ...bob, entry: "lost" },
+            { ...ada, entry: "kept" },
+          ],
+          { maxEntries: 5, ttlSeconds: 60 },
+        );
         expect((await be.workerErrorsRead([bob, ada], 5)).map(texts)).toEqual([[], ["kept"]]);
         expect((await raw.get("fleet:console:worker-errors:scraper|w2"))?.toString()).toBe("not a list");
       });

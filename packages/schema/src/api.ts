@@ -1,5 +1,6 @@
 // Shapes of the HTTP API v1 (../shared/API.md): responses the routes produce and the
 // pages consume, request bodies and query strings the routes accept.
+import { ERROR_GROUP_MAX } from "./error-group";
 import { z } from "zod";
 import { CatalogDocSchema, JsonObjectSchema, WorkerStateValueSchema } from "./redis";
 
@@ -68,10 +69,7 @@ export const LimitSchema = z.coerce
   .min(0, "limit must not be negative")
   .max(1000, "limit must be at most 1000");
 
-export const OffsetSchema = z.coerce
-  .number({ error: "offset must be a number" })
-  .int("offset must be a whole number")
-  .min(0, "offset must not be negative");
+export const OffsetSchema = z.coerce.number({ error: "offset must be a number" }).int("offset must be a whole number").min(0, "offset must not be negative");
 
 export const PageQuerySchema = z.object({
   limit: LimitSchema.default(100),
@@ -177,6 +175,8 @@ export const WorkersQuerySchema = PageQuerySchema.extend({
    * `last_seen` (oldest first) or `-last_seen` (newest first); an unreadable last_seen sorts as the oldest.
    */
   sort: WorkersSortSchema.default("name"),
+  /** A console extension (issue 14): only workers whose last_error normalises to this group (normalizeErrorMessage). */
+  error_group: z.string().min(1, "error_group must not be empty").max(ERROR_GROUP_MAX, `error_group must be at most ${ERROR_GROUP_MAX} characters`).optional(),
 });
 
 export const WorkerListSchema = z.object({
@@ -220,9 +220,7 @@ export type Priority = z.infer<typeof PrioritySchema>;
 
 export const QueueDetailSchema = QueueSchema.extend({
   pending_items: z.array(z.object({ priority: PrioritySchema, task_id: z.string().nullable(), body: RawValueSchema })),
-  processing_items: z.array(
-    z.object({ id: z.string(), deadline: z.number(), overdue: z.boolean(), body: RawValueSchema.nullable() }),
-  ),
+  processing_items: z.array(z.object({ id: z.string(), deadline: z.number(), overdue: z.boolean(), body: RawValueSchema.nullable() })),
   scheduled_items: z.array(z.object({ ready_at: z.number(), task_id: z.string().nullable(), body: RawValueSchema })),
 });
 export type QueueDetail = z.infer<typeof QueueDetailSchema>;
@@ -366,7 +364,12 @@ export const KvKeySchema = z.object({ key: z.string(), ttl_ms: z.number().int().
 export const KvValueSchema = z.object({ value: RawValueSchema, ttl_ms: z.number().int().nullable() });
 export const KvPutBodySchema = z.strictObject({
   value: z.unknown().refine((v) => v !== undefined, "value is required"),
-  ttl_seconds: z.number().int("ttl_seconds must be a whole number").positive("ttl_seconds must be positive").max(10 * 365 * 86400).optional(),
+  ttl_seconds: z
+    .number()
+    .int("ttl_seconds must be a whole number")
+    .positive("ttl_seconds must be positive")
+    .max(10 * 365 * 86400)
+    .optional(),
 });
 
 // ---------- health

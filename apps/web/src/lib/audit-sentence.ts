@@ -34,7 +34,9 @@ export function configChangeText(before: unknown, after: unknown, max = 4): stri
     const bv = Object.hasOwn(b, k) ? b[k] : undefined;
     const av = Object.hasOwn(a, k) ? a[k] : undefined;
     if (JSON.stringify(bv) === JSON.stringify(av)) continue;
-    parts.push(av === undefined ? `${humanizeKey(k)} removed (was ${show(bv)})` : bv === undefined ? `${humanizeKey(k)} set to ${show(av)}` : `${humanizeKey(k)} ${show(bv)} → ${show(av)}`);
+    parts.push(
+      av === undefined ? `${humanizeKey(k)} removed (was ${show(bv)})` : bv === undefined ? `${humanizeKey(k)} set to ${show(av)}` : `${humanizeKey(k)} ${show(bv)} → ${show(av)}`,
+    );
   }
   if (parts.length === 0) return "no setting changed";
   return parts.length > max ? `${parts.slice(0, max).join(", ")} and ${parts.length - max} more` : parts.join(", ");

@@ -1,20 +1,7 @@
 // How live frames change the query cache. Pure functions of (QueryClient, frame), kept
 // apart from the EventSource so they can be tested without a browser.
 import type { QueryClient, QueryKey } from "@tanstack/react-query";
-import type {
-  PoolList,
-  PoolSummary,
-  PoolsEvent,
-  Queue,
-  QueueList,
-  QueuesEvent,
-  StreamList,
-  StreamSummary,
-  StreamsEvent,
-  Worker,
-  WorkerDetail,
-  WorkersEvent,
-} from "@fleet/schema";
+import type { PoolList, PoolSummary, PoolsEvent, Queue, QueueList, QueuesEvent, StreamList, StreamSummary, StreamsEvent, Worker, WorkerDetail, WorkersEvent } from "@fleet/schema";
 
 import { compareWorkers, queryKeys, type WorkersEverything } from "./query";
 import { applyWorkerPages, withErrorSince } from "./workers-page-live";
@@ -113,4 +100,3 @@ export function applyStreams(client: QueryClient, ev: StreamsEvent, invalidate: 
   for (const s of ev.streams) invalidate(queryKeys.streams.detailAll(s.name));
   invalidate(queryKeys.automations.all);
 }
-

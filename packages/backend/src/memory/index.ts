@@ -89,18 +89,11 @@ import type {
   SignInReservation,
   RequeueOptions,
 } from "../types";
-import type {
-  AlertStateChange,
-  AlertStateRead,
-  HistoryRangeRead,
-  HistorySlotWrite,
-  PendingListWatch,
-  QueueWatch,
-  QueueWatchOptions,
-  QueueWatchRequest,
-} from "../watch-types";
+import type { AlertStateChange, AlertStateRead, HistoryRangeRead, HistorySlotWrite, PendingListWatch, QueueWatch, QueueWatchOptions, QueueWatchRequest } from "../watch-types";
 import { workerIndexEntryFromRaw } from "../worker-index";
 import { MemoryStore, type Value } from "./store";
+import type { OfflineRemoval, WorkerStateEntry } from "../types";
+import { readWorkersState, removeOfflineWorkers } from "./worker-bulk";
 import { taskIdOfBody, withAttemptsReset } from "../task-body";
 
 export { MemoryStore, SortedSet } from "./store";
@@ -298,9 +291,7 @@ export class MemoryBackend implements Backend {
 
   private poolRecords(name: string): PoolItemRecord[] {
     const now = nowSeconds();
-    return [...this.raw.hgetall(keys.pool(name))]
-      .map(([id, raw]) => poolItemRecord(id, raw, this.raw.pttl(keys.poolClaim(name, id)), now))
-      .sort((a, b) => cmp(a.id, b.id));
+    return [...this.raw.hgetall(keys.pool(name))].map(([id, raw]) => poolItemRecord(id, raw, this.raw.pttl(keys.poolClaim(name, id)), now)).sort((a, b) => cmp(a.id, b.id));
   }
 
   async poolItems(name: string): Promise<PoolItemRecord[]> {
@@ -390,15 +381,13 @@ export class MemoryBackend implements Backend {
 
   async counterList(): Promise<CounterSummary[]> {
     const prefix = keys.counter("");
-    return this.raw
-      .keysWithPrefix(prefix)
-      .map((k) => {
-        // a key of another type is listed unreadable (value null, no bytes), as Redis's GET fails on it
-        if (this.raw.type(k) !== "string") return { name: k.slice(prefix.length), value: null, raw: Buffer.alloc(0) };
-        const raw = this.raw.get(k)!;
-        const text = decodeUtf8(raw);
-        return { name: k.slice(prefix.length), value: text === null ? null : parseIntStrict(text), raw };
-      });
+    return this.raw.keysWithPrefix(prefix).map((k) => {
+      // a key of another type is listed unreadable (value null, no bytes), as Redis's GET fails on it
+      if (this.raw.type(k) !== "string") return { name: k.slice(prefix.length), value: null, raw: Buffer.alloc(0) };
+      const raw = this.raw.get(k)!;
+      const text = decodeUtf8(raw);
+      return { name: k.slice(prefix.length), value: text === null ? null : parseIntStrict(text), raw };
+    });
   }
 
   async counterSummaries(names: string[]): Promise<CounterSummary[]> {
@@ -664,8 +653,8 @@ export class MemoryBackend implements Backend {
 
   async queuesExist(names: string[]): Promise<boolean[]> {
     return names.map((n) =>
-      [keys.queue(n), keys.queueHigh(n), keys.queueLow(n), keys.queueProcessing(n), keys.queueProcessingBody(n), keys.queueScheduled(n), keys.queueDead(n)].some(
-        (k) => this.raw.exists(k),
+      [keys.queue(n), keys.queueHigh(n), keys.queueLow(n), keys.queueProcessing(n), keys.queueProcessingBody(n), keys.queueScheduled(n), keys.queueDead(n)].some((k) =>
+        this.raw.exists(k),
       ),
     );
   }
@@ -757,7 +746,12 @@ export class MemoryBackend implements Backend {
   }
 
   async streamPeek(name: string, n: number): Promise<Buffer[]> {
-    return n > 0 ? this.raw.zrange(keys.stream(name)).slice(0, n).map((e) => e.member) : [];
+    return n > 0
+      ? this.raw
+          .zrange(keys.stream(name))
+          .slice(0, n)
+          .map((e) => e.member)
+      : [];
   }
 
   async streamLength(name: string): Promise<number> {
@@ -890,12 +884,7 @@ export class MemoryBackend implements Backend {
     });
   }
 
-  async workerSetConfig(
-    automationType: string,
-    workerId: string,
-    config: JsonObject,
-    opts?: { expectedGen?: number },
-  ): Promise<{ config: JsonObject; gen: number }> {
+  async workerSetConfig(automationType: string, workerId: string, config: JsonObject, opts?: { expectedGen?: number }): Promise<{ config: JsonObject; gen: number }> {
     const [gen] = this.applyConfigWrites([{ automationType, workerId, config, expectedGen: opts?.expectedGen }]);
     return { config, gen: gen! };
   }
@@ -1000,6 +989,15 @@ export class MemoryBackend implements Backend {
       if (state !== undefined && state.type !== "hash") entry.corrupt.push("state");
       return entry;
     });
+  }
+
+  // issue 14: ./worker-bulk.ts
+  async workersState(refs: WorkerRef[]): Promise<WorkerStateEntry[]> {
+    return readWorkersState(this.raw, refs);
+  }
+
+  async workersRemoveOffline(refs: WorkerRef[], cutoff: number): Promise<OfflineRemoval[]> {
+    return removeOfflineWorkers(this.raw, refs, cutoff);
   }
 
   /** Unlike Python, also clears a half-registered worker (keys or one index entry left): it is an admin clean-up. */

@@ -2,11 +2,10 @@
 // reference (../shared/spec/backend.py). Multi-step writes that read are Lua scripts
 // (src/lua); multi-step writes that do not read are MULTI; console reads are pipelined.
 import { randomBytes } from "node:crypto";
-import { Redis, type ChainableCommander, type Command } from "ioredis";
+import type { Redis, ChainableCommander, Command } from "ioredis";
 import {
   configFromRaw,
   genFromRaw,
-  decodePoolItem,
   encodePoolItem,
   encodeUnixFloat,
   escapeGlob,
@@ -86,17 +85,10 @@ import type {
   SignInReservation,
   RequeueOptions,
 } from "../types";
-import type {
-  AlertStateChange,
-  AlertStateRead,
-  HistoryRangeRead,
-  HistorySlotWrite,
-  PendingListWatch,
-  QueueWatch,
-  QueueWatchOptions,
-  QueueWatchRequest,
-} from "../watch-types";
+import type { AlertStateChange, AlertStateRead, HistoryRangeRead, HistorySlotWrite, PendingListWatch, QueueWatch, QueueWatchOptions, QueueWatchRequest } from "../watch-types";
 import { workerIndexEntryFromRaw } from "../worker-index";
+import type { OfflineRemoval, WorkerStateEntry } from "../types";
+import { readWorkersState, removeOfflineWorkers } from "./worker-bulk";
 import { callScript, isWrongTypeError, mapRedisError, RedisConnection, type PipelineResults, type RedisConnectionOptions } from "./connection";
 import { EncodedCommand, keyAround, RespArgs, type KeyAround } from "./encoded-command";
 import { unpack, type Packed } from "./msgpack";
@@ -145,7 +137,10 @@ function markCorrupt(rec: { corrupt: string[] }, field: string): void {
 /** EVAL of workers-read-n.lua up to its keys: the text, the key count, wkrs:<type>. */
 function workersReadArgs(type: string, workerKeys: number, keyBytes: number): RespArgs {
   const lua = luaScripts.workersRead.lua;
-  return new RespArgs(lua.length + keyBytes + 256).add(lua).add(String(workerKeys + 1)).add(keys.workerTypeIndex(type));
+  return new RespArgs(lua.length + keyBytes + 256)
+    .add(lua)
+    .add(String(workerKeys + 1))
+    .add(keys.workerTypeIndex(type));
 }
 
 /** The fixed parts of `wkr:<type>:<id>:<field>` for each field, from the one module that owns key names. */
@@ -226,9 +221,7 @@ export class RedisBackend implements Backend {
       const t0 = performance.now();
       await r.ping();
       const latencyMs = performance.now() - t0;
-      const [server, persistence, memory] = (await this.conn.execValues(
-        r.pipeline().info("server").info("persistence").info("memory"),
-      )) as string[];
+      const [server, persistence, memory] = (await this.conn.execValues(r.pipeline().info("server").info("persistence").info("memory"))) as string[];
       const info = parseInfo(`${server}\n${persistence}\n${memory}`);
       const used = Number(info.get("used_memory"));
       const aof = info.get("aof_enabled");
@@ -267,10 +260,7 @@ export class RedisBackend implements Backend {
   async kvSetNx(ns: string, key: string, value: BytesLike, ttlSeconds?: number | null): Promise<boolean> {
     const k = keys.kv(ns, key);
     return this.run(async (r) => {
-      const res =
-        ttlSeconds != null && ttlSeconds > 0
-          ? await r.set(k, toBuffer(value), "PX", toPx(ttlSeconds), "NX")
-          : await r.set(k, toBuffer(value), "NX");
+      const res = ttlSeconds != null && ttlSeconds > 0 ? await r.set(k, toBuffer(value), "PX", toPx(ttlSeconds), "NX") : await r.set(k, toBuffer(value), "NX");
       return res === "OK";
     });
   }
@@ -684,7 +674,11 @@ export class RedisBackend implements Backend {
     if (n <= 0) return [];
     return this.run(async (r) => {
       const res = await this.conn.execValues(
-        r.pipeline().lrangeBuffer(keys.queueHigh(name), 0, n - 1).lrangeBuffer(keys.queue(name), 0, n - 1).lrangeBuffer(keys.queueLow(name), 0, n - 1),
+        r
+          .pipeline()
+          .lrangeBuffer(keys.queueHigh(name), 0, n - 1)
+          .lrangeBuffer(keys.queue(name), 0, n - 1)
+          .lrangeBuffer(keys.queueLow(name), 0, n - 1),
       );
       return res.flatMap((v) => asBufferArray(v)).slice(0, n);
     });
@@ -693,18 +687,11 @@ export class RedisBackend implements Backend {
   private reserveOnce(name: string, visibilitySeconds: number): Promise<ReservedTask | null> {
     return this.run(async (r) => {
       const res = await callScript(
-          r,
-          "reserve",
-          [
-            keys.queueScheduled(name),
-            keys.queueHigh(name),
-            keys.queue(name),
-            keys.queueLow(name),
-            keys.queueProcessing(name),
-            keys.queueProcessingBody(name),
-          ],
-          [pyFloatRepr(leaseNowSeconds()), String(visibilitySeconds)],
-          { buffer: true },
+        r,
+        "reserve",
+        [keys.queueScheduled(name), keys.queueHigh(name), keys.queue(name), keys.queueLow(name), keys.queueProcessing(name), keys.queueProcessingBody(name)],
+        [pyFloatRepr(leaseNowSeconds()), String(visibilitySeconds)],
+        { buffer: true },
       );
       if (!Array.isArray(res)) return null;
       const body = asBuffer(res[0]);
@@ -751,10 +738,7 @@ export class RedisBackend implements Backend {
   }
 
   async queueAck(name: string, taskId: string, opts: LeaseOption = {}): Promise<boolean> {
-    return this.run(
-      async (r) =>
-        asNumber(await callScript(r, "ack", [keys.queueProcessing(name), keys.queueProcessingBody(name)], [taskId, opts.lease ?? ""])) > 0,
-    );
+    return this.run(async (r) => asNumber(await callScript(r, "ack", [keys.queueProcessing(name), keys.queueProcessingBody(name)], [taskId, opts.lease ?? ""])) > 0);
   }
 
   async queueNack(name: string, taskId: string, body: BytesLike, opts: { delaySeconds: number } & LeaseOption): Promise<boolean> {
@@ -774,14 +758,7 @@ export class RedisBackend implements Backend {
   async queueFail(name: string, taskId: string, body: BytesLike, opts: LeaseOption = {}): Promise<boolean> {
     return this.run(
       async (r) =>
-        asNumber(
-          await callScript(
-            r,
-            "fail",
-            [keys.queueProcessing(name), keys.queueProcessingBody(name), keys.queueDead(name)],
-            [taskId, toBuffer(body), opts.lease ?? ""],
-          ),
-        ) > 0,
+        asNumber(await callScript(r, "fail", [keys.queueProcessing(name), keys.queueProcessingBody(name), keys.queueDead(name)], [taskId, toBuffer(body), opts.lease ?? ""])) > 0,
     );
   }
 
@@ -792,12 +769,7 @@ export class RedisBackend implements Backend {
       // Chunks of SWEEP_CHUNK, one atomic script each: a backlog of a million expired
       // reservations never holds Redis for more than a couple of milliseconds at a time.
       for (;;) {
-        const res = (await callScript(
-          r,
-          "sweep",
-          [keys.queueProcessing(name), keys.queueProcessingBody(name), keys.queue(name)],
-          [t, String(SWEEP_CHUNK)],
-        )) as unknown[];
+        const res = (await callScript(r, "sweep", [keys.queueProcessing(name), keys.queueProcessingBody(name), keys.queue(name)], [t, String(SWEEP_CHUNK)])) as unknown[];
         result.requeued += asNumber(res[0]);
         for (const v of res.slice(1, -1)) result.orphaned.push(asBuffer(v)?.toString("utf8") ?? "");
         if (asNumber(res[res.length - 1]) < SWEEP_CHUNK) return result;
@@ -835,7 +807,12 @@ export class RedisBackend implements Backend {
     const k = keys.queueDead(name);
     return this.run(async (r) => {
       if (limit <= 0) return { total: await r.llen(k), items: [] };
-      const [total, items] = await this.conn.execValues(r.pipeline().llen(k).lrangeBuffer(k, offset, offset + limit - 1));
+      const [total, items] = await this.conn.execValues(
+        r
+          .pipeline()
+          .llen(k)
+          .lrangeBuffer(k, offset, offset + limit - 1),
+      );
       return { total: asNumber(total), items: asBufferArray(items) };
     });
   }
@@ -1151,8 +1128,7 @@ export class RedisBackend implements Backend {
     if (limit <= 0) return [];
     const key = keys.stream(name);
     return this.run(async (r) => {
-      const reply =
-        order === "newest" ? await r.zrangeBuffer(key, 0, String(limit - 1), "REV", "WITHSCORES") : await r.zrangeBuffer(key, 0, String(limit - 1), "WITHSCORES");
+      const reply = order === "newest" ? await r.zrangeBuffer(key, 0, String(limit - 1), "REV", "WITHSCORES") : await r.zrangeBuffer(key, 0, String(limit - 1), "WITHSCORES");
       return scoredPairs(reply).map(([envelope, score]) => ({ score, envelope }));
     });
   }
@@ -1312,12 +1288,7 @@ export class RedisBackend implements Backend {
     });
   }
 
-  async workerSetConfig(
-    automationType: string,
-    workerId: string,
-    config: JsonObject,
-    opts: { expectedGen?: number } = {},
-  ): Promise<{ config: JsonObject; gen: number }> {
+  async workerSetConfig(automationType: string, workerId: string, config: JsonObject, opts: { expectedGen?: number } = {}): Promise<{ config: JsonObject; gen: number }> {
     const k = this.wk(automationType, workerId);
     const expected = opts.expectedGen;
     return this.run(async (r) => {
@@ -1564,6 +1535,17 @@ export class RedisBackend implements Backend {
     return this.run((r) => this.readWorkersIndex(r, refs, opts.hostname === true));
   }
 
+  // issue 14: ./worker-bulk.ts
+  async workersState(refs: WorkerRef[]): Promise<WorkerStateEntry[]> {
+    if (refs.length === 0) return [];
+    return this.run((r) => readWorkersState(r, refs));
+  }
+
+  async workersRemoveOffline(refs: WorkerRef[], cutoff: number): Promise<OfflineRemoval[]> {
+    if (refs.length === 0) return [];
+    return this.run((r) => removeOfflineWorkers(r, refs, cutoff));
+  }
+
   async workerRemove(automationType: string, workerId: string): Promise<boolean> {
     const fieldKeys = WORKER_FIELDS.map((f) => keys.worker(automationType, workerId, f));
     return this.run(async (r) => {
@@ -1595,7 +1577,11 @@ export class RedisBackend implements Backend {
   async catalogAll(): Promise<Map<string, Buffer>> {
     return this.run(async (r) => {
       const rec = hashRecord(await r.hgetallBuffer(CATALOG_HASH));
-      return new Map(Object.keys(rec).sort().map((k) => [k, rec[k]!]));
+      return new Map(
+        Object.keys(rec)
+          .sort()
+          .map((k) => [k, rec[k]!]),
+      );
     });
   }
 
@@ -1624,7 +1610,9 @@ export class RedisBackend implements Backend {
       const m = r.multi();
       for (const w of writes) {
         const key = consoleKeys.workerErrors(w.automationType, w.workerId);
-        m.lpush(key, toBuffer(w.entry)).ltrim(key, 0, Math.max(1, opts.maxEntries) - 1).pexpire(key, ttl);
+        m.lpush(key, toBuffer(w.entry))
+          .ltrim(key, 0, Math.max(1, opts.maxEntries) - 1)
+          .pexpire(key, ttl);
       }
       // a history key of another type fails its LPUSH alone: that worker's entry is lost, not the others'
       for (const [err] of await this.conn.exec(m)) if (err && !isWrongTypeError(err)) throw mapRedisError(this.rawUrl, err);
@@ -1674,7 +1662,12 @@ export class RedisBackend implements Backend {
   async auditRange(offset: number, limit: number): Promise<{ total: number; items: Buffer[] }> {
     return this.run(async (r) => {
       if (limit <= 0) return { total: await r.llen(AUDIT_LIST), items: [] };
-      const [total, items] = await this.conn.execValues(r.pipeline().llen(AUDIT_LIST).lrangeBuffer(AUDIT_LIST, offset, offset + limit - 1));
+      const [total, items] = await this.conn.execValues(
+        r
+          .pipeline()
+          .llen(AUDIT_LIST)
+          .lrangeBuffer(AUDIT_LIST, offset, offset + limit - 1),
+      );
       return { total: asNumber(total), items: asBufferArray(items) };
     });
   }
@@ -1766,7 +1759,10 @@ export class RedisBackend implements Backend {
         this.queueDepthCommands(p, q.name, t);
         for (const priority of WATCH_PRIORITIES) {
           const marks = q.marks?.[priority] ?? [];
-          callScript(p as unknown as Redis, "queueProbe", [queueKeyForPriority(q.name, priority)], [String(opts.maxTailBytes), String(opts.maxScan), ...marks], { buffer: true });
+          // queued on the pipeline: its answer comes back from exec() below
+          void callScript(p as unknown as Redis, "queueProbe", [queueKeyForPriority(q.name, priority)], [String(opts.maxTailBytes), String(opts.maxScan), ...marks], {
+            buffer: true,
+          });
         }
       }
       const res = await this.conn.exec(p);

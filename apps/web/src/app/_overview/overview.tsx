@@ -6,6 +6,7 @@ import type { ReactNode } from "react";
 import type { Automation, Queue, WorkerStatus } from "@fleet/schema";
 
 import { BusEventItem } from "@/components/bus-event-item";
+import { ErrorGroupsList } from "@/components/error-groups";
 import { HistoryCharts } from "@/components/history-charts";
 import { PageHeader } from "@/components/page-header";
 import { EmptyState, ErrorState, LoadingState } from "@/components/states";
@@ -30,8 +31,7 @@ function Section({ id, title, action, children }: { id: string; title: string; a
 }
 
 function Stat({ label, value, tone, href }: { label: string; value: ReactNode; tone?: "bad" | "warn"; href?: string }) {
-  const color =
-    tone === "bad" ? "text-red-700 dark:text-red-400" : tone === "warn" ? "text-amber-700 dark:text-amber-400" : "";
+  const color = tone === "bad" ? "text-red-700 dark:text-red-400" : tone === "warn" ? "text-amber-700 dark:text-amber-400" : "";
   const inner = (
     <>
       <div className="text-xs font-medium tracking-wide text-slate-500 uppercase dark:text-slate-400">{label}</div>
@@ -107,8 +107,12 @@ function WorkersByAutomation({ automations }: { automations: readonly Automation
         <caption className="sr-only">Workers by automation and status</caption>
         <thead className="text-left text-xs text-slate-500 uppercase dark:text-slate-400">
           <tr>
-            <th scope="col" className="py-1 pr-2 font-medium">Automation</th>
-            <th scope="col" className="px-1 py-1 text-right text-[11px] font-medium sm:px-2 sm:text-xs">Total</th>
+            <th scope="col" className="py-1 pr-2 font-medium">
+              Automation
+            </th>
+            <th scope="col" className="px-1 py-1 text-right text-[11px] font-medium sm:px-2 sm:text-xs">
+              Total
+            </th>
             {STATUSES.map((s) => (
               <th key={s} scope="col" className="px-1 py-1 text-right text-[11px] font-medium sm:px-2 sm:text-xs">
                 {s}
@@ -232,9 +236,13 @@ function RedisHealth() {
         <dd>{memory ? "n/a (in-memory)" : h.redis.aof_enabled === null ? "unknown" : h.redis.aof_enabled ? "on" : "off"}</dd>
       </dl>
       {!memory && h.redis.aof_enabled === false && (
-        <p role="note" data-testid="aof-warning" className="mt-3 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-amber-900 dark:border-amber-800 dark:bg-amber-950/60 dark:text-amber-100">
-          <strong>AOF is off.</strong> Fleet expects <code className="font-mono">appendonly yes</code>: a Redis restart would lose
-          queued tasks, claims and config written since the last snapshot.
+        <p
+          role="note"
+          data-testid="aof-warning"
+          className="mt-3 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-amber-900 dark:border-amber-800 dark:bg-amber-950/60 dark:text-amber-100"
+        >
+          <strong>AOF is off.</strong> Fleet expects <code className="font-mono">appendonly yes</code>: a Redis restart would lose queued tasks, claims and config written since the
+          last snapshot.
         </p>
       )}
     </div>
@@ -246,7 +254,11 @@ function LatestEvents() {
   // Eight rows keep this column about as tall as the one beside it.
   const latest = events.slice(-8).reverse();
   if (latest.length === 0)
-    return <EmptyState title="No bus messages yet">Messages published on <code className="font-mono">event:*</code> appear here as they arrive.</EmptyState>;
+    return (
+      <EmptyState title="No bus messages yet">
+        Messages published on <code className="font-mono">event:*</code> appear here as they arrive.
+      </EmptyState>
+    );
   return (
     <ul aria-label="Latest bus events" className="-mx-4 -mb-4 max-h-96 overflow-y-auto">
       {latest.map((e) => (
@@ -281,7 +293,15 @@ export function Overview() {
 
       <div className="grid gap-4 lg:grid-cols-3">
         <div className="grid min-w-0 content-start gap-4 lg:col-span-2">
-          <Section id="ov-workers" title="Workers by automation" action={<Link className="link text-sm" href="/workers">All workers</Link>}>
+          <Section
+            id="ov-workers"
+            title="Workers by automation"
+            action={
+              <Link className="link text-sm" href="/workers">
+                All workers
+              </Link>
+            }
+          >
             {automations.isPending ? (
               <LoadingState />
             ) : automations.isError ? (
@@ -290,16 +310,37 @@ export function Overview() {
               <WorkersByAutomation automations={list} />
             )}
           </Section>
-          <Section id="ov-queues" title="Queues" action={<Link className="link text-sm" href="/queues">All queues</Link>}>
-            {queues.isPending ? (
-              <LoadingState />
-            ) : queues.isError ? (
-              <ErrorState error={queues.error} onRetry={() => void queues.refetch()} />
-            ) : (
-              <Queues queues={qs} />
-            )}
+          <Section
+            id="ov-queues"
+            title="Queues"
+            action={
+              <Link className="link text-sm" href="/queues">
+                All queues
+              </Link>
+            }
+          >
+            {queues.isPending ? <LoadingState /> : queues.isError ? <ErrorState error={queues.error} onRetry={() => void queues.refetch()} /> : <Queues queues={qs} />}
           </Section>
-          <Section id="ov-pools" title="Pools" action={<Link className="link text-sm" href="/pools">All pools</Link>}>
+          <Section
+            id="ov-errors"
+            title="Top error groups"
+            action={
+              <Link className="link text-sm" href="/errors">
+                All error groups
+              </Link>
+            }
+          >
+            <ErrorGroupsList queue={null} limit={5} />
+          </Section>
+          <Section
+            id="ov-pools"
+            title="Pools"
+            action={
+              <Link className="link text-sm" href="/pools">
+                All pools
+              </Link>
+            }
+          >
             <Pools />
           </Section>
         </div>
@@ -307,7 +348,15 @@ export function Overview() {
           <Section id="ov-redis" title="Redis">
             <RedisHealth />
           </Section>
-          <Section id="ov-events" title="Latest bus events" action={<Link className="link text-sm" href="/events">All events</Link>}>
+          <Section
+            id="ov-events"
+            title="Latest bus events"
+            action={
+              <Link className="link text-sm" href="/events">
+                All events
+              </Link>
+            }
+          >
             <LatestEvents />
           </Section>
         </div>

@@ -85,17 +85,7 @@ function versionOf(worker: WorkerDetail): Version {
   return { config: isPlainObject(worker.config) ? worker.config : {}, gen: worker.config_gen ?? 0 };
 }
 
-function LoadedEditor({
-  automationType,
-  workerId,
-  worker,
-  automation,
-}: {
-  automationType: string;
-  workerId: string;
-  worker: WorkerDetail;
-  automation: Automation;
-}) {
+function LoadedEditor({ automationType, workerId, worker, automation }: { automationType: string; workerId: string; worker: WorkerDetail; automation: Automation }) {
   const qc = useQueryClient();
   // Config writes need the admin role (the API checks too): others read the form, disabled.
   const canEdit = useSession().can("admin");
@@ -140,6 +130,7 @@ function LoadedEditor({
 
   // "Revert to before" from the audit trail (src/lib/revert.ts): load those values as my edit
   // and open the usual review, against the stored config and its generation.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: once, on the first render of a loaded editor (the key is used up)
   useEffect(() => {
     const url = new URL(window.location.href);
     const key = url.searchParams.get("revert");
@@ -164,7 +155,6 @@ function LoadedEditor({
       setNotice(`Reverting to the config as it was before ${by}. Review the changes against what is stored now, then save.`);
       if (configIssues(s, filled).length === 0) setPhase("review");
     }
-    // once, on the first render of a loaded editor
   }, []);
 
   // Someone else's save, seen live (a `workers` frame updates the cached worker) or on a refetch.
@@ -174,7 +164,7 @@ function LoadedEditor({
   useEffect(() => {
     // Nothing of mine to lose: follow the stored config.
     if (stale && !dirty && phase === "edit") loadVersion(versionOf(worker));
-  }, [stale, dirty, phase, serverGen]);
+  }, [stale, dirty, phase, worker, loadVersion]);
 
   const onFormChange = (data: unknown) => {
     if (!isPlainObject(data)) return;
@@ -227,9 +217,7 @@ function LoadedEditor({
       });
       const result = res.data;
       qc.setQueryData<WorkerDetail>(queries.worker(automationType, workerId).queryKey, (old) =>
-        old
-          ? { ...old, config: result.config, config_gen: result.config_gen, corrupt: old.corrupt?.filter((c) => c !== "config" && c !== "config_gen") }
-          : old,
+        old ? { ...old, config: result.config, config_gen: result.config_gen, corrupt: old.corrupt?.filter((c) => c !== "config" && c !== "config_gen") } : old,
       );
       loadVersion({ config: result.config, gen: result.config_gen });
       setSaved({ from: from.gen, to: result.config_gen });
@@ -290,9 +278,7 @@ function LoadedEditor({
   const extraErrors = useMemo(() => (serverErrors.length > 0 ? detailsToErrorSchema(serverErrors) : undefined), [serverErrors]);
   const rawIssues = useMemo(
     () =>
-      serverErrors.length > 0
-        ? serverErrors.map((d) => ({ where: d.path ? titleAt(s.declared, fromPointer(d.path)) : "", message: humanizeServerMessage(d.message) }))
-        : issues,
+      serverErrors.length > 0 ? serverErrors.map((d) => ({ where: d.path ? titleAt(s.declared, fromPointer(d.path)) : "", message: humanizeServerMessage(d.message) })) : issues,
     [serverErrors, issues, s.declared],
   );
 
@@ -328,10 +314,14 @@ function LoadedEditor({
         </p>
       )}
       {stale && dirty && phase === "edit" && (
-        <div role="status" data-testid="config-changed-elsewhere" className="flex flex-wrap items-center gap-3 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950/40 dark:text-amber-200">
+        <div
+          role="status"
+          data-testid="config-changed-elsewhere"
+          className="flex flex-wrap items-center gap-3 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950/40 dark:text-amber-200"
+        >
           <span className="min-w-0 flex-1">
-            Someone else saved this config (now generation {serverGen}) while you were editing generation {base.gen}. Your edits are kept; when you
-            save you will choose how to combine them.
+            Someone else saved this config (now generation {serverGen}) while you were editing generation {base.gen}. Your edits are kept; when you save you will choose how to
+            combine them.
           </span>
           <button type="button" className="btn" onClick={discard}>
             Discard mine and load theirs
@@ -345,9 +335,14 @@ function LoadedEditor({
       )}
       {serverErrors.length > 0 && (
         <p role="alert" className="rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-900 dark:border-red-900 dark:bg-red-950/40 dark:text-red-200">
-          The console refused this config: {serverErrors.length === 1 ? "one setting is" : `${serverErrors.length} settings are`} not valid. Nothing was
-          saved; see the {mode === "form" ? "marked fields" : "list under the JSON"}.
-          {mode === "form" && serverErrors.some((d) => d.path === "") ? ` ${serverErrors.filter((d) => d.path === "").map((d) => humanizeServerMessage(d.message)).join(" ")}` : ""}
+          The console refused this config: {serverErrors.length === 1 ? "one setting is" : `${serverErrors.length} settings are`} not valid. Nothing was saved; see the{" "}
+          {mode === "form" ? "marked fields" : "list under the JSON"}.
+          {mode === "form" && serverErrors.some((d) => d.path === "")
+            ? ` ${serverErrors
+                .filter((d) => d.path === "")
+                .map((d) => humanizeServerMessage(d.message))
+                .join(" ")}`
+            : ""}
         </p>
       )}
 
@@ -572,9 +567,8 @@ function ConflictDialog({
     >
       <div className="flex flex-col gap-4">
         <p className="text-slate-700 dark:text-slate-300">
-          Nothing of yours was saved. You started from generation {conflict.mine.gen}; while you were editing, someone else saved generation{" "}
-          <strong>{conflict.theirs.gen}</strong>. Reload theirs to drop your change, or apply your change on top of their version and review it
-          again.
+          Nothing of yours was saved. You started from generation {conflict.mine.gen}; while you were editing, someone else saved generation <strong>{conflict.theirs.gen}</strong>.
+          Reload theirs to drop your change, or apply your change on top of their version and review it again.
         </p>
         <div>
           <h3 className="mb-1 font-semibold">What they changed</h3>

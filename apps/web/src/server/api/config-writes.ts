@@ -44,7 +44,9 @@ function requireObject(body: unknown, what: string): JsonObject {
 function currentGen(record: WorkerRecord): number {
   if (record.configGen !== null) return record.configGen;
   if (record.corrupt.includes("config_gen")) {
-    throw conflict(`The stored config generation of worker '${record.workerId}' is not an integer, so a safe write is impossible; repair wkr:${record.automationType}:${record.workerId}:gen first.`);
+    throw conflict(
+      `The stored config generation of worker '${record.workerId}' is not an integer, so a safe write is impossible; repair wkr:${record.automationType}:${record.workerId}:gen first.`,
+    );
   }
   return 0;
 }
@@ -68,7 +70,10 @@ export type ConfigIntent = "pause" | "resume" | "revert";
 function checkIntent(intent: ConfigIntent | undefined, before: JsonObject | null, after: JsonObject): void {
   if (intent === undefined) return;
   // a revert ("revert to before" on the audit trail) is any write; the entry says what it was for
-  if (intent === "revert") return noteAction({ intent });
+  if (intent === "revert") {
+    noteAction({ intent });
+    return;
+  }
   const slots = after.slots;
   if (intent === "pause" && slots !== 0) throw badRequest("intent=pause is a write that sets slots to 0; this one does not.");
   if (intent === "resume" && !(typeof slots === "number" && Number.isInteger(slots) && slots > 0)) {

@@ -11,7 +11,7 @@ import { GET as getPools } from "@/app/api/v1/pools/route";
 import { GET as getPool } from "@/app/api/v1/pools/[name]/route";
 import { GET as getItem } from "@/app/api/v1/pools/[name]/items/[id]/route";
 import { POST as reveal } from "@/app/api/v1/pools/[name]/items/[id]/reveal/route";
-import { bearer, call, clearAuth, configureAuth } from "@/server/auth/test-env";
+import { bearer, call, clearAuth, configureAuth } from "@/server/auth/test/auth-env";
 
 let server: PrivateRedis;
 beforeAll(async () => {

@@ -58,7 +58,7 @@ export function looksLikeSecret(text: string): boolean {
 }
 
 export function maskText(value: unknown): string {
-  const n = typeof value === "string" ? value.length : JSON.stringify(value)?.length ?? 0;
+  const n = typeof value === "string" ? value.length : (JSON.stringify(value)?.length ?? 0);
   return `••• masked (${n} chars)`;
 }
 

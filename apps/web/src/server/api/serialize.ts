@@ -82,12 +82,7 @@ function convertNonFinite(v: unknown): unknown {
  * the console cannot vouch for, and `error` is the status an operator looks at. Its
  * `state` is null and `corrupt` names `state` when the stored value was unreadable.
  */
-export function workerStatus(
-  state: WorkerRecord["state"],
-  lastSeen: number | null,
-  now: number,
-  offlineAfterSeconds: number,
-): WorkerStatus {
+export function workerStatus(state: WorkerRecord["state"], lastSeen: number | null, now: number, offlineAfterSeconds: number): WorkerStatus {
   if (lastSeen === null || !Number.isFinite(lastSeen) || now - lastSeen > offlineAfterSeconds) return "offline";
   if (state === "RUNNING") return "running";
   if (state === "IDLE") return "idle";

@@ -5,8 +5,8 @@
 // same list; what cannot be read or changed at all answers 409 with the envelope, naming the
 // key; nothing answers 500 or shows a stack, and a refused write changes nothing.
 //
-// Redis database 4 belongs to this file within @fleet/web (the worker package uses 4 too;
-// packages run one at a time, see scripts/test-all.sh).
+// Its Redis database is its own (@fleet/backend/testing/redis-dbs).
+import { testRedisDb } from "@fleet/backend/testing/redis-dbs";
 import { describe, expect, it } from "vitest";
 
 import * as automation from "@/app/api/v1/automations/[type]/route";
@@ -201,10 +201,7 @@ function wrongTypesSuite(h: Harness): void {
       await plant(h, "fleet:counter:odd", "list");
       const res = await h.call(counters.GET, "GET", "/counters");
       expect(res.status).toBe(200);
-      expect(res.json.counters).toEqual([
-        { name: "fine", value: 3 },
-        expect.objectContaining({ name: "odd", value: null, corrupt: ["value"] }),
-      ]);
+      expect(res.json.counters).toEqual([{ name: "fine", value: 3 }, expect.objectContaining({ name: "odd", value: null, corrupt: ["value"] })]);
     });
   });
 
@@ -231,11 +228,7 @@ function wrongTypesSuite(h: Harness): void {
       it(`${c.key} as a ${c.as}: each answers 200, 404 or a clear 409 naming the key; never a 500`, async () => {
         await plant(h, c.key, c.as);
         // a worker, a queue and a pool of that name, as far as the planted key lets them be written
-        for (const seed of [
-          () => h.backend.workerRegister("t", "w", { hostname: "h" }),
-          () => h.backend.queuePush("t", body("x")),
-          () => h.backend.poolPut("t", "i", "p", {}),
-        ]) {
+        for (const seed of [() => h.backend.workerRegister("t", "w", { hostname: "h" }), () => h.backend.queuePush("t", body("x")), () => h.backend.poolPut("t", "i", "p", {})]) {
           await seed().catch((err: unknown) => expect((err as Error).name).toBe("CorruptDataError"));
         }
         const gets = endpoints().filter((e) => e.method === "GET" && !/\/(events|metrics)$/.test(e.apiPath));
@@ -257,4 +250,4 @@ function wrongTypesSuite(h: Harness): void {
   });
 }
 
-describeRoutes(4, [wrongTypesSuite]);
+describeRoutes(testRedisDb("apps/web/src/server/api/wrong-types.test.ts"), [wrongTypesSuite]);

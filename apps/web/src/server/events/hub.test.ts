@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 import { EventHub, type HubEvent } from "./hub";
 import { InlineSnapshotSource } from "./snapshot-source";
-import { countingSubscriptions, sleep, waitFor } from "./test-helpers";
+import { countingSubscriptions, sleep, waitFor } from "./test/helpers";
 
 const decode = (e: HubEvent) => {
   const text = new TextDecoder().decode(e.frame);
@@ -153,12 +153,8 @@ describe("EventHub change detection", () => {
       what: "queues, pools and streams frames",
     });
     const q = events.find((e) => e.event === "queues")!.data;
-    expect(q.queues).toEqual([
-      { name: "jobs", pending: { high: 1, normal: 0, low: 0, total: 1 }, processing: 0, overdue: 0, scheduled: 0, due: 0, dead: 0 },
-    ]);
-    expect(events.find((e) => e.event === "pools")!.data.pools).toEqual([
-      { name: "proxies", size: 1, live: 1, expired: 0, claimed: 0, free: 1 },
-    ]);
+    expect(q.queues).toEqual([{ name: "jobs", pending: { high: 1, normal: 0, low: 0, total: 1 }, processing: 0, overdue: 0, scheduled: 0, due: 0, dead: 0 }]);
+    expect(events.find((e) => e.event === "pools")!.data.pools).toEqual([{ name: "proxies", size: 1, live: 1, expired: 0, claimed: 0, free: 1 }]);
     expect(events.find((e) => e.event === "streams")!.data.streams).toMatchObject([{ name: "scraper", length: 1 }]);
 
     // nothing moves: nothing is sent
@@ -356,7 +352,10 @@ describe("EventHub bus and lifecycle", () => {
           const inner = new InlineSnapshotSource(async () => backend, 60);
           return {
             kind: "inline",
-            poll: async (now: number, names: Parameters<InlineSnapshotSource["poll"]>[1]) => (await sleep(150), inner.poll(now, names)),
+            poll: async (now: number, names: Parameters<InlineSnapshotSource["poll"]>[1]) => {
+              await sleep(150);
+              return inner.poll(now, names);
+            },
             close: () => inner.close(),
           };
         },

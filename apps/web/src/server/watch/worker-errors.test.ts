@@ -10,7 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { GET as getWorkers } from "@/app/api/v1/workers/route";
 import { GET as getWorker } from "@/app/api/v1/workers/[type]/[id]/route";
 import { GET as getErrors } from "@/app/api/v1/workers/[type]/[id]/errors/route";
-import { bearer, call, clearAuth, configureAuth } from "@/server/auth/test-env";
+import { bearer, call, clearAuth, configureAuth } from "@/server/auth/test/auth-env";
 
 import { errorSince, readWorkerErrors, transition, WorkerErrorRecorder, WORKER_ERRORS_KEEP } from "./worker-errors";
 

@@ -20,7 +20,10 @@ export function AvailabilityBadge({ pool }: { pool: Pick<PoolSummary, "live" | "
     );
   if (state === "low")
     return (
-      <span data-testid="pool-availability" className="rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium whitespace-nowrap text-amber-900 dark:bg-amber-950 dark:text-amber-200">
+      <span
+        data-testid="pool-availability"
+        className="rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium whitespace-nowrap text-amber-900 dark:bg-amber-950 dark:text-amber-200"
+      >
         low
       </span>
     );

@@ -79,7 +79,10 @@ function Claim({ item }: { item: PoolItem }) {
   if (now !== null && item.in_use_until <= now) {
     return (
       <span className="text-slate-500">
-        free <span className="text-xs">(lease ended <RelativeTime at={item.in_use_until} />)</span>
+        free{" "}
+        <span className="text-xs">
+          (lease ended <RelativeTime at={item.in_use_until} />)
+        </span>
       </span>
     );
   }
@@ -188,13 +191,7 @@ export function PoolDetailView({ name }: { name: string }) {
   }, [items, q, stateFilter, now]);
 
   const total = data?.total ?? summary?.size ?? 0;
-  const header = (
-    <PageHeader
-      title={name}
-      breadcrumbs={[{ href: "/pools", label: "Pools" }]}
-      description="Items with their tags, expiry and claim lease, live."
-    />
-  );
+  const header = <PageHeader title={name} breadcrumbs={[{ href: "/pools", label: "Pools" }]} description="Items with their tags, expiry and claim lease, live." />;
 
   // Release and remove need the operator role; viewers get no actions column.
   const actionsColumn: { header: ReactNode; cell: (row: PoolItem) => ReactNode } | undefined = canOperate
@@ -244,7 +241,7 @@ export function PoolDetailView({ name }: { name: string }) {
       }
     : undefined;
 
-  let body;
+  let body: ReactNode;
   if (isPending) body = <LoadingState label="Loading the pool…" />;
   else if (error)
     body = (
@@ -308,7 +305,9 @@ export function PoolDetailView({ name }: { name: string }) {
             </select>
           </label>
           <span className="ml-auto text-sm text-slate-500 dark:text-slate-400">
-            {rows.length === items.length ? `${formatNumber(items.length)} item${items.length === 1 ? "" : "s"}` : `${formatNumber(rows.length)} of ${formatNumber(items.length)} items`}
+            {rows.length === items.length
+              ? `${formatNumber(items.length)} item${items.length === 1 ? "" : "s"}`
+              : `${formatNumber(rows.length)} of ${formatNumber(items.length)} items`}
             {total > items.length ? ` (this page: ${formatNumber(offset + 1)}–${formatNumber(offset + items.length)} of ${formatNumber(total)})` : ""}
           </span>
         </div>

@@ -17,7 +17,9 @@ export function LastErrorCell({ worker, className = "" }: { worker: Pick<Worker,
   return (
     <div data-testid="last-error-cell" className={`py-1.5 leading-snug whitespace-normal ${className}`}>
       <span className="font-mono text-xs break-all text-red-800 dark:text-red-300">
-        {worker.last_error.length > WHOLE_UP_TO ? `${worker.last_error.slice(0, WHOLE_UP_TO)}… (${worker.last_error.length - WHOLE_UP_TO} more characters on the worker's page)` : worker.last_error}
+        {worker.last_error.length > WHOLE_UP_TO
+          ? `${worker.last_error.slice(0, WHOLE_UP_TO)}… (${worker.last_error.length - WHOLE_UP_TO} more characters on the worker's page)`
+          : worker.last_error}
       </span>
       {worker.last_error_since != null && (
         <span className="block text-xs text-slate-600 dark:text-slate-400">

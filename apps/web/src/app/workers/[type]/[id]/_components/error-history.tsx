@@ -32,9 +32,7 @@ export function ErrorHistory({ type, id }: { type: string; id: string }) {
       <h2 id="wk-error-history" className="mb-1 text-base font-semibold">
         Error history
       </h2>
-      <p className="mb-3 text-sm text-slate-600 dark:text-slate-400">
-        Errors, going offline and recovering, as the console saw them (checked every 10 s; the last 50 are kept).
-      </p>
+      <p className="mb-3 text-sm text-slate-600 dark:text-slate-400">Errors, going offline and recovering, as the console saw them (checked every 10 s; the last 50 are kept).</p>
       {q.isPending ? (
         <LoadingState label="Loading error history…" />
       ) : q.isError ? (
@@ -53,9 +51,7 @@ export function ErrorHistory({ type, id }: { type: string; id: string }) {
                   <span className="text-xs text-slate-600 dark:text-slate-400">{localDateTime(e.ts)}</span>
                 </p>
                 <p className="text-xs text-slate-600 dark:text-slate-400">{describe(e)}</p>
-                {e.error !== null && (
-                  <pre className="mt-1 max-h-40 overflow-auto font-mono text-xs break-all whitespace-pre-wrap text-red-800 dark:text-red-300">{e.error}</pre>
-                )}
+                {e.error !== null && <pre className="mt-1 max-h-40 overflow-auto font-mono text-xs break-all whitespace-pre-wrap text-red-800 dark:text-red-300">{e.error}</pre>}
               </div>
             </li>
           ))}
