@@ -197,6 +197,34 @@ export function poolItemRecord(id: string, raw: Buffer, claimPttlMs: number, now
   };
 }
 
+export interface PoolCounts {
+  live: number;
+  expired: number;
+  claimed: number;
+  free: number;
+}
+
+/** Counts of a pool's items: claimed counts every claim (on an expired item too), free only live unclaimed items. */
+export function poolCounts(items: readonly PoolItemRecord[]): PoolCounts {
+  const c = { live: 0, expired: 0, claimed: 0, free: 0 };
+  for (const i of items) {
+    if (i.inUseUntil !== null) c.claimed++;
+    if (i.corrupt) continue;
+    if (i.expired) c.expired++;
+    else {
+      c.live++;
+      if (i.inUseUntil === null) c.free++;
+    }
+  }
+  return c;
+}
+
+/** A sample's counts scaled to the pool's size (rounded; a count the sample saw at 0 stays 0). */
+export function scalePoolCounts(c: PoolCounts, sampled: number, size: number): PoolCounts {
+  const f = sampled > 0 ? size / sampled : 0;
+  return { live: Math.round(c.live * f), expired: Math.round(c.expired * f), claimed: Math.round(c.claimed * f), free: Math.round(c.free * f) };
+}
+
 /** Python's pool_claim_any `where`: every key equal (deep, JSON-wise) to the item's tag. */
 export function tagsMatch(tags: JsonObject, where: JsonObject): boolean {
   // tags.get(k) is None for a missing tag, so `where {k: null}` matches it, as in Python

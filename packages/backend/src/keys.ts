@@ -27,8 +27,7 @@ export const consoleKeys = {
    * whole fleet (`series` null); TTL renewed on every write, so a queue gone for the ring's
    * span leaves nothing behind.
    */
-  history: (tier: "10s" | "5m", series: string | null) =>
-    series === null ? `fleet:console:history:fleet:${tier}` : `fleet:console:history:${tier}:${series}`,
+  history: (tier: "10s" | "5m", series: string | null) => (series === null ? `fleet:console:history:fleet:${tier}` : `fleet:console:history:${tier}:${series}`),
   /** hash queue -> JSON of its latest watch figures (counters for /metrics, oldest pending age). */
   historyLatest: "fleet:console:history:latest",
   /** hash {doc, gen}: the alert rules and webhooks (JSON) and their generation. */
@@ -39,7 +38,19 @@ export const consoleKeys = {
   alertOutbox: "fleet:console:alerts:outbox",
   /** list, newest first, capped: alerts fired and resolved, deliveries done and failed. */
   alertHistory: "fleet:console:alerts:history",
+  // ---- worker error history (issue 19.6; apps/web/src/server/watch/worker-errors.ts)
+  /**
+   * list, newest first, capped: what the watch saw of one worker's errors and state changes
+   * (JSON entries); TTL renewed on every write, so a worker gone for that long leaves nothing.
+   * `|` joins type and id as `wkrs:all` does (a type cannot hold one).
+   */
+  workerErrors: (automationType: string, workerId: string) => `fleet:console:worker-errors:${automationType}|${workerId}`,
 } as const;
+
+/** Pools read whole for their counts up to this many items; bigger ones are sampled (PoolSummary.estimated). */
+export const POOL_EXACT_UP_TO = 5000;
+/** Items a big pool's counts are estimated from (HRANDFIELD ... WITHVALUES: O(sample), whatever the pool's size). */
+export const POOL_SAMPLE = 1000;
 
 /** A refusal counter outlives its window by this much, so a later window can report what was not listed. */
 export const REFUSAL_COUNTER_KEEP_MS = 24 * 3600 * 1000;

@@ -44,6 +44,14 @@ export interface PoolSummary {
   live: number;
   expired: number;
   claimed: number;
+  /** Live (unexpired, decodable) items with no claim: what a claim can get now. */
+  free: number;
+  /**
+   * Set when the pool had more than `exactUpTo` items: live, expired, claimed and free are
+   * then estimates scaled from a random sample of `sampled` items (HRANDFIELD), so a big
+   * pool costs the same as a small one; size is always exact (HLEN).
+   */
+  estimated?: { sampled: number };
   /** `["items"]` when the pool's key holds another Redis type (then read as empty); absent otherwise. */
   corrupt?: string[];
 }
@@ -171,6 +179,11 @@ export interface WorkerIndexEntry extends WorkerRef {
   corrupt: string[];
 }
 
+/** One entry for a worker's error history (`Backend.workerErrorsPush`). */
+export interface WorkerErrorWrite extends WorkerRef {
+  entry: BytesLike;
+}
+
 export interface StatsFrame {
   ts: number;
   /** Null when the member is not a JSON object (then `raw` says what is there). */
@@ -285,7 +298,11 @@ export interface Backend extends WatchBackend, WorkerBulkBackend {
   poolSize(name: string): Promise<number>;
   /** Walks the whole key space: for scripts and tests; the console uses src/discovery. */
   poolNames(): Promise<string[]>;
-  poolSummaries(names: string[]): Promise<PoolSummary[]>;
+  /**
+   * Counts per pool. Pools of up to `opts.exactUpTo` items (default POOL_EXACT_UP_TO) are read
+   * whole; bigger ones from a random sample of POOL_SAMPLE items (see PoolSummary.estimated).
+   */
+  poolSummaries(names: string[], opts?: { exactUpTo?: number }): Promise<PoolSummary[]>;
   poolItems(name: string): Promise<PoolItemRecord[]>;
   /** Removes the pool hash and every claim key of its items. */
   poolDelete(name: string): Promise<{ deleted: boolean; items: number }>;
@@ -473,6 +490,20 @@ export interface Backend extends WatchBackend, WorkerBulkBackend {
   catalogDelete(automationType: string): Promise<boolean>;
   /** Clears `fleet:catalog` and writes these entries, in one step (a master's start). */
   catalogReplace(entries: Map<string, BytesLike>): Promise<void>;
+
+  // ---- the console's worker error history (fleet:console:worker-errors:<type>|<id>, newest first, capped)
+  /**
+   * Prepends each entry to its worker's history, trims it to the newest `maxEntries` and
+   * renews its TTL: one MULTI for every write.
+   */
+  workerErrorsPush(writes: WorkerErrorWrite[], opts: { maxEntries: number; ttlSeconds: number }): Promise<void>;
+  /**
+   * The newest `limit` entries of each worker's history (newest first), in one round trip per
+   * 1,000 workers; a key of another type reads as empty.
+   */
+  workerErrorsRead(refs: WorkerRef[], limit: number): Promise<Buffer[][]>;
+  /** `last_error` of each worker's state hash: null when empty, absent or unreadable. Pipelined, 1,000 per round trip. */
+  workersLastError(refs: WorkerRef[]): Promise<Array<string | null>>;
 
   // ---- the console's audit trail (fleet:console:audit, newest first, capped)
   auditAppend(entry: BytesLike, maxEntries: number): Promise<void>;

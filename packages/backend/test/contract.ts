@@ -74,7 +74,12 @@ async function snapshot(raw: RawPlanter): Promise<Record<string, unknown>> {
     const type = await raw.type(k);
     let value: unknown;
     if (type === "string") value = (await raw.get(k))?.toString("base64");
-    else if (type === "hash") value = Object.fromEntries(Object.entries(await raw.hgetall(k)).map(([f, v]) => [f, v.toString("base64")]).sort());
+    else if (type === "hash")
+      value = Object.fromEntries(
+        Object.entries(await raw.hgetall(k))
+          .map(([f, v]) => [f, v.toString("base64")])
+          .sort(),
+      );
     else if (type === "zset") value = (await raw.zrange(k)).map((e) => [e.member.toString("base64"), e.score]);
     else if (type === "list") value = (await raw.lrange(k)).map((x) => x.toString("base64"));
     else if (type === "set") value = await raw.smembers(k);
@@ -244,7 +249,7 @@ export function describeBackendContract(name: string, factory: () => Promise<Bac
         expect(Object.keys(await raw.hgetall("fleet:pool:p")).sort()).toEqual(["bad", "new", "old", "x-text"]);
       });
 
-      it("claims exclusively, with a claim key holding \"1\" for hold seconds", async () => {
+      it('claims exclusively, with a claim key holding "1" for hold seconds', async () => {
         await be.poolPut("p", "a", "1", {}, null);
         await be.poolPut("p", "b", "2", {}, null);
         const first = await be.poolClaimAny("p", {}, 30);
@@ -332,9 +337,21 @@ export function describeBackendContract(name: string, factory: () => Promise<Bac
         await raw.set(keys.poolClaim("ghost", "a"), "1", { ttlSeconds: 30 });
         expect(await be.poolNames()).toEqual(["p*", "p:1", "p[", "z"]);
         expect(await be.poolSummaries(["z", "none"])).toEqual([
-          { name: "z", size: 4, live: 2, expired: 1, claimed: 1 },
-          { name: "none", size: 0, live: 0, expired: 0, claimed: 0 },
+          { name: "z", size: 4, live: 2, expired: 1, claimed: 1, free: 1 },
+          { name: "none", size: 0, live: 0, expired: 0, claimed: 0, free: 0 },
         ]);
+      });
+
+      it("estimates a pool bigger than exactUpTo from a sample, exact size; a claim on an expired item is not free", async () => {
+        for (let i = 0; i < 40; i++) await raw.hset("fleet:pool:big", `i${i}`, '{"p": "", "t": {}, "x": null}');
+        await raw.hset("fleet:pool:small", "gone", '{"p": "", "t": {}, "x": 1000.5}');
+        await raw.set(keys.poolClaim("small", "gone"), "1", { ttlSeconds: 30 });
+        const [big, small] = await be.poolSummaries(["big", "small"], { exactUpTo: 10 });
+        // every item free: the estimate is exact whatever the sample
+        expect(big).toEqual({ name: "big", size: 40, live: 40, expired: 0, claimed: 0, free: 40, estimated: { sampled: 40 } });
+        expect(small).toEqual({ name: "small", size: 1, live: 0, expired: 1, claimed: 1, free: 0 });
+        for (let i = 0; i < 40; i++) await raw.set(keys.poolClaim("big", `i${i}`), "1", { ttlSeconds: 30 });
+        expect((await be.poolSummaries(["big"], { exactUpTo: 10 }))[0]).toMatchObject({ size: 40, claimed: 40, free: 0, estimated: { sampled: 40 } });
       });
 
       it("lists every stored item, corrupt and expired ones included", async () => {
@@ -687,7 +704,12 @@ export function describeBackendContract(name: string, factory: () => Promise<Bac
         expect(await raw.lrange("fleet:queue:q:dead")).toEqual([B]);
         const normal = await raw.lrange("fleet:queue:q");
         expect(normal[0]).toEqual(body("pending"));
-        expect(normal.slice(1).map((x) => x.toString("base64")).sort()).toEqual([A, A, C].map((x) => x.toString("base64")).sort());
+        expect(
+          normal
+            .slice(1)
+            .map((x) => x.toString("base64"))
+            .sort(),
+        ).toEqual([A, A, C].map((x) => x.toString("base64")).sort());
         expect(await raw.lrange("fleet:queue:q:high")).toEqual([body("hi")]);
         expect(await be.dlqRequeue("q", { refs: [sha1Hex(A)] })).toEqual({ requeued: 0, missing: [sha1Hex(A)] });
         expect(await be.dlqRequeue("q", { all: true })).toEqual({ requeued: 1, missing: [] });
@@ -983,7 +1005,12 @@ export function describeBackendContract(name: string, factory: () => Promise<Bac
         await raw.set("wkr:t:w:gen", "");
         await expect(be.workerSetConfig("t", "w", { a: 2 }, { expectedGen: 3 })).rejects.toMatchObject({ currentGen: 0 });
         await raw.set("wkr:t:x:gen", "");
-        expect(await be.workerSetConfigMany([{ automationType: "t", workerId: "w", config: { a: 3 } }, { automationType: "t", workerId: "x", config: {}, expectedGen: 0 }])).toEqual([
+        expect(
+          await be.workerSetConfigMany([
+            { automationType: "t", workerId: "w", config: { a: 3 } },
+            { automationType: "t", workerId: "x", config: {}, expectedGen: 0 },
+          ]),
+        ).toEqual([
           { automationType: "t", workerId: "w", gen: 1 },
           { automationType: "t", workerId: "x", gen: 1 },
         ]);
@@ -1253,23 +1280,35 @@ export function describeBackendContract(name: string, factory: () => Promise<Bac
           ["bad-state", async (id) => raw.hset(`wkr:t:${id}:state`, "state", "SLEEPING")],
           ["bad-seen", async (id) => raw.hset(`wkr:t:${id}:state`, "last_seen", "soon")],
           ["not-utf8-seen", async (id) => raw.hset(`wkr:t:${id}:state`, "last_seen", NOT_UTF8)],
-          ["only-error", async (id) => {
-            await raw.del(`wkr:t:${id}:state`);
-            await raw.hset(`wkr:t:${id}:state`, "last_error", "x");
-          }],
-          ["no-error-field", async (id) => {
-            await raw.del(`wkr:t:${id}:state`);
-            await raw.hset(`wkr:t:${id}:state`, "state", "ERROR");
-            await raw.hset(`wkr:t:${id}:state`, "last_seen", "7");
-          }],
-          ["state-string", async (id) => {
-            await raw.del(`wkr:t:${id}:state`);
-            await raw.set(`wkr:t:${id}:state`, "IDLE");
-          }],
-          ["hardware-hash", async (id) => {
-            await raw.del(`wkr:t:${id}:hardware`);
-            await raw.hset(`wkr:t:${id}:hardware`, "hostname", "h");
-          }],
+          [
+            "only-error",
+            async (id) => {
+              await raw.del(`wkr:t:${id}:state`);
+              await raw.hset(`wkr:t:${id}:state`, "last_error", "x");
+            },
+          ],
+          [
+            "no-error-field",
+            async (id) => {
+              await raw.del(`wkr:t:${id}:state`);
+              await raw.hset(`wkr:t:${id}:state`, "state", "ERROR");
+              await raw.hset(`wkr:t:${id}:state`, "last_seen", "7");
+            },
+          ],
+          [
+            "state-string",
+            async (id) => {
+              await raw.del(`wkr:t:${id}:state`);
+              await raw.set(`wkr:t:${id}:state`, "IDLE");
+            },
+          ],
+          [
+            "hardware-hash",
+            async (id) => {
+              await raw.del(`wkr:t:${id}:hardware`);
+              await raw.hset(`wkr:t:${id}:hardware`, "hostname", "h");
+            },
+          ],
           ["hardware-not-json", async (id) => raw.set(`wkr:t:${id}:hardware`, '{"hostname": "h"')],
           ["hardware-not-utf8", async (id) => raw.set(`wkr:t:${id}:hardware`, Buffer.concat([b('{"hostname": "'), NOT_UTF8, b('"}')]))],
           ["hardware-array", async (id) => raw.set(`wkr:t:${id}:hardware`, '[{"hostname": "h"}]')],
@@ -1277,10 +1316,13 @@ export function describeBackendContract(name: string, factory: () => Promise<Bac
           ["hostname-escaped", async (id) => raw.set(`wkr:t:${id}:hardware`, '{"host\\u006eame": "caf\\u00e9", "hostname ": 1}')],
           ["hardware-bom", async (id) => raw.set(`wkr:t:${id}:hardware`, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), b('{"hostname": "bom"}')]))],
           ["hardware-absent", async (id) => raw.del(`wkr:t:${id}:hardware`)],
-          ["unlisted", async (id) => {
-            await be.workerRemove("t", id);
-            await be.workerSetState("t", id, "IDLE", null, 5);
-          }],
+          [
+            "unlisted",
+            async (id) => {
+              await be.workerRemove("t", id);
+              await be.workerSetState("t", id, "IDLE", null, 5);
+            },
+          ],
         ];
         for (const [id, spoil] of cases) {
           await be.workerRegister("t", id, { hostname: `host-${id}` });
@@ -1400,7 +1442,7 @@ export function describeBackendContract(name: string, factory: () => Promise<Bac
         const claimed: string[] = [];
         for (let i = 0; i < 8; i++) claimed.push((await be.poolClaimAny("p", {}, 30))!.id);
         expect(claimed).toEqual(["later", "soon", "01", "1.0", "10", "9", "a", "b"]);
-        expect((await be.poolClaimAny("p", {}, 30))).toBeNull();
+        expect(await be.poolClaimAny("p", {}, 30)).toBeNull();
       });
 
       it("refuses a counter value that is not an integer, writing nothing", async () => {
@@ -1452,7 +1494,7 @@ export function describeBackendContract(name: string, factory: () => Promise<Bac
         expect(await be.queueFail("q", "12345678901234567890", bodies[3]!)).toBe(true);
         expect(await be.queueNack("q", "9", bodies[1]!, { delaySeconds: 0 })).toBe(true);
         expect(await raw.type(keys.queueProcessing("q"))).toBe("none");
-        expect(await raw.lrange(keys.queueDead("q"))).toEqual([b("{\"id\": 12345678901234567890}")]);
+        expect(await raw.lrange(keys.queueDead("q"))).toEqual([b('{"id": 12345678901234567890}')]);
         expect(await raw.lrange(keys.queue("q"))).toEqual([b('{"id": 9}')]);
       });
     });
@@ -1491,6 +1533,49 @@ export function describeBackendContract(name: string, factory: () => Promise<Bac
         expect(await be.auditRefusalSlot("addr:192.0.2.1", 3, 60, t0 + 60_001)).toEqual({ decision: "record", suppressedBefore: 0, windowStartMs: t0 + 60_000 });
         const ttl = await raw.pttl("fleet:console:audit:refusals:addr:192.0.2.1");
         expect(ttl).toBeGreaterThan(3600_000);
+      });
+    });
+
+    describe("worker error history", () => {
+      const ada = { automationType: "scraper", workerId: "w:1" };
+      const bob = { automationType: "scraper", workerId: "w2" };
+      it("keeps the newest entries first per worker, capped, with a TTL, in one call for many workers", async () => {
+        for (let i = 0; i < 4; i++)
+          await be.workerErrorsPush(
+            [
+              { ...ada, entry: `a${i}` },
+              { ...bob, entry: `b${i}` },
+            ],
+            { maxEntries: 3, ttlSeconds: 3600 },
+          );
+        expect(texts(await raw.lrange("fleet:console:worker-errors:scraper|w:1"))).toEqual(["a3", "a2", "a1"]);
+        const ttl = await raw.pttl("fleet:console:worker-errors:scraper|w2");
+        expect(ttl).toBeGreaterThan(3500_000);
+        expect(ttl).toBeLessThanOrEqual(3600_000);
+        const read = await be.workerErrorsRead([bob, ada, { automationType: "scraper", workerId: "none" }], 2);
+        expect(read.map(texts)).toEqual([["b3", "b2"], ["a3", "a2"], []]);
+        expect(await be.workerErrorsRead([], 5)).toEqual([]);
+      });
+
+      it("a history key of another type reads as empty and fails only its own write", async () => {
+        await raw.set("fleet:console:worker-errors:scraper|w2", "not a list");
+        await be.workerErrorsPush(
+          [
+            { ...bob, entry: "lost" },
+            { ...ada, entry: "kept" },
+          ],
+          { maxEntries: 5, ttlSeconds: 60 },
+        );
+        expect((await be.workerErrorsRead([bob, ada], 5)).map(texts)).toEqual([[], ["kept"]]);
+        expect((await raw.get("fleet:console:worker-errors:scraper|w2"))?.toString()).toBe("not a list");
+      });
+
+      it("reads last_error of many workers: empty, absent and unreadable are null", async () => {
+        await raw.hset(keys.worker("scraper", "w:1", "state"), "last_error", "boom: 502 from upstream");
+        await raw.hset(keys.worker("scraper", "w2", "state"), "last_error", "");
+        await raw.set(keys.worker("scraper", "w3", "state"), "corrupt");
+        const refs = [ada, bob, { automationType: "scraper", workerId: "w3" }, { automationType: "scraper", workerId: "w4" }];
+        expect(await be.workersLastError(refs)).toEqual(["boom: 502 from upstream", null, null, null]);
       });
     });
 

@@ -69,10 +69,7 @@ export const LimitSchema = z.coerce
   .min(0, "limit must not be negative")
   .max(1000, "limit must be at most 1000");
 
-export const OffsetSchema = z.coerce
-  .number({ error: "offset must be a number" })
-  .int("offset must be a whole number")
-  .min(0, "offset must not be negative");
+export const OffsetSchema = z.coerce.number({ error: "offset must be a number" }).int("offset must be a whole number").min(0, "offset must not be negative");
 
 export const PageQuerySchema = z.object({
   limit: LimitSchema.default(100),
@@ -111,8 +108,38 @@ export const WorkerSchema = z.object({
   stats: JsonObjectSchema.nullable(),
   /** Fields whose stored value did not parse. */
   corrupt: z.array(z.string()).optional(),
+  /**
+   * Since when the worker has reported this `last_error` (unix seconds), as far as the
+   * console's error history knows it (GET /workers/{type}/{id}/errors); null when it does not.
+   * Only in GET /workers and GET /workers/{type}/{id}, for a worker that has a last_error.
+   */
+  last_error_since: z.number().nullable().optional(),
 });
 export type Worker = z.infer<typeof WorkerSchema>;
+
+/**
+ * One entry of a worker's error history, as the console's watch saw it (at most one entry per
+ * 10 s tick): `error` a new error (state ERROR, or a new last_error while running), `offline`
+ * heartbeats stopped, `recovered` back to running or idle (or the error cleared).
+ */
+export const WorkerErrorEntrySchema = z.object({
+  ts: z.number(),
+  kind: z.enum(["error", "offline", "recovered"]),
+  status: WorkerStatusSchema,
+  /** The raw `state` field then (IDLE, RUNNING, ERROR or anything a worker wrote). */
+  state: z.string().nullable(),
+  error: z.string().nullable(),
+  last_seen: z.number().nullable(),
+});
+export type WorkerErrorEntry = z.infer<typeof WorkerErrorEntrySchema>;
+
+export const WorkerErrorHistorySchema = z.object({
+  /** Newest first, at most the last 50. */
+  items: z.array(WorkerErrorEntrySchema),
+  /** Entries that did not parse (left out of items). */
+  corrupt: z.number().int().nonnegative(),
+});
+export type WorkerErrorHistory = z.infer<typeof WorkerErrorHistorySchema>;
 
 export const WorkerDetailSchema = WorkerSchema.extend({ history_len: z.number().int().nonnegative() });
 export type WorkerDetail = z.infer<typeof WorkerDetailSchema>;
@@ -193,9 +220,7 @@ export type Priority = z.infer<typeof PrioritySchema>;
 
 export const QueueDetailSchema = QueueSchema.extend({
   pending_items: z.array(z.object({ priority: PrioritySchema, task_id: z.string().nullable(), body: RawValueSchema })),
-  processing_items: z.array(
-    z.object({ id: z.string(), deadline: z.number(), overdue: z.boolean(), body: RawValueSchema.nullable() }),
-  ),
+  processing_items: z.array(z.object({ id: z.string(), deadline: z.number(), overdue: z.boolean(), body: RawValueSchema.nullable() })),
   scheduled_items: z.array(z.object({ ready_at: z.number(), task_id: z.string().nullable(), body: RawValueSchema })),
 });
 export type QueueDetail = z.infer<typeof QueueDetailSchema>;
@@ -260,10 +285,32 @@ export const PoolSummarySchema = z.object({
   live: z.number().int(),
   expired: z.number().int(),
   claimed: z.number().int(),
+  /** Live items with no claim: what a worker's claim can get now. */
+  free: z.number().int(),
+  /**
+   * Present for a pool bigger than the console reads whole (5,000 items): live, expired,
+   * claimed and free are estimates from a random sample of `sampled` items; size is exact.
+   */
+  estimated: z.object({ sampled: z.number().int() }).optional(),
   /** `["items"]` when the pool's key holds another Redis type (read as empty). */
   corrupt: z.array(z.string()).optional(),
 });
 export type PoolSummary = z.infer<typeof PoolSummarySchema>;
+
+export type PoolAvailability = "empty" | "exhausted" | "low" | "ok";
+
+/**
+ * How much a pool has left to give: `exhausted` when no live item is free (exact counts
+ * only: a sample that saw none says `low`), `low` when some live items are claimed and at most
+ * 10 % of them (or 2) are free, `empty` without live items. One rule for the list, the pool page and
+ * anything else that shows it.
+ */
+export function poolAvailability(p: Pick<PoolSummary, "live" | "free" | "estimated">): PoolAvailability {
+  if (p.live === 0 && p.free === 0) return p.estimated ? "low" : "empty";
+  if (p.free === 0) return p.estimated ? "low" : "exhausted";
+  // a pool with every item free is never low, however small
+  return p.free < p.live && p.free <= Math.max(2, Math.floor(p.live / 10)) ? "low" : "ok";
+}
 
 export const PoolItemSchema = z.object({
   id: z.string(),
@@ -273,6 +320,13 @@ export const PoolItemSchema = z.object({
   payload: RawValueSchema.nullable(),
   expired: z.boolean().optional(),
   corrupt: z.array(z.string()).optional(),
+  /**
+   * What was masked because it looks like a secret (apps/web/src/server/api/secrets.ts):
+   * JSON paths of payload members (`$.cookies`, `$.headers.Authorization`), `$` for a whole
+   * payload that is one (a cookie header, a JWT), `tags.<name>` for tags. Absent when nothing
+   * was. The masked bytes never leave the server; POST .../reveal answers them to an operator.
+   */
+  masked: z.array(z.string()).optional(),
 });
 export type PoolItem = z.infer<typeof PoolItemSchema>;
 
@@ -310,7 +364,12 @@ export const KvKeySchema = z.object({ key: z.string(), ttl_ms: z.number().int().
 export const KvValueSchema = z.object({ value: RawValueSchema, ttl_ms: z.number().int().nullable() });
 export const KvPutBodySchema = z.strictObject({
   value: z.unknown().refine((v) => v !== undefined, "value is required"),
-  ttl_seconds: z.number().int("ttl_seconds must be a whole number").positive("ttl_seconds must be positive").max(10 * 365 * 86400).optional(),
+  ttl_seconds: z
+    .number()
+    .int("ttl_seconds must be a whole number")
+    .positive("ttl_seconds must be positive")
+    .max(10 * 365 * 86400)
+    .optional(),
 });
 
 // ---------- health

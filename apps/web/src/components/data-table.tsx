@@ -6,15 +6,7 @@ import { useCallback, useEffect, useRef, useState, type Key, type ReactNode, typ
  * Windowing for fixed-height rows inside a scrolling container: only the rows in view
  * (plus `overscan`) are rendered, so 10,000 rows stay smooth.
  */
-export function useWindowedRows({
-  count,
-  rowHeight,
-  overscan = 8,
-}: {
-  count: number;
-  rowHeight: number;
-  overscan?: number;
-}): {
+export function useWindowedRows({ count, rowHeight, overscan = 8 }: { count: number; rowHeight: number; overscan?: number }): {
   containerRef: RefObject<HTMLDivElement | null>;
   start: number;
   end: number;
@@ -77,7 +69,8 @@ const HIDE_BELOW = { sm: "hidden sm:table-cell", md: "hidden md:table-cell", lg:
 
 /**
  * A windowed <table> with a sticky header. Rows have a fixed height (cells truncate);
- * the container scrolls, up to `maxHeight`.
+ * the container scrolls, up to `maxHeight`. With `windowed={false}` every row is rendered
+ * and may grow (a cell that wraps): for tables paged to a few hundred rows at most.
  */
 export function DataTable<T>({
   rows,
@@ -89,6 +82,7 @@ export function DataTable<T>({
   minWidth = "44rem",
   rowClassName,
   empty,
+  windowed = true,
 }: {
   rows: readonly T[];
   columns: readonly Column<T>[];
@@ -101,8 +95,11 @@ export function DataTable<T>({
   rowClassName?: (row: T) => string;
   /** Shown in place of the body when there are no rows. */
   empty?: ReactNode;
+  windowed?: boolean;
 }) {
-  const { containerRef, start, end, padTop, padBottom } = useWindowedRows({ count: rows.length, rowHeight });
+  const windowing = useWindowedRows({ count: rows.length, rowHeight });
+  const { containerRef } = windowing;
+  const { start, end, padTop, padBottom } = windowed ? windowing : { start: 0, end: rows.length, padTop: 0, padBottom: 0 };
   const cellClass = (c: Column<T>) => {
     const below = c.hideBelow ?? (c.hideOnMobile ? "sm" : undefined);
     return `${c.className ?? ""} ${below ? HIDE_BELOW[below] : ""}`;
@@ -171,17 +168,7 @@ function Spacer<T>({ columns, height, cellClass }: { columns: readonly Column<T>
 }
 
 /** A sortable column header: a real button announcing the current order. */
-export function SortHeader({
-  label,
-  active,
-  direction,
-  onClick,
-}: {
-  label: string;
-  active: boolean;
-  direction: "asc" | "desc";
-  onClick: () => void;
-}) {
+export function SortHeader({ label, active, direction, onClick }: { label: string; active: boolean; direction: "asc" | "desc"; onClick: () => void }) {
   return (
     <button
       type="button"

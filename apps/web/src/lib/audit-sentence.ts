@@ -34,7 +34,9 @@ export function configChangeText(before: unknown, after: unknown, max = 4): stri
     const bv = Object.hasOwn(b, k) ? b[k] : undefined;
     const av = Object.hasOwn(a, k) ? a[k] : undefined;
     if (JSON.stringify(bv) === JSON.stringify(av)) continue;
-    parts.push(av === undefined ? `${humanizeKey(k)} removed (was ${show(bv)})` : bv === undefined ? `${humanizeKey(k)} set to ${show(av)}` : `${humanizeKey(k)} ${show(bv)} → ${show(av)}`);
+    parts.push(
+      av === undefined ? `${humanizeKey(k)} removed (was ${show(bv)})` : bv === undefined ? `${humanizeKey(k)} set to ${show(av)}` : `${humanizeKey(k)} ${show(bv)} → ${show(av)}`,
+    );
   }
   if (parts.length === 0) return "no setting changed";
   return parts.length > max ? `${parts.slice(0, max).join(", ")} and ${parts.length - max} more` : parts.join(", ");
@@ -71,6 +73,10 @@ export function auditSentence(e: AuditEntryLike): string {
       const who = `${t.name}${t.parent ? ` (${t.parent})` : ""}`;
       if (d.intent === "pause") return `${v("paused", "pause")} ${who}: slots ${show(d.slots_before)} → 0`;
       if (d.intent === "resume") return `${v("resumed", "resume")} ${who}: slots 0 → ${show(d.slots_after)}`;
+      if (d.intent === "revert") {
+        const what = e.before !== undefined || e.after !== undefined ? `: ${configChangeText(e.before, e.after)}` : "";
+        return `${v("reverted", "revert")} the config of ${who} to an earlier version${what}`;
+      }
       if (e.before !== undefined || e.after !== undefined) return `${v("changed", "change")} the config of ${who}: ${configChangeText(e.before, e.after)}`;
       return `${v("changed", "change")} the config of ${who}`;
     }

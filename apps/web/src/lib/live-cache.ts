@@ -1,23 +1,10 @@
 // How live frames change the query cache. Pure functions of (QueryClient, frame), kept
 // apart from the EventSource so they can be tested without a browser.
 import type { QueryClient, QueryKey } from "@tanstack/react-query";
-import type {
-  PoolList,
-  PoolSummary,
-  PoolsEvent,
-  Queue,
-  QueueList,
-  QueuesEvent,
-  StreamList,
-  StreamSummary,
-  StreamsEvent,
-  Worker,
-  WorkerDetail,
-  WorkersEvent,
-} from "@fleet/schema";
+import type { PoolList, PoolSummary, PoolsEvent, Queue, QueueList, QueuesEvent, StreamList, StreamSummary, StreamsEvent, Worker, WorkerDetail, WorkersEvent } from "@fleet/schema";
 
 import { compareWorkers, queryKeys, type WorkersEverything } from "./query";
-import { applyWorkerPages } from "./workers-page-live";
+import { applyWorkerPages, withErrorSince } from "./workers-page-live";
 
 export type Invalidate = (queryKey: QueryKey) => void;
 
@@ -54,7 +41,12 @@ export function applyWorkers(client: QueryClient, ev: WorkersEvent, invalidate: 
     const key = queryKeys.workers.detail(w.automation_type, w.worker_id);
     const old = client.getQueryData<WorkerDetail>(key);
     if (old) {
-      client.setQueryData<WorkerDetail>(key, { ...w, history_len: old.history_len });
+      client.setQueryData<WorkerDetail>(key, { ...withErrorSince(w, old), history_len: old.history_len });
+      // a new error: its since (and the history) come from the server
+      if (old.last_error !== w.last_error) {
+        invalidate(key);
+        invalidate(queryKeys.workers.errors(w.automation_type, w.worker_id));
+      }
       if (JSON.stringify(old.stats) !== JSON.stringify(w.stats)) {
         invalidate(["workers", "stats", w.automation_type, w.worker_id]);
       }
@@ -108,4 +100,3 @@ export function applyStreams(client: QueryClient, ev: StreamsEvent, invalidate: 
   for (const s of ev.streams) invalidate(queryKeys.streams.detailAll(s.name));
   invalidate(queryKeys.automations.all);
 }
-

@@ -28,6 +28,7 @@ import type {
   Worker,
   WorkerCounts,
   WorkerDetail,
+  WorkerErrorHistory,
   WorkerList,
   WorkerStatus,
   WorkersSort,
@@ -99,6 +100,7 @@ export const queryKeys = {
     everything: (type: string | undefined) => ["workers", "everything", type ?? null] as const,
     detail: (type: string, id: string) => ["workers", "detail", type, id] as const,
     stats: (type: string, id: string, limit: number) => ["workers", "stats", type, id, limit] as const,
+    errors: (type: string, id: string) => ["workers", "errors", type, id] as const,
   },
   automations: {
     all: ["automations"] as const,
@@ -239,6 +241,13 @@ export const queries = {
     queryOptions({
       queryKey: queryKeys.workers.stats(type, id, limit),
       queryFn: ({ signal }) => apiGet<StatsFrames>(`/workers/${seg(type)}/${seg(id)}/stats${qs({ limit })}`, signal),
+    }),
+  /** The console's error history of a worker; the watch adds to it at most every 10 s. */
+  workerErrors: (type: string, id: string) =>
+    queryOptions({
+      queryKey: queryKeys.workers.errors(type, id),
+      queryFn: ({ signal }) => apiGet<WorkerErrorHistory>(`/workers/${seg(type)}/${seg(id)}/errors`, signal),
+      refetchInterval: 15_000,
     }),
   automations: () =>
     queryOptions({

@@ -22,6 +22,11 @@ const wkey = (w: WorkerRef) => `${w.automation_type}\u0000${w.worker_id}`;
  * Patches every cached page with the frame and returns the keys of the pages whose
  * membership may have moved (exported for tests; `applyWorkerPages` also refetches them).
  */
+/** `next` (a live frame's worker) with `old`'s last_error_since while the error text is the same. */
+export function withErrorSince(next: Worker, old: Pick<Worker, "last_error" | "last_error_since">): Worker {
+  return old.last_error_since !== undefined && old.last_error === next.last_error ? { ...next, last_error_since: old.last_error_since } : next;
+}
+
 export function patchWorkerPages(client: QueryClient, ev: WorkersEvent): QueryKey[] {
   const changed = new Map<string, Worker>();
   for (const w of ev.changed) changed.set(wkey(w), w);
@@ -53,8 +58,10 @@ export function patchWorkerPages(client: QueryClient, ev: WorkersEvent): QueryKe
           workers.push(old);
           continue;
         }
-        // Shown with its new values until the refetch says where it belongs now.
-        workers.push(next);
+        // Shown with its new values until the refetch says where it belongs now. A live frame has
+        // no last_error_since (it comes from the error history): kept while the error is the same;
+        // a new error gets it with the page's next refresh.
+        workers.push(withErrorSince(next, old));
         if (next.status !== old.status) {
           counts[old.status] = Math.max(0, counts[old.status] - 1);
           counts[next.status] += 1;

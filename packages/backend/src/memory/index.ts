@@ -17,7 +17,9 @@ import {
   genFromRaw,
   encodeUnixFloat,
   parseIntStrict,
+  poolCounts,
   poolItemRecord,
+  scalePoolCounts,
   poolPruneVictims,
   sha1Hex,
   statsFrameFromRaw,
@@ -33,6 +35,8 @@ import {
   CATALOG_HASH,
   REFUSAL_COUNTER_KEEP_MS,
   consoleKeys,
+  POOL_EXACT_UP_TO,
+  POOL_SAMPLE,
   WORKER_ALL_INDEX,
   WORKER_FIELDS,
   keys,
@@ -73,6 +77,7 @@ import type {
   StreamSummary,
   Subscription,
   SweepResult,
+  WorkerErrorWrite,
   WorkerIndexEntry,
   WorkerRecord,
   WorkerRef,
@@ -84,16 +89,7 @@ import type {
   SignInReservation,
   RequeueOptions,
 } from "../types";
-import type {
-  AlertStateChange,
-  AlertStateRead,
-  HistoryRangeRead,
-  HistorySlotWrite,
-  PendingListWatch,
-  QueueWatch,
-  QueueWatchOptions,
-  QueueWatchRequest,
-} from "../watch-types";
+import type { AlertStateChange, AlertStateRead, HistoryRangeRead, HistorySlotWrite, PendingListWatch, QueueWatch, QueueWatchOptions, QueueWatchRequest } from "../watch-types";
 import { workerIndexEntryFromRaw } from "../worker-index";
 import { MemoryStore, type Value } from "./store";
 import type { OfflineRemoval, WorkerStateEntry } from "../types";
@@ -276,25 +272,26 @@ export class MemoryBackend implements Backend {
     return [...names].sort(cmp);
   }
 
-  async poolSummaries(names: string[]): Promise<PoolSummary[]> {
+  async poolSummaries(names: string[], opts: { exactUpTo?: number } = {}): Promise<PoolSummary[]> {
+    const exactUpTo = opts.exactUpTo ?? POOL_EXACT_UP_TO;
     return names.map((name) => {
-      const items = wrongTypeAs(null, () => this.poolRecords(name));
-      if (items === null) return { name, size: 0, live: 0, expired: 0, claimed: 0, corrupt: ["items"] };
-      return {
-        name,
-        size: items.length,
-        live: items.filter((i) => !i.corrupt && !i.expired).length,
-        expired: items.filter((i) => !i.corrupt && i.expired).length,
-        claimed: items.filter((i) => i.inUseUntil !== null).length,
-      };
+      const all = wrongTypeAs(null, () => this.poolRecords(name));
+      if (all === null) return { name, size: 0, live: 0, expired: 0, claimed: 0, free: 0, corrupt: ["items"] };
+      if (all.length <= exactUpTo) return { name, size: all.length, ...poolCounts(all) };
+      // as Redis does for a big pool: a random sample of distinct items, scaled
+      const sample = [...all];
+      for (let i = sample.length - 1; i > 0; i--) {
+        const j = Math.floor(Math.random() * (i + 1));
+        [sample[i], sample[j]] = [sample[j]!, sample[i]!];
+      }
+      sample.length = Math.min(POOL_SAMPLE, sample.length);
+      return { name, size: all.length, ...scalePoolCounts(poolCounts(sample), sample.length, all.length), estimated: { sampled: sample.length } };
     });
   }
 
   private poolRecords(name: string): PoolItemRecord[] {
     const now = nowSeconds();
-    return [...this.raw.hgetall(keys.pool(name))]
-      .map(([id, raw]) => poolItemRecord(id, raw, this.raw.pttl(keys.poolClaim(name, id)), now))
-      .sort((a, b) => cmp(a.id, b.id));
+    return [...this.raw.hgetall(keys.pool(name))].map(([id, raw]) => poolItemRecord(id, raw, this.raw.pttl(keys.poolClaim(name, id)), now)).sort((a, b) => cmp(a.id, b.id));
   }
 
   async poolItems(name: string): Promise<PoolItemRecord[]> {
@@ -384,15 +381,13 @@ export class MemoryBackend implements Backend {
 
   async counterList(): Promise<CounterSummary[]> {
     const prefix = keys.counter("");
-    return this.raw
-      .keysWithPrefix(prefix)
-      .map((k) => {
-        // a key of another type is listed unreadable (value null, no bytes), as Redis's GET fails on it
-        if (this.raw.type(k) !== "string") return { name: k.slice(prefix.length), value: null, raw: Buffer.alloc(0) };
-        const raw = this.raw.get(k)!;
-        const text = decodeUtf8(raw);
-        return { name: k.slice(prefix.length), value: text === null ? null : parseIntStrict(text), raw };
-      });
+    return this.raw.keysWithPrefix(prefix).map((k) => {
+      // a key of another type is listed unreadable (value null, no bytes), as Redis's GET fails on it
+      if (this.raw.type(k) !== "string") return { name: k.slice(prefix.length), value: null, raw: Buffer.alloc(0) };
+      const raw = this.raw.get(k)!;
+      const text = decodeUtf8(raw);
+      return { name: k.slice(prefix.length), value: text === null ? null : parseIntStrict(text), raw };
+    });
   }
 
   async counterSummaries(names: string[]): Promise<CounterSummary[]> {
@@ -658,8 +653,8 @@ export class MemoryBackend implements Backend {
 
   async queuesExist(names: string[]): Promise<boolean[]> {
     return names.map((n) =>
-      [keys.queue(n), keys.queueHigh(n), keys.queueLow(n), keys.queueProcessing(n), keys.queueProcessingBody(n), keys.queueScheduled(n), keys.queueDead(n)].some(
-        (k) => this.raw.exists(k),
+      [keys.queue(n), keys.queueHigh(n), keys.queueLow(n), keys.queueProcessing(n), keys.queueProcessingBody(n), keys.queueScheduled(n), keys.queueDead(n)].some((k) =>
+        this.raw.exists(k),
       ),
     );
   }
@@ -751,7 +746,12 @@ export class MemoryBackend implements Backend {
   }
 
   async streamPeek(name: string, n: number): Promise<Buffer[]> {
-    return n > 0 ? this.raw.zrange(keys.stream(name)).slice(0, n).map((e) => e.member) : [];
+    return n > 0
+      ? this.raw
+          .zrange(keys.stream(name))
+          .slice(0, n)
+          .map((e) => e.member)
+      : [];
   }
 
   async streamLength(name: string): Promise<number> {
@@ -884,12 +884,7 @@ export class MemoryBackend implements Backend {
     });
   }
 
-  async workerSetConfig(
-    automationType: string,
-    workerId: string,
-    config: JsonObject,
-    opts?: { expectedGen?: number },
-  ): Promise<{ config: JsonObject; gen: number }> {
+  async workerSetConfig(automationType: string, workerId: string, config: JsonObject, opts?: { expectedGen?: number }): Promise<{ config: JsonObject; gen: number }> {
     const [gen] = this.applyConfigWrites([{ automationType, workerId, config, expectedGen: opts?.expectedGen }]);
     return { config, gen: gen! };
   }
@@ -1043,6 +1038,33 @@ export class MemoryBackend implements Backend {
   }
 
   // ---- audit
+
+  // ---- worker error history
+
+  async workerErrorsPush(writes: WorkerErrorWrite[], opts: { maxEntries: number; ttlSeconds: number }): Promise<void> {
+    for (const w of writes) {
+      const key = consoleKeys.workerErrors(w.automationType, w.workerId);
+      if (this.raw.type(key) !== "none" && this.raw.type(key) !== "list") continue; // as Redis: that LPUSH fails alone
+      this.raw.lpush(key, w.entry);
+      this.raw.ltrim(key, 0, Math.max(1, opts.maxEntries) - 1);
+      this.raw.expire(key, Math.max(1, Math.round(opts.ttlSeconds * 1000)));
+    }
+  }
+
+  async workerErrorsRead(refs: WorkerRef[], limit: number): Promise<Buffer[][]> {
+    return refs.map((ref) => {
+      const key = consoleKeys.workerErrors(ref.automationType, ref.workerId);
+      return this.raw.type(key) === "list" ? this.raw.lrange(key, 0, Math.max(1, limit) - 1) : [];
+    });
+  }
+
+  async workersLastError(refs: WorkerRef[]): Promise<Array<string | null>> {
+    return refs.map((ref) => {
+      const state = this.raw.peek(keys.worker(ref.automationType, ref.workerId, "state"));
+      const v = state?.type === "hash" ? state.value.get("last_error") : undefined;
+      return v !== undefined && v.length > 0 ? v.toString("utf8") : null;
+    });
+  }
 
   async auditAppend(entry: BytesLike, maxEntries: number): Promise<void> {
     this.raw.lpush(AUDIT_LIST, entry);

@@ -6,7 +6,6 @@ import type { Redis, ChainableCommander, Command } from "ioredis";
 import {
   configFromRaw,
   genFromRaw,
-  decodePoolItem,
   encodePoolItem,
   encodeUnixFloat,
   escapeGlob,
@@ -14,8 +13,10 @@ import {
   isJsonObject,
   parseIntStrict,
   parseJsonBytes,
+  poolCounts,
   poolItemRecord,
   poolPruneVictims,
+  scalePoolCounts,
   statsFrameFromRaw,
   tagsMatch,
   toBuffer,
@@ -35,6 +36,8 @@ import {
   kvPartsOfKey,
   parseWorkerAllMember,
   poolNameOfKey,
+  POOL_EXACT_UP_TO,
+  POOL_SAMPLE,
   priorityFromInt,
   queueKeyForPriority,
   queueNameOfKey,
@@ -70,6 +73,7 @@ import type {
   StreamSummary,
   Subscription,
   SweepResult,
+  WorkerErrorWrite,
   WorkerIndexEntry,
   WorkerRecord,
   WorkerRef,
@@ -81,16 +85,7 @@ import type {
   SignInReservation,
   RequeueOptions,
 } from "../types";
-import type {
-  AlertStateChange,
-  AlertStateRead,
-  HistoryRangeRead,
-  HistorySlotWrite,
-  PendingListWatch,
-  QueueWatch,
-  QueueWatchOptions,
-  QueueWatchRequest,
-} from "../watch-types";
+import type { AlertStateChange, AlertStateRead, HistoryRangeRead, HistorySlotWrite, PendingListWatch, QueueWatch, QueueWatchOptions, QueueWatchRequest } from "../watch-types";
 import { workerIndexEntryFromRaw } from "../worker-index";
 import type { OfflineRemoval, WorkerStateEntry } from "../types";
 import { readWorkersState, removeOfflineWorkers } from "./worker-bulk";
@@ -152,7 +147,10 @@ function markCorrupt(rec: { corrupt: string[] }, field: string): void {
 /** EVAL of workers-read-n.lua up to its keys: the text, the key count, wkrs:<type>. */
 function workersReadArgs(type: string, workerKeys: number, keyBytes: number): RespArgs {
   const lua = luaScripts.workersRead.lua;
-  return new RespArgs(lua.length + keyBytes + 256).add(lua).add(String(workerKeys + 1)).add(keys.workerTypeIndex(type));
+  return new RespArgs(lua.length + keyBytes + 256)
+    .add(lua)
+    .add(String(workerKeys + 1))
+    .add(keys.workerTypeIndex(type));
 }
 
 /** The fixed parts of `wkr:<type>:<id>:<field>` for each field, from the one module that owns key names. */
@@ -233,9 +231,7 @@ export class RedisBackend implements Backend {
       const t0 = performance.now();
       await r.ping();
       const latencyMs = performance.now() - t0;
-      const [server, persistence, memory] = (await this.conn.execValues(
-        r.pipeline().info("server").info("persistence").info("memory"),
-      )) as string[];
+      const [server, persistence, memory] = (await this.conn.execValues(r.pipeline().info("server").info("persistence").info("memory"))) as string[];
       const info = parseInfo(`${server}\n${persistence}\n${memory}`);
       const used = Number(info.get("used_memory"));
       const aof = info.get("aof_enabled");
@@ -274,10 +270,7 @@ export class RedisBackend implements Backend {
   async kvSetNx(ns: string, key: string, value: BytesLike, ttlSeconds?: number | null): Promise<boolean> {
     const k = keys.kv(ns, key);
     return this.run(async (r) => {
-      const res =
-        ttlSeconds != null && ttlSeconds > 0
-          ? await r.set(k, toBuffer(value), "PX", toPx(ttlSeconds), "NX")
-          : await r.set(k, toBuffer(value), "NX");
+      const res = ttlSeconds != null && ttlSeconds > 0 ? await r.set(k, toBuffer(value), "PX", toPx(ttlSeconds), "NX") : await r.set(k, toBuffer(value), "NX");
       return res === "OK";
     });
   }
@@ -454,39 +447,45 @@ export class RedisBackend implements Backend {
     });
   }
 
-  async poolSummaries(names: string[]): Promise<PoolSummary[]> {
+  async poolSummaries(names: string[], opts: { exactUpTo?: number } = {}): Promise<PoolSummary[]> {
     if (names.length === 0) return [];
+    const exactUpTo = opts.exactUpTo ?? POOL_EXACT_UP_TO;
     const now = nowSeconds();
     return this.run(async (r) => {
-      const p = r.pipeline();
-      for (const n of names) p.hgetallBuffer(keys.pool(n));
-      const read = await this.conn.exec(p);
-      const hashes = read.map(([err, v]) => (err ? {} : hashRecord(v)));
-      const claimP = r.pipeline();
-      let claimCount = 0;
+      // HLEN first: a small pool is read whole, a big one through a random sample of
+      // POOL_SAMPLE items (HRANDFIELD is O(count)), so no request reads 100k items for counts
+      const lens = await this.conn.exec(names.reduce((p, n) => p.hlen(keys.pool(n)), r.pipeline()));
+      const read = r.pipeline();
       names.forEach((n, i) => {
-        for (const id of Object.keys(hashes[i]!)) {
-          claimP.exists(keys.poolClaim(n, id));
-          claimCount++;
-        }
+        const [err, len] = lens[i]!;
+        if (err) read.echo("");
+        else if (asNumber(len) <= exactUpTo) read.hgetallBuffer(keys.pool(n));
+        else read.hrandfieldBuffer(keys.pool(n), POOL_SAMPLE, "WITHVALUES");
       });
-      const claims = claimCount > 0 ? await this.conn.exec(claimP) : [];
+      const got = await this.conn.exec(read);
+      const samples = names.map((_, i) => {
+        const [err, v] = got[i]!;
+        if (lens[i]![0] || err) return {} as Record<string, Buffer>;
+        return hashRecord(v);
+      });
+      const claimP = r.pipeline();
+      names.forEach((n, i) => {
+        for (const id of Object.keys(samples[i]!)) claimP.exists(keys.poolClaim(n, id));
+      });
+      const claims = claimP.length > 0 ? await this.conn.exec(claimP) : [];
       let c = 0;
       return names.map((name, i) => {
-        const h = hashes[i]!;
-        let live = 0;
-        let expired = 0;
-        let claimed = 0;
-        for (const raw of Object.values(h)) {
-          const d = decodePoolItem(raw);
-          if (d && d.expiresAt !== null && d.expiresAt < now) expired++;
-          else if (d) live++;
-          const [err, exists] = claims[c++]!;
-          if (!err && asNumber(exists) > 0) claimed++;
-        }
-        const err = read[i]![0];
+        const err = lens[i]![0] ?? got[i]![0];
         if (err && !isWrongTypeError(err)) throw mapRedisError(this.rawUrl, err);
-        return { name, size: Object.keys(h).length, live, expired, claimed, ...(err ? { corrupt: ["items"] } : {}) };
+        if (err) return { name, size: 0, live: 0, expired: 0, claimed: 0, free: 0, corrupt: ["items"] };
+        const records = Object.entries(samples[i]!).map(([id, raw]) => {
+          const [cerr, exists] = claims[c++]!;
+          // EXISTS, not PTTL: a claim key without a TTL blocks claims as well
+          return poolItemRecord(id, raw, !cerr && asNumber(exists) > 0 ? 1 : -2, now);
+        });
+        const size = asNumber(lens[i]![1]);
+        if (size <= exactUpTo) return { name, size: records.length, ...poolCounts(records) };
+        return { name, size, ...scalePoolCounts(poolCounts(records), records.length, size), estimated: { sampled: records.length } };
       });
     });
   }
@@ -685,7 +684,11 @@ export class RedisBackend implements Backend {
     if (n <= 0) return [];
     return this.run(async (r) => {
       const res = await this.conn.execValues(
-        r.pipeline().lrangeBuffer(keys.queueHigh(name), 0, n - 1).lrangeBuffer(keys.queue(name), 0, n - 1).lrangeBuffer(keys.queueLow(name), 0, n - 1),
+        r
+          .pipeline()
+          .lrangeBuffer(keys.queueHigh(name), 0, n - 1)
+          .lrangeBuffer(keys.queue(name), 0, n - 1)
+          .lrangeBuffer(keys.queueLow(name), 0, n - 1),
       );
       return res.flatMap((v) => asBufferArray(v)).slice(0, n);
     });
@@ -694,18 +697,11 @@ export class RedisBackend implements Backend {
   private reserveOnce(name: string, visibilitySeconds: number): Promise<ReservedTask | null> {
     return this.run(async (r) => {
       const res = await callScript(
-          r,
-          "reserve",
-          [
-            keys.queueScheduled(name),
-            keys.queueHigh(name),
-            keys.queue(name),
-            keys.queueLow(name),
-            keys.queueProcessing(name),
-            keys.queueProcessingBody(name),
-          ],
-          [pyFloatRepr(leaseNowSeconds()), String(visibilitySeconds)],
-          { buffer: true },
+        r,
+        "reserve",
+        [keys.queueScheduled(name), keys.queueHigh(name), keys.queue(name), keys.queueLow(name), keys.queueProcessing(name), keys.queueProcessingBody(name)],
+        [pyFloatRepr(leaseNowSeconds()), String(visibilitySeconds)],
+        { buffer: true },
       );
       if (!Array.isArray(res)) return null;
       const body = asBuffer(res[0]);
@@ -752,10 +748,7 @@ export class RedisBackend implements Backend {
   }
 
   async queueAck(name: string, taskId: string, opts: LeaseOption = {}): Promise<boolean> {
-    return this.run(
-      async (r) =>
-        asNumber(await callScript(r, "ack", [keys.queueProcessing(name), keys.queueProcessingBody(name)], [taskId, opts.lease ?? ""])) > 0,
-    );
+    return this.run(async (r) => asNumber(await callScript(r, "ack", [keys.queueProcessing(name), keys.queueProcessingBody(name)], [taskId, opts.lease ?? ""])) > 0);
   }
 
   async queueNack(name: string, taskId: string, body: BytesLike, opts: { delaySeconds: number } & LeaseOption): Promise<boolean> {
@@ -775,14 +768,7 @@ export class RedisBackend implements Backend {
   async queueFail(name: string, taskId: string, body: BytesLike, opts: LeaseOption = {}): Promise<boolean> {
     return this.run(
       async (r) =>
-        asNumber(
-          await callScript(
-            r,
-            "fail",
-            [keys.queueProcessing(name), keys.queueProcessingBody(name), keys.queueDead(name)],
-            [taskId, toBuffer(body), opts.lease ?? ""],
-          ),
-        ) > 0,
+        asNumber(await callScript(r, "fail", [keys.queueProcessing(name), keys.queueProcessingBody(name), keys.queueDead(name)], [taskId, toBuffer(body), opts.lease ?? ""])) > 0,
     );
   }
 
@@ -793,12 +779,7 @@ export class RedisBackend implements Backend {
       // Chunks of SWEEP_CHUNK, one atomic script each: a backlog of a million expired
       // reservations never holds Redis for more than a couple of milliseconds at a time.
       for (;;) {
-        const res = (await callScript(
-          r,
-          "sweep",
-          [keys.queueProcessing(name), keys.queueProcessingBody(name), keys.queue(name)],
-          [t, String(SWEEP_CHUNK)],
-        )) as unknown[];
+        const res = (await callScript(r, "sweep", [keys.queueProcessing(name), keys.queueProcessingBody(name), keys.queue(name)], [t, String(SWEEP_CHUNK)])) as unknown[];
         result.requeued += asNumber(res[0]);
         for (const v of res.slice(1, -1)) result.orphaned.push(asBuffer(v)?.toString("utf8") ?? "");
         if (asNumber(res[res.length - 1]) < SWEEP_CHUNK) return result;
@@ -836,7 +817,12 @@ export class RedisBackend implements Backend {
     const k = keys.queueDead(name);
     return this.run(async (r) => {
       if (limit <= 0) return { total: await r.llen(k), items: [] };
-      const [total, items] = await this.conn.execValues(r.pipeline().llen(k).lrangeBuffer(k, offset, offset + limit - 1));
+      const [total, items] = await this.conn.execValues(
+        r
+          .pipeline()
+          .llen(k)
+          .lrangeBuffer(k, offset, offset + limit - 1),
+      );
       return { total: asNumber(total), items: asBufferArray(items) };
     });
   }
@@ -1198,8 +1184,7 @@ export class RedisBackend implements Backend {
     if (limit <= 0) return [];
     const key = keys.stream(name);
     return this.run(async (r) => {
-      const reply =
-        order === "newest" ? await r.zrangeBuffer(key, 0, String(limit - 1), "REV", "WITHSCORES") : await r.zrangeBuffer(key, 0, String(limit - 1), "WITHSCORES");
+      const reply = order === "newest" ? await r.zrangeBuffer(key, 0, String(limit - 1), "REV", "WITHSCORES") : await r.zrangeBuffer(key, 0, String(limit - 1), "WITHSCORES");
       return scoredPairs(reply).map(([envelope, score]) => ({ score, envelope }));
     });
   }
@@ -1359,12 +1344,7 @@ export class RedisBackend implements Backend {
     });
   }
 
-  async workerSetConfig(
-    automationType: string,
-    workerId: string,
-    config: JsonObject,
-    opts: { expectedGen?: number } = {},
-  ): Promise<{ config: JsonObject; gen: number }> {
+  async workerSetConfig(automationType: string, workerId: string, config: JsonObject, opts: { expectedGen?: number } = {}): Promise<{ config: JsonObject; gen: number }> {
     const k = this.wk(automationType, workerId);
     const expected = opts.expectedGen;
     return this.run(async (r) => {
@@ -1653,7 +1633,11 @@ export class RedisBackend implements Backend {
   async catalogAll(): Promise<Map<string, Buffer>> {
     return this.run(async (r) => {
       const rec = hashRecord(await r.hgetallBuffer(CATALOG_HASH));
-      return new Map(Object.keys(rec).sort().map((k) => [k, rec[k]!]));
+      return new Map(
+        Object.keys(rec)
+          .sort()
+          .map((k) => [k, rec[k]!]),
+      );
     });
   }
 
@@ -1673,6 +1657,56 @@ export class RedisBackend implements Backend {
 
   // ---- audit trail
 
+  // ---- worker error history
+
+  async workerErrorsPush(writes: WorkerErrorWrite[], opts: { maxEntries: number; ttlSeconds: number }): Promise<void> {
+    if (writes.length === 0) return;
+    const ttl = String(toPx(opts.ttlSeconds));
+    await this.run(async (r) => {
+      const m = r.multi();
+      for (const w of writes) {
+        const key = consoleKeys.workerErrors(w.automationType, w.workerId);
+        m.lpush(key, toBuffer(w.entry))
+          .ltrim(key, 0, Math.max(1, opts.maxEntries) - 1)
+          .pexpire(key, ttl);
+      }
+      // a history key of another type fails its LPUSH alone: that worker's entry is lost, not the others'
+      for (const [err] of await this.conn.exec(m)) if (err && !isWrongTypeError(err)) throw mapRedisError(this.rawUrl, err);
+    });
+  }
+
+  async workerErrorsRead(refs: WorkerRef[], limit: number): Promise<Buffer[][]> {
+    if (refs.length === 0) return [];
+    return this.run(async (r) => {
+      const out: Buffer[][] = [];
+      for (let i = 0; i < refs.length; i += 1000) {
+        const p = r.pipeline();
+        for (const ref of refs.slice(i, i + 1000)) p.lrangeBuffer(consoleKeys.workerErrors(ref.automationType, ref.workerId), 0, Math.max(1, limit) - 1);
+        for (const [err, v] of await this.conn.exec(p)) {
+          if (err && !isWrongTypeError(err)) throw mapRedisError(this.rawUrl, err);
+          out.push(err ? [] : asBufferArray(v));
+        }
+      }
+      return out;
+    });
+  }
+
+  async workersLastError(refs: WorkerRef[]): Promise<Array<string | null>> {
+    if (refs.length === 0) return [];
+    return this.run(async (r) => {
+      const out: Array<string | null> = [];
+      for (let i = 0; i < refs.length; i += 1000) {
+        const p = r.pipeline();
+        for (const ref of refs.slice(i, i + 1000)) p.hget(keys.worker(ref.automationType, ref.workerId, "state"), "last_error");
+        for (const [err, v] of await this.conn.exec(p)) {
+          if (err && !isWrongTypeError(err)) throw mapRedisError(this.rawUrl, err);
+          out.push(!err && typeof v === "string" && v !== "" ? v : null);
+        }
+      }
+      return out;
+    });
+  }
+
   async auditAppend(entry: BytesLike, maxEntries: number): Promise<void> {
     await this.run(async (r) => {
       const m = r.multi().lpush(AUDIT_LIST, toBuffer(entry));
@@ -1684,7 +1718,12 @@ export class RedisBackend implements Backend {
   async auditRange(offset: number, limit: number): Promise<{ total: number; items: Buffer[] }> {
     return this.run(async (r) => {
       if (limit <= 0) return { total: await r.llen(AUDIT_LIST), items: [] };
-      const [total, items] = await this.conn.execValues(r.pipeline().llen(AUDIT_LIST).lrangeBuffer(AUDIT_LIST, offset, offset + limit - 1));
+      const [total, items] = await this.conn.execValues(
+        r
+          .pipeline()
+          .llen(AUDIT_LIST)
+          .lrangeBuffer(AUDIT_LIST, offset, offset + limit - 1),
+      );
       return { total: asNumber(total), items: asBufferArray(items) };
     });
   }
@@ -1777,7 +1816,9 @@ export class RedisBackend implements Backend {
         for (const priority of WATCH_PRIORITIES) {
           const marks = q.marks?.[priority] ?? [];
           // queued on the pipeline: its answer comes back from exec() below
-          void callScript(p as unknown as Redis, "queueProbe", [queueKeyForPriority(q.name, priority)], [String(opts.maxTailBytes), String(opts.maxScan), ...marks], { buffer: true });
+          void callScript(p as unknown as Redis, "queueProbe", [queueKeyForPriority(q.name, priority)], [String(opts.maxTailBytes), String(opts.maxScan), ...marks], {
+            buffer: true,
+          });
         }
       }
       const res = await this.conn.exec(p);

@@ -31,8 +31,7 @@ function Section({ id, title, action, children }: { id: string; title: string; a
 }
 
 function Stat({ label, value, tone, href }: { label: string; value: ReactNode; tone?: "bad" | "warn"; href?: string }) {
-  const color =
-    tone === "bad" ? "text-red-700 dark:text-red-400" : tone === "warn" ? "text-amber-700 dark:text-amber-400" : "";
+  const color = tone === "bad" ? "text-red-700 dark:text-red-400" : tone === "warn" ? "text-amber-700 dark:text-amber-400" : "";
   const inner = (
     <>
       <div className="text-xs font-medium tracking-wide text-slate-500 uppercase dark:text-slate-400">{label}</div>
@@ -45,6 +44,49 @@ function Stat({ label, value, tone, href }: { label: string; value: ReactNode; t
     </Link>
   ) : (
     <div className="card">{inner}</div>
+  );
+}
+
+/**
+ * The "Errors / offline" tile: both counts, each a link to the workers list filtered to it,
+ * and the first workers in trouble (errors first), each a link to its page.
+ */
+function TroubleStat({ error, offline, pending }: { error: number; offline: number; pending: boolean }) {
+  const failing = useQuery({ ...queries.workersPage({ status: "error", limit: 2, offset: 0 }), enabled: error > 0 });
+  const gone = useQuery({ ...queries.workersPage({ status: "offline", limit: 2, offset: 0 }), enabled: offline > 0 && error < 2 });
+  const workers = [...(error > 0 ? (failing.data?.workers ?? []) : []), ...(offline > 0 && error < 2 ? (gone.data?.workers ?? []) : [])].slice(0, 2);
+  const more = error + offline - workers.length;
+  const color = error > 0 ? "text-red-700 dark:text-red-400" : offline > 0 ? "text-amber-700 dark:text-amber-400" : "";
+  return (
+    <section aria-labelledby="ov-trouble" className="card min-w-0" data-testid="trouble-tile">
+      <h2 id="ov-trouble" className="text-xs font-medium tracking-wide text-slate-500 uppercase dark:text-slate-400">
+        Errors / offline
+      </h2>
+      <div className={`mt-1 text-2xl font-semibold tabular-nums ${color}`}>{pending ? "…" : `${formatNumber(error)} / ${formatNumber(offline)}`}</div>
+      {!pending && (
+        <p className="mt-1 flex flex-wrap gap-x-3 text-sm">
+          <Link className="link" href="/workers?status=error">
+            {formatNumber(error)} in error
+          </Link>
+          <Link className="link" href="/workers?status=offline">
+            {formatNumber(offline)} offline
+          </Link>
+        </p>
+      )}
+      {workers.length > 0 && (
+        <ul aria-label="Workers in trouble" className="mt-1 text-xs">
+          {workers.map((w) => (
+            <li key={`${w.automation_type}\u0000${w.worker_id}`} className="truncate">
+              <Link className="link font-mono" href={`/workers/${encodeURIComponent(w.automation_type)}/${encodeURIComponent(w.worker_id)}`} title={w.last_error ?? w.status}>
+                {w.worker_id}
+              </Link>{" "}
+              <span className="text-slate-600 dark:text-slate-400">{w.status}</span>
+            </li>
+          ))}
+          {more > 0 && <li className="text-slate-600 dark:text-slate-400">and {formatNumber(more)} more</li>}
+        </ul>
+      )}
+    </section>
   );
 }
 
@@ -65,8 +107,12 @@ function WorkersByAutomation({ automations }: { automations: readonly Automation
         <caption className="sr-only">Workers by automation and status</caption>
         <thead className="text-left text-xs text-slate-500 uppercase dark:text-slate-400">
           <tr>
-            <th scope="col" className="py-1 pr-2 font-medium">Automation</th>
-            <th scope="col" className="px-1 py-1 text-right text-[11px] font-medium sm:px-2 sm:text-xs">Total</th>
+            <th scope="col" className="py-1 pr-2 font-medium">
+              Automation
+            </th>
+            <th scope="col" className="px-1 py-1 text-right text-[11px] font-medium sm:px-2 sm:text-xs">
+              Total
+            </th>
             {STATUSES.map((s) => (
               <th key={s} scope="col" className="px-1 py-1 text-right text-[11px] font-medium sm:px-2 sm:text-xs">
                 {s}
@@ -190,9 +236,13 @@ function RedisHealth() {
         <dd>{memory ? "n/a (in-memory)" : h.redis.aof_enabled === null ? "unknown" : h.redis.aof_enabled ? "on" : "off"}</dd>
       </dl>
       {!memory && h.redis.aof_enabled === false && (
-        <p role="note" data-testid="aof-warning" className="mt-3 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-amber-900 dark:border-amber-800 dark:bg-amber-950/60 dark:text-amber-100">
-          <strong>AOF is off.</strong> Fleet expects <code className="font-mono">appendonly yes</code>: a Redis restart would lose
-          queued tasks, claims and config written since the last snapshot.
+        <p
+          role="note"
+          data-testid="aof-warning"
+          className="mt-3 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-amber-900 dark:border-amber-800 dark:bg-amber-950/60 dark:text-amber-100"
+        >
+          <strong>AOF is off.</strong> Fleet expects <code className="font-mono">appendonly yes</code>: a Redis restart would lose queued tasks, claims and config written since the
+          last snapshot.
         </p>
       )}
     </div>
@@ -204,7 +254,11 @@ function LatestEvents() {
   // Eight rows keep this column about as tall as the one beside it.
   const latest = events.slice(-8).reverse();
   if (latest.length === 0)
-    return <EmptyState title="No bus messages yet">Messages published on <code className="font-mono">event:*</code> appear here as they arrive.</EmptyState>;
+    return (
+      <EmptyState title="No bus messages yet">
+        Messages published on <code className="font-mono">event:*</code> appear here as they arrive.
+      </EmptyState>
+    );
   return (
     <ul aria-label="Latest bus events" className="-mx-4 -mb-4 max-h-96 overflow-y-auto">
       {latest.map((e) => (
@@ -230,12 +284,7 @@ export function Overview() {
 
       <div className="mb-6 grid grid-cols-2 gap-3 md:grid-cols-4">
         <Stat label="Workers" value={automations.isPending ? "…" : formatNumber(totals.total)} href="/workers" />
-        <Stat
-          label="Errors / offline"
-          value={automations.isPending ? "…" : `${formatNumber(totals.error)} / ${formatNumber(totals.offline)}`}
-          tone={totals.error > 0 ? "bad" : totals.offline > 0 ? "warn" : undefined}
-          href={totals.error > 0 ? "/workers?status=error" : "/workers?status=offline"}
-        />
+        <TroubleStat error={totals.error} offline={totals.offline} pending={automations.isPending} />
         <Stat label="Pending tasks" value={queues.isPending ? "…" : formatNumber(pending)} tone={overdue > 0 ? "warn" : undefined} href="/queues" />
         <Stat label="Dead letters" value={queues.isPending ? "…" : formatNumber(dead)} tone={dead > 0 ? "bad" : undefined} href="/queues" />
       </div>
@@ -244,7 +293,15 @@ export function Overview() {
 
       <div className="grid gap-4 lg:grid-cols-3">
         <div className="grid min-w-0 content-start gap-4 lg:col-span-2">
-          <Section id="ov-workers" title="Workers by automation" action={<Link className="link text-sm" href="/workers">All workers</Link>}>
+          <Section
+            id="ov-workers"
+            title="Workers by automation"
+            action={
+              <Link className="link text-sm" href="/workers">
+                All workers
+              </Link>
+            }
+          >
             {automations.isPending ? (
               <LoadingState />
             ) : automations.isError ? (
@@ -253,19 +310,37 @@ export function Overview() {
               <WorkersByAutomation automations={list} />
             )}
           </Section>
-          <Section id="ov-queues" title="Queues" action={<Link className="link text-sm" href="/queues">All queues</Link>}>
-            {queues.isPending ? (
-              <LoadingState />
-            ) : queues.isError ? (
-              <ErrorState error={queues.error} onRetry={() => void queues.refetch()} />
-            ) : (
-              <Queues queues={qs} />
-            )}
+          <Section
+            id="ov-queues"
+            title="Queues"
+            action={
+              <Link className="link text-sm" href="/queues">
+                All queues
+              </Link>
+            }
+          >
+            {queues.isPending ? <LoadingState /> : queues.isError ? <ErrorState error={queues.error} onRetry={() => void queues.refetch()} /> : <Queues queues={qs} />}
           </Section>
-          <Section id="ov-errors" title="Top error groups" action={<Link className="link text-sm" href="/errors">All error groups</Link>}>
+          <Section
+            id="ov-errors"
+            title="Top error groups"
+            action={
+              <Link className="link text-sm" href="/errors">
+                All error groups
+              </Link>
+            }
+          >
             <ErrorGroupsList queue={null} limit={5} />
           </Section>
-          <Section id="ov-pools" title="Pools" action={<Link className="link text-sm" href="/pools">All pools</Link>}>
+          <Section
+            id="ov-pools"
+            title="Pools"
+            action={
+              <Link className="link text-sm" href="/pools">
+                All pools
+              </Link>
+            }
+          >
             <Pools />
           </Section>
         </div>
@@ -273,7 +348,15 @@ export function Overview() {
           <Section id="ov-redis" title="Redis">
             <RedisHealth />
           </Section>
-          <Section id="ov-events" title="Latest bus events" action={<Link className="link text-sm" href="/events">All events</Link>}>
+          <Section
+            id="ov-events"
+            title="Latest bus events"
+            action={
+              <Link className="link text-sm" href="/events">
+                All events
+              </Link>
+            }
+          >
             <LatestEvents />
           </Section>
         </div>

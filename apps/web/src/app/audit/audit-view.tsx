@@ -8,6 +8,7 @@ import { CorruptBadge, EmptyState, ErrorState, JsonView, LoadingState, PageHeade
 import { apiGet, qs } from "@/lib/api";
 import { auditSentence, viaText } from "@/lib/audit-sentence";
 import { formatNumber } from "@/lib/format";
+import { revertableWorker, stashRevert } from "@/lib/revert";
 import { useSession } from "@/lib/session";
 
 export interface AuditItem {
@@ -64,6 +65,8 @@ const OUTCOME_LABEL: Record<string, { text: string; title: string; className: st
 };
 
 function Entry({ item }: { item: AuditItem }) {
+  const router = useRouter();
+  const revert = revertableWorker(item);
   const outcome = typeof item.outcome === "string" ? OUTCOME_LABEL[item.outcome] : undefined;
   const via = viaText(item.via);
   // Corrupt entries (not a JSON object) have no action to put in words: their raw text is the entry.
@@ -83,6 +86,17 @@ function Entry({ item }: { item: AuditItem }) {
           </span>
         )}
         {item.corrupt && <CorruptBadge fields={item.corrupt} />}
+        {revert && (
+          <button
+            type="button"
+            className="btn text-xs"
+            aria-label={`Revert ${revert.workerId} to its config before this change`}
+            title="Opens the worker's config with the values before this change, for review; nothing is saved until you confirm"
+            onClick={() => router.push(stashRevert({ ...revert, config: item.before as Record<string, unknown>, actor: item.actor, ts: item.ts }))}
+          >
+            Revert to before…
+          </button>
+        )}
       </div>
       <details className="mt-1.5 text-sm sm:ml-31">
         <summary className="cursor-pointer text-xs text-slate-600 dark:text-slate-400">

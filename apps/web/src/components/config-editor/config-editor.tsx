@@ -9,7 +9,9 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import type { Automation, ConfigResult, ErrorDetail, WorkerDetail } from "@fleet/schema";
 
 import { ApiError, apiFetchWithHeaders, errorMessage, seg } from "@/lib/api";
+import { absoluteTime } from "@/lib/format";
 import { useLeaveGuard } from "@/lib/leave-guard";
+import { takeRevert } from "@/lib/revert";
 import { queries } from "@/lib/query";
 import { useSession } from "@/lib/session";
 import { ErrorState, JsonView, LoadingState } from "@/components";
@@ -83,17 +85,7 @@ function versionOf(worker: WorkerDetail): Version {
   return { config: isPlainObject(worker.config) ? worker.config : {}, gen: worker.config_gen ?? 0 };
 }
 
-function LoadedEditor({
-  automationType,
-  workerId,
-  worker,
-  automation,
-}: {
-  automationType: string;
-  workerId: string;
-  worker: WorkerDetail;
-  automation: Automation;
-}) {
+function LoadedEditor({ automationType, workerId, worker, automation }: { automationType: string; workerId: string; worker: WorkerDetail; automation: Automation }) {
   const qc = useQueryClient();
   // Config writes need the admin role (the API checks too): others read the form, disabled.
   const canEdit = useSession().can("admin");
@@ -113,6 +105,8 @@ function LoadedEditor({
   const [saved, setSaved] = useState<{ from: number; to: number } | null>(null);
   const [conflict, setConflict] = useState<Conflict | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  /** Set while the draft is a "revert to before" from the audit trail: the save says so (intent=revert). */
+  const [reverting, setReverting] = useState(false);
 
   const changes = useMemo(() => diffConfig(baseForm, draft), [baseForm, draft]);
   const issues = useMemo(() => configIssues(s, draft), [s, draft]);
@@ -133,6 +127,35 @@ function LoadedEditor({
     },
     [s],
   );
+
+  // "Revert to before" from the audit trail (src/lib/revert.ts): load those values as my edit
+  // and open the usual review, against the stored config and its generation.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: once, on the first render of a loaded editor (the key is used up)
+  useEffect(() => {
+    const url = new URL(window.location.href);
+    const key = url.searchParams.get("revert");
+    if (key === null) return;
+    url.searchParams.delete("revert");
+    window.history.replaceState(window.history.state, "", url.toString());
+    if (!canEdit) return;
+    const r = takeRevert(key, automationType, workerId);
+    if (r === null) {
+      setNotice("That revert is no longer available here (it was started in another tab, or already used). Start it again from the audit trail.");
+      return;
+    }
+    const filled = withDefaults(s, r.config);
+    setDraft(filled);
+    setRawText(pretty(filled));
+    setParseError(null);
+    const by = `${r.actor ?? "someone"}'s change${r.ts !== null ? ` of ${absoluteTime(r.ts)}` : ""}`;
+    if (diffConfig(baseForm, filled).length === 0) {
+      setNotice(`The config is already as it was before ${by}: nothing to revert.`);
+    } else {
+      setReverting(true);
+      setNotice(`Reverting to the config as it was before ${by}. Review the changes against what is stored now, then save.`);
+      if (configIssues(s, filled).length === 0) setPhase("review");
+    }
+  }, []);
 
   // Someone else's save, seen live (a `workers` frame updates the cached worker) or on a refetch.
   const serverVersion = versionOf(worker);
@@ -175,6 +198,7 @@ function LoadedEditor({
   };
 
   const discard = () => {
+    setReverting(false);
     loadVersion(versionOf(worker));
     setSaved(null);
     setNotice(null);
@@ -186,19 +210,19 @@ function LoadedEditor({
     setPhase("saving");
     setSaveError(null);
     try {
-      const res = await apiFetchWithHeaders<ConfigResult>(`/workers/${seg(automationType)}/${seg(workerId)}/config`, {
+      const res = await apiFetchWithHeaders<ConfigResult>(`/workers/${seg(automationType)}/${seg(workerId)}/config${reverting ? "?intent=revert" : ""}`, {
         method: usePut ? "PUT" : "PATCH",
         body: usePut ? stripUndefined(draft) : patch,
         headers: { "If-Match": `"${from.gen}"` },
       });
       const result = res.data;
       qc.setQueryData<WorkerDetail>(queries.worker(automationType, workerId).queryKey, (old) =>
-        old
-          ? { ...old, config: result.config, config_gen: result.config_gen, corrupt: old.corrupt?.filter((c) => c !== "config" && c !== "config_gen") }
-          : old,
+        old ? { ...old, config: result.config, config_gen: result.config_gen, corrupt: old.corrupt?.filter((c) => c !== "config" && c !== "config_gen") } : old,
       );
       loadVersion({ config: result.config, gen: result.config_gen });
       setSaved({ from: from.gen, to: result.config_gen });
+      setReverting(false);
+      setNotice(null);
       setPhase("edit");
     } catch (err) {
       if (err instanceof ApiError && err.status === 412) {
@@ -254,9 +278,7 @@ function LoadedEditor({
   const extraErrors = useMemo(() => (serverErrors.length > 0 ? detailsToErrorSchema(serverErrors) : undefined), [serverErrors]);
   const rawIssues = useMemo(
     () =>
-      serverErrors.length > 0
-        ? serverErrors.map((d) => ({ where: d.path ? titleAt(s.declared, fromPointer(d.path)) : "", message: humanizeServerMessage(d.message) }))
-        : issues,
+      serverErrors.length > 0 ? serverErrors.map((d) => ({ where: d.path ? titleAt(s.declared, fromPointer(d.path)) : "", message: humanizeServerMessage(d.message) })) : issues,
     [serverErrors, issues, s.declared],
   );
 
@@ -292,10 +314,14 @@ function LoadedEditor({
         </p>
       )}
       {stale && dirty && phase === "edit" && (
-        <div role="status" data-testid="config-changed-elsewhere" className="flex flex-wrap items-center gap-3 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950/40 dark:text-amber-200">
+        <div
+          role="status"
+          data-testid="config-changed-elsewhere"
+          className="flex flex-wrap items-center gap-3 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950/40 dark:text-amber-200"
+        >
           <span className="min-w-0 flex-1">
-            Someone else saved this config (now generation {serverGen}) while you were editing generation {base.gen}. Your edits are kept; when you
-            save you will choose how to combine them.
+            Someone else saved this config (now generation {serverGen}) while you were editing generation {base.gen}. Your edits are kept; when you save you will choose how to
+            combine them.
           </span>
           <button type="button" className="btn" onClick={discard}>
             Discard mine and load theirs
@@ -309,9 +335,14 @@ function LoadedEditor({
       )}
       {serverErrors.length > 0 && (
         <p role="alert" className="rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-900 dark:border-red-900 dark:bg-red-950/40 dark:text-red-200">
-          The console refused this config: {serverErrors.length === 1 ? "one setting is" : `${serverErrors.length} settings are`} not valid. Nothing was
-          saved; see the {mode === "form" ? "marked fields" : "list under the JSON"}.
-          {mode === "form" && serverErrors.some((d) => d.path === "") ? ` ${serverErrors.filter((d) => d.path === "").map((d) => humanizeServerMessage(d.message)).join(" ")}` : ""}
+          The console refused this config: {serverErrors.length === 1 ? "one setting is" : `${serverErrors.length} settings are`} not valid. Nothing was saved; see the{" "}
+          {mode === "form" ? "marked fields" : "list under the JSON"}.
+          {mode === "form" && serverErrors.some((d) => d.path === "")
+            ? ` ${serverErrors
+                .filter((d) => d.path === "")
+                .map((d) => humanizeServerMessage(d.message))
+                .join(" ")}`
+            : ""}
         </p>
       )}
 
@@ -536,9 +567,8 @@ function ConflictDialog({
     >
       <div className="flex flex-col gap-4">
         <p className="text-slate-700 dark:text-slate-300">
-          Nothing of yours was saved. You started from generation {conflict.mine.gen}; while you were editing, someone else saved generation{" "}
-          <strong>{conflict.theirs.gen}</strong>. Reload theirs to drop your change, or apply your change on top of their version and review it
-          again.
+          Nothing of yours was saved. You started from generation {conflict.mine.gen}; while you were editing, someone else saved generation <strong>{conflict.theirs.gen}</strong>.
+          Reload theirs to drop your change, or apply your change on top of their version and review it again.
         </p>
         <div>
           <h3 className="mb-1 font-semibold">What they changed</h3>

@@ -119,7 +119,17 @@ export class AlertEngine {
       for (const w of targets) {
         if (outboxSize + outboxSet.size >= OUTBOX_MAX) {
           // The outbox is bounded: a receiver down for long must not grow Redis without end.
-          history.push(historyEntry({ ts: now, type: "delivery_dropped", alert_key: t.alert.key, rule_id: t.alert.rule_id, summary: t.alert.summary, webhook: webhookLabel(w), error: `the outbox holds ${OUTBOX_MAX} deliveries already` }));
+          history.push(
+            historyEntry({
+              ts: now,
+              type: "delivery_dropped",
+              alert_key: t.alert.key,
+              rule_id: t.alert.rule_id,
+              summary: t.alert.summary,
+              webhook: webhookLabel(w),
+              error: `the outbox holds ${OUTBOX_MAX} deliveries already`,
+            }),
+          );
           continue;
         }
         const entry: OutboxEntry = {
@@ -197,7 +207,7 @@ export class AlertEngine {
   private async poolFree(backend: Backend): Promise<Map<string, { free: number; size: number }>> {
     const names = await backend.poolNames();
     const sums = names.length > 0 ? await backend.poolSummaries(names) : [];
-    return new Map(sums.map((p) => [p.name, { free: Math.max(0, p.live - p.claimed), size: p.size }]));
+    return new Map(sums.map((p) => [p.name, { free: p.free, size: p.size }]));
   }
 
   /** Sends what is due. Answers how many deliveries were attempted. */
@@ -222,7 +232,17 @@ export class AlertEngine {
       if (!webhook) {
         await backend.alertStateWrite({
           outboxDel: [e.id],
-          history: [historyEntry({ ts: now, type: "delivery_dropped", alert_key: e.alert_key, rule_id: e.alert.rule_id, summary: e.summary, webhook: e.webhook, error: "the webhook was removed from the rules" })],
+          history: [
+            historyEntry({
+              ts: now,
+              type: "delivery_dropped",
+              alert_key: e.alert_key,
+              rule_id: e.alert.rule_id,
+              summary: e.summary,
+              webhook: e.webhook,
+              error: "the webhook was removed from the rules",
+            }),
+          ],
           historyMax: ALERT_HISTORY_MAX,
         });
         blocked.delete(lane);
@@ -234,7 +254,9 @@ export class AlertEngine {
       if (error === null) {
         await backend.alertStateWrite({
           outboxDel: [e.id],
-          history: [historyEntry({ ts: now, type: "delivered", alert_key: e.alert_key, rule_id: e.alert.rule_id, summary: `${e.status}: ${e.summary}`, webhook: e.webhook, attempts })],
+          history: [
+            historyEntry({ ts: now, type: "delivered", alert_key: e.alert_key, rule_id: e.alert.rule_id, summary: `${e.status}: ${e.summary}`, webhook: e.webhook, attempts }),
+          ],
           historyMax: ALERT_HISTORY_MAX,
         });
         blocked.delete(lane);
@@ -242,7 +264,18 @@ export class AlertEngine {
       } else if (attempts >= MAX_ATTEMPTS) {
         await backend.alertStateWrite({
           outboxDel: [e.id],
-          history: [historyEntry({ ts: now, type: "delivery_failed", alert_key: e.alert_key, rule_id: e.alert.rule_id, summary: `${e.status}: ${e.summary}`, webhook: e.webhook, attempts, error })],
+          history: [
+            historyEntry({
+              ts: now,
+              type: "delivery_failed",
+              alert_key: e.alert_key,
+              rule_id: e.alert.rule_id,
+              summary: `${e.status}: ${e.summary}`,
+              webhook: e.webhook,
+              attempts,
+              error,
+            }),
+          ],
           historyMax: ALERT_HISTORY_MAX,
         });
         blocked.delete(lane);
@@ -283,7 +316,7 @@ export class AlertEngine {
       const name = err instanceof Error ? err.name : "";
       if (name === "TimeoutError" || name === "AbortError") return `${maskWebhookUrl(webhook.url)} did not answer within ${this.timeoutMs} ms`;
       // fetch's own messages can carry the URL: say what kind of failure it was, in our words
-      const cause = err instanceof Error && err.cause instanceof Error ? (err.cause as Error & { code?: string }).code ?? err.cause.message : null;
+      const cause = err instanceof Error && err.cause instanceof Error ? ((err.cause as Error & { code?: string }).code ?? err.cause.message) : null;
       return `${maskWebhookUrl(webhook.url)} could not be reached${cause ? ` (${cause})` : ""}`;
     }
   }
@@ -322,4 +355,3 @@ export function slackBody(e: OutboxEntry) {
   const lasted = e.resolved_at !== null ? ` (after ${formatSpan(e.resolved_at - e.alert.since)})` : "";
   return { text: `${e.status === "firing" ? ":rotating_light: FIRING" : ":white_check_mark: RESOLVED"} ${e.alert.rule_name}: ${e.summary}${lasted}` };
 }
-

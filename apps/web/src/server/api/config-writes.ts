@@ -44,7 +44,9 @@ function requireObject(body: unknown, what: string): JsonObject {
 function currentGen(record: WorkerRecord): number {
   if (record.configGen !== null) return record.configGen;
   if (record.corrupt.includes("config_gen")) {
-    throw conflict(`The stored config generation of worker '${record.workerId}' is not an integer, so a safe write is impossible; repair wkr:${record.automationType}:${record.workerId}:gen first.`);
+    throw conflict(
+      `The stored config generation of worker '${record.workerId}' is not an integer, so a safe write is impossible; repair wkr:${record.automationType}:${record.workerId}:gen first.`,
+    );
   }
   return 0;
 }
@@ -57,15 +59,21 @@ function mergedConfig(record: WorkerRecord, patch: JsonObject): JsonObject {
 }
 
 /**
- * What a config write is for, as the console's Pause / Resume buttons say (`?intent=`, an
+ * What a config write is for, as the console's Pause / Resume buttons and the audit trail's
+ * "Revert to before" say (`?intent=`, an
  * extension): recorded in the audit entry's details, and checked against the write (a pause
  * sets slots to 0, a resume sets them above 0), so the trail never calls a change a pause
  * that was not one.
  */
-export type ConfigIntent = "pause" | "resume";
+export type ConfigIntent = "pause" | "resume" | "revert";
 
 function checkIntent(intent: ConfigIntent | undefined, before: JsonObject | null, after: JsonObject): void {
   if (intent === undefined) return;
+  // a revert ("revert to before" on the audit trail) is any write; the entry says what it was for
+  if (intent === "revert") {
+    noteAction({ intent });
+    return;
+  }
   const slots = after.slots;
   if (intent === "pause" && slots !== 0) throw badRequest("intent=pause is a write that sets slots to 0; this one does not.");
   if (intent === "resume" && !(typeof slots === "number" && Number.isInteger(slots) && slots > 0)) {

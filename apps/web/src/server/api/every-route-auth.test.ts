@@ -48,6 +48,7 @@ const ROLE: Record<string, Role> = {
   "GET /v1/pools/[name]/items/[id]": "viewer",
   "DELETE /v1/pools/[name]/items/[id]": "operator",
   "POST /v1/pools/[name]/items/[id]/release": "operator",
+  "POST /v1/pools/[name]/items/[id]/reveal": "operator",
   "GET /v1/queues": "viewer",
   "GET /v1/queues/[name]": "viewer",
   "GET /v1/queues/[name]/dead": "viewer",
@@ -62,6 +63,7 @@ const ROLE: Record<string, Role> = {
   "PATCH /v1/workers/[type]/[id]/config": "admin",
   "PUT /v1/workers/[type]/[id]/config": "admin",
   "GET /v1/workers/[type]/[id]/stats": "viewer",
+  "GET /v1/workers/[type]/[id]/errors": "viewer",
   // issue 15: queue history and alerts
   "GET /v1/queues/[name]/history": "viewer",
   "GET /v1/history": "viewer",

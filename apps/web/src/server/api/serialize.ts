@@ -1,6 +1,7 @@
 // Backend records -> the API v1 shapes of ../shared/API.md. Pure functions, no I/O: the
 // route handlers and the SSE event hub both use them, so a worker or a queue looks the
 // same whether it comes from a REST answer or a live frame.
+import { maskPayload, maskTags } from "./secrets";
 import {
   decodeUtf8,
   isJsonObject,
@@ -85,12 +86,7 @@ function convertNonFinite(v: unknown): unknown {
  * the console cannot vouch for, and `error` is the status an operator looks at. Its
  * `state` is null and `corrupt` names `state` when the stored value was unreadable.
  */
-export function workerStatus(
-  state: WorkerRecord["state"],
-  lastSeen: number | null,
-  now: number,
-  offlineAfterSeconds: number,
-): WorkerStatus {
+export function workerStatus(state: WorkerRecord["state"], lastSeen: number | null, now: number, offlineAfterSeconds: number): WorkerStatus {
   if (lastSeen === null || !Number.isFinite(lastSeen) || now - lastSeen > offlineAfterSeconds) return "offline";
   if (state === "RUNNING") return "running";
   if (state === "IDLE") return "idle";
@@ -196,19 +192,36 @@ function utf8CutPoint(buf: Buffer, at: number): number {
 }
 
 export function toPoolSummary(s: PoolSummaryRecord): PoolSummary {
-  return { name: s.name, size: s.size, live: s.live, expired: s.expired, claimed: s.claimed, ...(s.corrupt ? { corrupt: [...s.corrupt] } : {}) };
+  return {
+    name: s.name,
+    size: s.size,
+    live: s.live,
+    expired: s.expired,
+    claimed: s.claimed,
+    free: s.free,
+    ...(s.estimated ? { estimated: { sampled: s.estimated.sampled } } : {}),
+    ...(s.corrupt ? { corrupt: [...s.corrupt] } : {}),
+  };
 }
 
-export function toPoolItem(item: PoolItemRecord, previewBytes: number = DEFAULT_PREVIEW_BYTES): PoolItem {
+/**
+ * A pool item for the browser, secrets masked (./secrets.ts) unless `reveal` (the operator's
+ * audited POST .../reveal): masked bytes are never serialized.
+ */
+export function toPoolItem(item: PoolItemRecord, previewBytes: number = DEFAULT_PREVIEW_BYTES, opts: { reveal?: boolean } = {}): PoolItem {
+  const payload = item.payload === null || opts.reveal ? { bytes: item.payload, masked: [] as string[] } : maskPayload(item.payload);
+  const tags = opts.reveal ? { tags: item.tags, masked: [] as string[] } : maskTags(item.tags);
   const out: PoolItem = {
     id: item.id,
-    tags: jsonForBrowser(item.tags),
+    tags: jsonForBrowser(tags.tags),
     expires_at: item.expiresAt,
     in_use_until: item.inUseUntil,
-    payload: item.payload === null ? null : toRawValue(item.payload, previewBytes),
+    payload: payload.bytes === null ? null : toRawValue(payload.bytes, previewBytes),
     expired: item.expired,
   };
   if (item.corrupt) out.corrupt = ["payload", "tags", "expires_at"];
+  const masked = [...payload.masked, ...tags.masked];
+  if (masked.length > 0) out.masked = masked;
   return out;
 }
 

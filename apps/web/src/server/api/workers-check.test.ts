@@ -70,7 +70,7 @@ describe("workerListProblem, the hand-written check of GET /workers' answer", ()
         // mostly one field changed, sometimes none, sometimes two
         const changes = next() < 0.2 ? 0 : next() < 0.8 ? 1 : 2;
         for (let c = 0; c < changes; c++) {
-          const f = pick([...FIELDS, "corrupt", "corrupt"]);
+          const f = pick([...FIELDS, "corrupt", "corrupt", "last_error_since"]);
           const v = f === "corrupt" ? pick([undefined, [], ["state"], ["state", 1], "state", null]) : pick(CANDIDATES);
           if (v === undefined) delete row[f];
           else row[f] = v;

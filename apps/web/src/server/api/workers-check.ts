@@ -12,6 +12,7 @@ const WORKER_KEYS = new Set([
   "status",
   "last_seen",
   "last_error",
+  "last_error_since",
   "config",
   "config_gen",
   "hardware",
@@ -35,6 +36,7 @@ function workerProblem(w: unknown, at: string): string | null {
   if (typeof o.status !== "string" || !STATUSES.has(o.status)) return `${at}.status is not a status`;
   if (!nullOr(o.last_seen, isNumber)) return `${at}.last_seen is not a finite number or null`;
   if (!nullOr(o.last_error, (v) => typeof v === "string")) return `${at}.last_error is not a string or null`;
+  if (o.last_error_since !== undefined && !nullOr(o.last_error_since, isNumber)) return `${at}.last_error_since is not a finite number or null`;
   if (!nullOr(o.config, isRecord)) return `${at}.config is not an object or null`;
   if (!nullOr(o.config_gen, isInt)) return `${at}.config_gen is not an integer or null`;
   if (!nullOr(o.hardware, isRecord)) return `${at}.hardware is not an object or null`;

@@ -16,6 +16,7 @@ import { normalizeErrorMessage, type Worker, type WorkerList, type WorkerStatus,
 
 import { conflict } from "./errors";
 import { byString, page } from "./resources";
+import { lastErrorSince } from "../watch/worker-errors";
 import { emptyWorkerCounts, toWorker, workerStatus } from "./serialize";
 
 export interface WorkersQuery {
@@ -121,6 +122,9 @@ async function answerFrom(
     workers[i] = w;
     if (verified && !agrees(records[i]!, w, shown[i]!, needle)) verified = false;
   }
+  // since when each shown error stands (the watch's error history; one read for the page)
+  const since = await lastErrorSince(backend, records);
+  for (let i = 0; i < records.length; i++) if (records[i]!.lastError !== null) workers[i] = { ...workers[i]!, last_error_since: since[i] ?? null };
   return { list: { total: entries.length, counts, workers }, verified };
 }
 

@@ -172,8 +172,8 @@ function wrongTypesSuite(h: Harness): void {
         const list = await h.call(pools.GET, "GET", "/pools");
         expect(list.status).toBe(200);
         expect(list.json.pools).toEqual([
-          { name: "fine", size: 1, live: 1, expired: 0, claimed: 0 },
-          { name: "odd", size: 0, live: 0, expired: 0, claimed: 0, corrupt: ["items"] },
+          { name: "fine", size: 1, live: 1, expired: 0, claimed: 0, free: 1 },
+          { name: "odd", size: 0, live: 0, expired: 0, claimed: 0, free: 0, corrupt: ["items"] },
         ]);
         const one = await h.call(pool.GET, "GET", "/pools/odd");
         expect(one.status).toBe(200);
@@ -201,10 +201,7 @@ function wrongTypesSuite(h: Harness): void {
       await plant(h, "fleet:counter:odd", "list");
       const res = await h.call(counters.GET, "GET", "/counters");
       expect(res.status).toBe(200);
-      expect(res.json.counters).toEqual([
-        { name: "fine", value: 3 },
-        expect.objectContaining({ name: "odd", value: null, corrupt: ["value"] }),
-      ]);
+      expect(res.json.counters).toEqual([{ name: "fine", value: 3 }, expect.objectContaining({ name: "odd", value: null, corrupt: ["value"] })]);
     });
   });
 
@@ -231,11 +228,7 @@ function wrongTypesSuite(h: Harness): void {
       it(`${c.key} as a ${c.as}: each answers 200, 404 or a clear 409 naming the key; never a 500`, async () => {
         await plant(h, c.key, c.as);
         // a worker, a queue and a pool of that name, as far as the planted key lets them be written
-        for (const seed of [
-          () => h.backend.workerRegister("t", "w", { hostname: "h" }),
-          () => h.backend.queuePush("t", body("x")),
-          () => h.backend.poolPut("t", "i", "p", {}),
-        ]) {
+        for (const seed of [() => h.backend.workerRegister("t", "w", { hostname: "h" }), () => h.backend.queuePush("t", body("x")), () => h.backend.poolPut("t", "i", "p", {})]) {
           await seed().catch((err: unknown) => expect((err as Error).name).toBe("CorruptDataError"));
         }
         const gets = endpoints().filter((e) => e.method === "GET" && !/\/(events|metrics)$/.test(e.apiPath));

@@ -112,6 +112,7 @@ const ACTIONS: Record<string, { action: string; target: (p: Params) => string }>
   "POST /queues/[name]/dead/delete": { action: "dead.delete", target: (p) => `queue:${p.name}` },
   "POST /queues/[name]/sweep": { action: "queue.sweep", target: (p) => `queue:${p.name}` },
   "POST /pools/[name]/items/[id]/release": { action: "pool.item.release", target: (p) => `pool:${p.name}/${p.id}` },
+  "POST /pools/[name]/items/[id]/reveal": { action: "pool.item.reveal", target: (p) => `pool:${p.name}/${p.id}` },
   "DELETE /pools/[name]/items/[id]": { action: "pool.item.delete", target: (p) => `pool:${p.name}/${p.id}` },
   "DELETE /pools/[name]": { action: "pool.delete", target: (p) => `pool:${p.name}` },
   "DELETE /locks/[name]": { action: "lock.release", target: (p) => `lock:${p.name}` },
@@ -186,8 +187,7 @@ export async function appendAudit(backend: Backend, entry: AuditEntry): Promise<
   }
 }
 
-export const AUDIT_UNWRITABLE =
-  "The change was not made: its entry could not be written to the audit trail (fleet:console:audit). The cause is in the server log.";
+export const AUDIT_UNWRITABLE = "The change was not made: its entry could not be written to the audit trail (fleet:console:audit). The cause is in the server log.";
 
 /** What the route wrapper needs to complete a pending entry. */
 export interface PendingAudit {

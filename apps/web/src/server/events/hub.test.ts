@@ -153,12 +153,8 @@ describe("EventHub change detection", () => {
       what: "queues, pools and streams frames",
     });
     const q = events.find((e) => e.event === "queues")!.data;
-    expect(q.queues).toEqual([
-      { name: "jobs", pending: { high: 1, normal: 0, low: 0, total: 1 }, processing: 0, overdue: 0, scheduled: 0, due: 0, dead: 0 },
-    ]);
-    expect(events.find((e) => e.event === "pools")!.data.pools).toEqual([
-      { name: "proxies", size: 1, live: 1, expired: 0, claimed: 0 },
-    ]);
+    expect(q.queues).toEqual([{ name: "jobs", pending: { high: 1, normal: 0, low: 0, total: 1 }, processing: 0, overdue: 0, scheduled: 0, due: 0, dead: 0 }]);
+    expect(events.find((e) => e.event === "pools")!.data.pools).toEqual([{ name: "proxies", size: 1, live: 1, expired: 0, claimed: 0, free: 1 }]);
     expect(events.find((e) => e.event === "streams")!.data.streams).toMatchObject([{ name: "scraper", length: 1 }]);
 
     // nothing moves: nothing is sent

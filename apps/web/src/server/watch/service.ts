@@ -1,8 +1,9 @@
 // The console's watch (issue 15): in every console process, a follower trying for the lead;
 // in exactly one, the leader, which every 10 s records queue history (../history/writer.ts),
-// evaluates the alert rules and delivers what is due (../alerts/engine.ts). The one write the
-// console makes without being asked, and only to its own keys (fleet:console:history:…,
-// fleet:console:alerts:…) and its lock (fleet:lock:fleet-console-watch).
+// evaluates the alert rules and delivers what is due (../alerts/engine.ts) and records the
+// workers' error history (./worker-errors.ts). The one write the console makes without being
+// asked, and only to its own keys (fleet:console:history:…, fleet:console:alerts:…,
+// fleet:console:worker-errors:…) and its lock (fleet:lock:fleet-console-watch).
 //
 // Ticks are aligned to the 10 s slots (a little after each boundary), so two leaders in turn
 // (a hand-over) write the same slots, not slots shifted by a few seconds.
@@ -14,6 +15,7 @@ import type { Backend, QueueDepths } from "@fleet/backend";
 import { AlertEngine } from "../alerts/engine";
 import { HistoryWriter, type WatchTick } from "../history/writer";
 import { Leadership } from "./leader";
+import { WorkerErrorRecorder } from "./worker-errors";
 
 export const WATCH_LOCK = "fleet-console-watch";
 
@@ -37,6 +39,8 @@ export interface WatchServiceOptions {
   /** False: ticks run only when called (tests drive them with tickNow). */
   timers?: boolean;
   alerts?: boolean;
+  /** False: no worker error history (fleet:console:worker-errors:…). Default true. */
+  workerErrors?: boolean;
   fetch?: typeof fetch;
   deliveryTimeoutMs?: number;
   /** Unix seconds. */
@@ -58,6 +62,7 @@ export class WatchService {
   readonly leadership: Leadership;
   private readonly writer: HistoryWriter;
   private readonly alerts: AlertEngine | null;
+  private readonly workerErrors: WorkerErrorRecorder | null;
   private readonly now: () => number;
   private readonly log: (line: string) => void;
   private readonly tickMs: number;
@@ -77,14 +82,21 @@ export class WatchService {
       opts.alerts === false
         ? null
         : new AlertEngine({ fetch: opts.fetch, timeoutMs: opts.deliveryTimeoutMs, offlineAfterSeconds: opts.offlineAfterSeconds, log: (m) => this.log(m) });
+    this.workerErrors = opts.workerErrors === false ? null : new WorkerErrorRecorder({ offlineAfterSeconds: opts.offlineAfterSeconds });
     this.leadership = new Leadership({
       getBackend: opts.getBackend,
       lockName: opts.lockName ?? WATCH_LOCK,
       holdSeconds: opts.holdSeconds ?? DEFAULT_HOLD_SECONDS,
       log: (m) => this.log(`watch: ${m}`),
       // A new term starts from what Redis holds, never from what an earlier term remembered.
-      onStepDown: () => this.writer.reset(),
-      onLead: () => this.writer.reset(),
+      onStepDown: () => {
+        this.writer.reset();
+        this.workerErrors?.reset();
+      },
+      onLead: () => {
+        this.writer.reset();
+        this.workerErrors?.reset();
+      },
     });
   }
 
@@ -135,6 +147,8 @@ export class WatchService {
         await this.alerts.evaluate(backend, tick, now, confirm);
         await this.alerts.deliver(backend, now, confirm);
       }
+      // last: alerts are not delayed by a large fleet's read
+      if (this.workerErrors) await this.workerErrors.tick(backend, now, () => this.leadership.isLeader);
       if (this.lastError !== null) this.log("watch: ticks work again");
       this.lastError = null;
     } catch (err) {

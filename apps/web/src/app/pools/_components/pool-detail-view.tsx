@@ -11,10 +11,12 @@ import { DangerAction, DangerZone, InlineEmpty, ResultNote, Stat } from "@/compo
 import { intParam, useDebouncedParam, useQueryState } from "@/lib/use-query-state";
 import { ConfirmDialog, Countdown, CorruptBadge, ErrorState, LoadingState, PageHeader, RelativeTime, useNow, WrongTypeNote } from "@/components";
 import { ApiError, apiDelete, apiGet, apiPost, errorMessage, qs, seg } from "@/lib/api";
-import { formatNumber } from "@/lib/format";
+import { absoluteTime, clockTime, formatNumber } from "@/lib/format";
 import { poolPayloadLoader } from "@/lib/full-value";
 import { queries, queryKeys } from "@/lib/query";
 import { useSession } from "@/lib/session";
+
+import { AvailabilityBadge, freeText } from "./availability";
 
 const PAGE = 200;
 const STATES = ["all", "claimed", "free", "expired"] as const;
@@ -77,14 +79,42 @@ function Claim({ item }: { item: PoolItem }) {
   if (now !== null && item.in_use_until <= now) {
     return (
       <span className="text-slate-500">
-        free <span className="text-xs">(lease ended <RelativeTime at={item.in_use_until} />)</span>
+        free{" "}
+        <span className="text-xs">
+          (lease ended <RelativeTime at={item.in_use_until} />)
+        </span>
       </span>
     );
   }
   return (
-    <span className="flex items-center gap-1.5 whitespace-nowrap" data-testid="claim-countdown">
-      <span className="rounded bg-sky-100 px-1.5 py-0.5 text-xs font-medium text-sky-800 dark:bg-sky-950 dark:text-sky-300">in use</span>
-      <Countdown to={item.in_use_until} />
+    <span className="flex flex-col gap-0.5" data-testid="claim-countdown">
+      <span className="flex items-center gap-1.5 whitespace-nowrap">
+        <span className="rounded bg-sky-100 px-1.5 py-0.5 text-xs font-medium text-sky-800 dark:bg-sky-950 dark:text-sky-300">in use</span>
+        <Countdown to={item.in_use_until} />
+      </span>
+      <span className="text-xs whitespace-nowrap text-slate-600 dark:text-slate-400" data-testid="claimed-until" title={absoluteTime(item.in_use_until)}>
+        claimed until {clockTime(item.in_use_until)}
+      </span>
+    </span>
+  );
+}
+
+/** Says the payload or tags hold something that looks secret, masked (or revealed by this operator). */
+function SecretBadge({ item, revealed }: { item: PoolItem; revealed: boolean }) {
+  if (revealed)
+    return (
+      <span data-testid="secret-revealed" className="w-fit rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium text-amber-900 dark:bg-amber-950 dark:text-amber-200">
+        secrets shown
+      </span>
+    );
+  if (!item.masked) return null;
+  return (
+    <span
+      data-testid="secret-masked"
+      className="w-fit rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-700 dark:bg-slate-800 dark:text-slate-300"
+      title={`Masked: ${item.masked.join(", ")}`}
+    >
+      secrets masked
     </span>
   );
 }
@@ -108,6 +138,12 @@ export function PoolDetailView({ name }: { name: string }) {
   const { data, error, isPending, refetch } = useQuery(poolPage(name, offset));
   const summary = useQuery(queries.pools()).data?.pools.find((p) => p.name === name);
   const [ask, setAsk] = useState<Ask | null>(null);
+  // Items an operator revealed on this page: kept in memory only, gone on reload.
+  const [revealed, setRevealed] = useState<Map<string, PoolItem>>(() => new Map());
+  const revealItem = useMutation({
+    mutationFn: (item: PoolItem) => apiPost<PoolItem>(`/pools/${seg(name)}/items/${seg(item.id)}/reveal${qs({ preview_bytes: 65536 })}`),
+    onSuccess: (item) => setRevealed((m) => new Map(m).set(item.id, item)),
+  });
   const [note, setNote] = useState<{ kind: "ok" | "warn"; text: string } | null>(null);
 
   const openAsk = (a: Ask) => {
@@ -141,7 +177,7 @@ export function PoolDetailView({ name }: { name: string }) {
     },
   });
 
-  const items = useMemo(() => data?.items ?? [], [data]);
+  const items = useMemo(() => (data?.items ?? []).map((i) => revealed.get(i.id) ?? i), [data, revealed]);
   const rows = useMemo(() => {
     const needle = q.toLowerCase();
     const t = now ?? Date.now() / 1000;
@@ -155,20 +191,43 @@ export function PoolDetailView({ name }: { name: string }) {
   }, [items, q, stateFilter, now]);
 
   const total = data?.total ?? summary?.size ?? 0;
-  const header = (
-    <PageHeader
-      title={name}
-      breadcrumbs={[{ href: "/pools", label: "Pools" }]}
-      description="Items with their tags, expiry and claim lease, live."
-    />
-  );
+  const header = <PageHeader title={name} breadcrumbs={[{ href: "/pools", label: "Pools" }]} description="Items with their tags, expiry and claim lease, live." />;
 
   // Release and remove need the operator role; viewers get no actions column.
   const actionsColumn: { header: ReactNode; cell: (row: PoolItem) => ReactNode } | undefined = canOperate
     ? {
         header: <span className="sr-only">Actions</span>,
         cell: (i) => (
-          <span className="inline-flex gap-1">
+          <span className="inline-flex flex-wrap gap-1">
+            {revealed.has(i.id) ? (
+              <button
+                type="button"
+                className="btn text-xs"
+                aria-label={`Hide the secrets of ${i.id}`}
+                onClick={() =>
+                  setRevealed((m) => {
+                    const next = new Map(m);
+                    next.delete(i.id);
+                    return next;
+                  })
+                }
+              >
+                Hide
+              </button>
+            ) : (
+              i.masked && (
+                <button
+                  type="button"
+                  className="btn text-xs"
+                  aria-label={`Reveal the secrets of ${i.id}`}
+                  disabled={revealItem.isPending}
+                  onClick={() => revealItem.mutate(i)}
+                  title="Shows the masked values of this item; recorded in the audit trail"
+                >
+                  Reveal
+                </button>
+              )
+            )}
             {i.in_use_until !== null && (
               <button type="button" className="btn text-xs" aria-label={`Release ${i.id}`} onClick={() => openAsk({ kind: "release", item: i })}>
                 Release
@@ -203,12 +262,27 @@ export function PoolDetailView({ name }: { name: string }) {
     body = (
       <>
         <WrongTypeNote parts={data?.corrupt ?? summary?.corrupt} what="pool" />
-        <dl className="grid grid-cols-2 gap-2 sm:grid-cols-4" aria-label="Pool counts">
+        <dl className="grid grid-cols-2 gap-2 sm:grid-cols-5" aria-label="Pool counts">
+          <div className="col-span-2 min-w-0 rounded-lg border border-slate-200 bg-white px-3 py-2 sm:col-span-1 dark:border-slate-800 dark:bg-slate-900" data-testid="pool-free">
+            <dt className="truncate text-xs font-medium tracking-wide uppercase opacity-75">Free</dt>
+            <dd className="mt-0.5 flex flex-wrap items-center gap-2 text-xl font-semibold tabular-nums">
+              {summary ? freeText(summary) : "—"}
+              {summary && <AvailabilityBadge pool={summary} />}
+            </dd>
+            <dd className="text-xs opacity-75">{summary?.estimated ? `estimated from ${formatNumber(summary.estimated.sampled)} sampled items` : "live, not claimed"}</dd>
+          </div>
           <Stat label="Size" value={summary?.size ?? total} />
           <Stat label="Live" value={summary?.live ?? null} />
           <Stat label="Expired" value={summary?.expired ?? null} tone="warn" />
           <Stat label="Claimed" value={summary?.claimed ?? null} />
         </dl>
+        {revealItem.error && (
+          <div className="mt-4">
+            <ResultNote kind="error" onDismiss={() => revealItem.reset()}>
+              Could not reveal the item: {errorMessage(revealItem.error)}
+            </ResultNote>
+          </div>
+        )}
         {note && (
           <div className="mt-4">
             <ResultNote kind={note.kind} onDismiss={() => setNote(null)}>
@@ -231,7 +305,9 @@ export function PoolDetailView({ name }: { name: string }) {
             </select>
           </label>
           <span className="ml-auto text-sm text-slate-500 dark:text-slate-400">
-            {rows.length === items.length ? `${formatNumber(items.length)} item${items.length === 1 ? "" : "s"}` : `${formatNumber(rows.length)} of ${formatNumber(items.length)} items`}
+            {rows.length === items.length
+              ? `${formatNumber(items.length)} item${items.length === 1 ? "" : "s"}`
+              : `${formatNumber(rows.length)} of ${formatNumber(items.length)} items`}
             {total > items.length ? ` (this page: ${formatNumber(offset + 1)}–${formatNumber(offset + items.length)} of ${formatNumber(total)})` : ""}
           </span>
         </div>
@@ -254,6 +330,7 @@ export function PoolDetailView({ name }: { name: string }) {
                     {i.id}
                   </code>
                   {i.corrupt && i.corrupt.length > 0 && <CorruptBadge fields={i.corrupt} />}
+                  <SecretBadge item={i} revealed={revealed.has(i.id)} />
                 </span>
               ),
             },

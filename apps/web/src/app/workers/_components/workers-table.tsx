@@ -18,6 +18,7 @@ import { useSession } from "@/lib/session";
 import { intParam, useDebouncedParam, useQueryState } from "@/lib/use-query-state";
 
 import { BulkBar, type Selection } from "./bulk-actions";
+import { LastErrorCell } from "./last-error-cell";
 import { Pager } from "./pager";
 
 /** Rows per server page: one request, one render, whatever the fleet's size. */
@@ -168,6 +169,8 @@ export function WorkersTable() {
           </Link>
           {/* Phones and small tablets have no room for the automation column: it rides under the id. */}
           <span className="block truncate text-xs leading-tight text-slate-600 md:hidden dark:text-slate-400">{w.automation_type}</span>
+          {/* Below lg the error column is hidden: the error rides under the id, whole. */}
+          {w.last_error && <LastErrorCell worker={w} className="lg:hidden" />}
         </>
       ),
     },
@@ -189,7 +192,11 @@ export function WorkersTable() {
       header: "Host",
       className: "w-[22%]",
       hideOnMobile: true,
-      cell: (w) => <span className="text-slate-600 dark:text-slate-300" title={workerHostname(w) ?? ""}>{workerHostname(w) ?? "—"}</span>,
+      cell: (w) => (
+        <span className="text-slate-600 dark:text-slate-300" title={workerHostname(w) ?? ""}>
+          {workerHostname(w) ?? "—"}
+        </span>
+      ),
     },
     {
       id: "seen",
@@ -202,8 +209,7 @@ export function WorkersTable() {
         />
       ),
       className: "w-24 sm:w-32",
-      cell: (w) =>
-        w.last_seen === null ? <span className="text-amber-700 dark:text-amber-400">unknown</span> : <RelativeTime at={w.last_seen} className="tabular-nums" />,
+      cell: (w) => (w.last_seen === null ? <span className="text-amber-700 dark:text-amber-400">unknown</span> : <RelativeTime at={w.last_seen} className="tabular-nums" />),
     },
     {
       id: "gen",
@@ -217,14 +223,7 @@ export function WorkersTable() {
       header: "Last error",
       // No width: the rest of the row.
       hideBelow: "lg",
-      cell: (w) =>
-        w.last_error ? (
-          <span className="text-red-700 dark:text-red-400" title={w.last_error}>
-            {w.last_error}
-          </span>
-        ) : (
-          <span className="text-slate-500 dark:text-slate-400">—</span>
-        ),
+      cell: (w) => <LastErrorCell worker={w} />,
     },
   ];
 
@@ -326,7 +325,10 @@ export function WorkersTable() {
             </p>
           )}
           {note !== null && (
-            <p role="status" className="mb-2 rounded-md border border-emerald-300 bg-emerald-50 px-3 py-2 text-sm text-emerald-900 dark:border-emerald-800 dark:bg-emerald-950/40 dark:text-emerald-200">
+            <p
+              role="status"
+              className="mb-2 rounded-md border border-emerald-300 bg-emerald-50 px-3 py-2 text-sm text-emerald-900 dark:border-emerald-800 dark:bg-emerald-950/40 dark:text-emerald-200"
+            >
               {note}{" "}
               <button type="button" className="link" onClick={() => setNote(null)}>
                 Dismiss
@@ -371,6 +373,8 @@ export function WorkersTable() {
                 </EmptyState>
               }
               minWidth="22rem"
+              // a page is at most PAGE_SIZE rows, and rows with an error grow to show it whole
+              windowed={false}
             />
           </div>
           {total > 0 && (

@@ -7,13 +7,7 @@
 //
 // openapi.test.ts walks every route.ts (test/route-walk.ts): a route missing here, or an
 // entry naming a route or method that does not exist, fails it.
-import {
-  ConfigBodySchema,
-  DeadLetterActionBodySchema,
-  HealthSchema,
-  JsonObjectSchema,
-  SubmitTasksBodySchema,
-} from "@fleet/schema";
+import { ConfigBodySchema, DeadLetterActionBodySchema, HealthSchema, JsonObjectSchema, SubmitTasksBodySchema } from "@fleet/schema";
 import { z } from "zod";
 
 import type { Role } from "../authorize";
@@ -210,7 +204,7 @@ export const ROUTE_TABLE: RouteEntry[] = [
       POST: {
         operationId: "submitTasks",
         summary: "Submit one task or up to 1000",
-        description: "Payloads are validated against the catalog's task_payload schema; each task is pushed as {\"id\", \"payload\"}.",
+        description: 'Payloads are validated against the catalog\'s task_payload schema; each task is pushed as {"id", "payload"}.',
         body: SubmitTasksBodySchema,
         errors: [409],
       },
@@ -345,6 +339,16 @@ export const ROUTE_TABLE: RouteEntry[] = [
     operations: { POST: { operationId: "releasePoolItem", summary: "Drop an item's claim" } },
   },
   {
+    path: "/pools/[name]/items/[id]/reveal",
+    load: () => import("@/app/api/v1/pools/[name]/items/[id]/reveal/route"),
+    operations: {
+      POST: {
+        operationId: "revealPoolItem",
+        summary: "One item with its secrets unmasked (operator, audited as pool.item.reveal); every other read masks them",
+      },
+    },
+  },
+  {
     path: "/queues",
     load: () => import("@/app/api/v1/queues/route"),
     operations: { GET: { operationId: "listQueues", summary: "Every queue that has any key, with its depths" } },
@@ -429,6 +433,11 @@ export const ROUTE_TABLE: RouteEntry[] = [
     path: "/workers/[type]/[id]/stats",
     load: () => import("@/app/api/v1/workers/[type]/[id]/stats/route"),
     operations: { GET: { operationId: "getWorkerStats", summary: "Stats frames after `since`, oldest first" } },
+  },
+  {
+    path: "/workers/[type]/[id]/errors",
+    load: () => import("@/app/api/v1/workers/[type]/[id]/errors/route"),
+    operations: { GET: { operationId: "getWorkerErrors", summary: "The worker's error history as the console's watch saw it, newest first (the last 50)" } },
   },
   {
     path: "/alerts",

@@ -32,7 +32,7 @@ export function poolsSuite(h: Harness): void {
       const list = await h.call(pools.GET, "GET", "/pools");
       expect(list.status).toBe(200);
       expect(list.json.pools.map((p: { name: string }) => p.name)).toEqual(["proxies", "proxies:eu"]);
-      expect(list.json.pools[0]).toEqual({ name: "proxies", size: 3, live: 2, expired: 0, claimed: 1 });
+      expect(list.json.pools[0]).toEqual({ name: "proxies", size: 3, live: 2, expired: 0, claimed: 1, free: 1 });
       const res = await h.call(pool.GET, "GET", "/pools/proxies");
       expect(res.status).toBe(200);
       expect(res.json.total).toBe(3);
@@ -202,9 +202,21 @@ export function kvSuite(h: Harness): void {
       await h.backend.kvSet("a", "k1", "1");
       await h.backend.kvSet("a", "k2:sub", Buffer.from([0xff]));
       await h.backend.kvSet("b", "x", "2", 60);
-      expect((await h.call(kv.GET, "GET", "/kv")).json).toEqual({ total: 2, namespaces: [{ ns: "a", keys: 2 }, { ns: "b", keys: 1 }] });
+      expect((await h.call(kv.GET, "GET", "/kv")).json).toEqual({
+        total: 2,
+        namespaces: [
+          { ns: "a", keys: 2 },
+          { ns: "b", keys: 1 },
+        ],
+      });
       const keys = await h.call(kvNs.GET, "GET", "/kv/a");
-      expect(keys.json).toEqual({ total: 2, keys: [{ key: "k1", ttl_ms: null, bytes: 1 }, { key: "k2:sub", ttl_ms: null, bytes: 1 }] });
+      expect(keys.json).toEqual({
+        total: 2,
+        keys: [
+          { key: "k1", ttl_ms: null, bytes: 1 },
+          { key: "k2:sub", ttl_ms: null, bytes: 1 },
+        ],
+      });
       const raw = await h.call(kvKey.GET, "GET", "/kv/a/k2%3Asub");
       expect(raw.json.value).toEqual({ json: null, text: null, base64: "/w==", bytes: 1, truncated: false });
     });

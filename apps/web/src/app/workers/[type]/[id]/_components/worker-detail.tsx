@@ -19,6 +19,7 @@ import { TimeSeriesChart } from "@/components/time-series-chart";
 import { DangerAction, DangerZone } from "@/components/ui-bits";
 import { ApiError, apiDelete, errorMessage, seg } from "@/lib/api";
 
+import { ErrorHistory } from "./error-history";
 import { PauseControl, PauseOutcomeNote, isPaused, type PauseOutcome } from "./pause-control";
 import { absoluteTime, formatBytes, formatDuration, formatNumber } from "@/lib/format";
 import { hardwareLabel, statLabel, type KeyLabel } from "@/lib/labels";
@@ -59,8 +60,18 @@ function FieldValue({ name, value }: { name: string; value: unknown }) {
   if (value === null || value === undefined) return <span className="text-slate-500 dark:text-slate-400">—</span>;
   if (typeof value === "number") {
     if (/(^|_)(at|ts)$/.test(name) && value > 1e9) return <RelativeTime at={value} />;
-    if (name === "memory" || name.endsWith("_bytes")) return <span className="tabular-nums" title={`${value} bytes`}>{formatBytes(value)}</span>;
-    if (name.endsWith("_s") && name !== "cpu_s") return <span className="tabular-nums" title={`${value} s`}>{formatDuration(value)}</span>;
+    if (name === "memory" || name.endsWith("_bytes"))
+      return (
+        <span className="tabular-nums" title={`${value} bytes`}>
+          {formatBytes(value)}
+        </span>
+      );
+    if (name.endsWith("_s") && name !== "cpu_s")
+      return (
+        <span className="tabular-nums" title={`${value} s`}>
+          {formatDuration(value)}
+        </span>
+      );
     // Identifiers read better without digit grouping.
     if (name === "pid" || name === "port" || name.endsWith("_id")) return <span className="tabular-nums">{value}</span>;
     return <span className="tabular-nums">{formatNumber(value)}</span>;
@@ -86,23 +97,19 @@ function FieldList({
   // `wide`: two label/value pairs a row where there is room, so a long list (stats) does not
   // tower over its neighbour (hardware).
   return (
-    <dl
-      className={`grid grid-cols-[minmax(7.5rem,auto)_1fr] gap-x-4 gap-y-2 text-sm ${
-        wide ? "sm:grid-cols-[minmax(7.5rem,auto)_1fr_minmax(7.5rem,auto)_1fr]" : ""
-      }`}
-    >
+    <dl className={`grid grid-cols-[minmax(7.5rem,auto)_1fr] gap-x-4 gap-y-2 text-sm ${wide ? "sm:grid-cols-[minmax(7.5rem,auto)_1fr_minmax(7.5rem,auto)_1fr]" : ""}`}>
       {Object.entries(obj).map(([k, v]) => {
         const l = labelOf(k);
         return (
-        <div key={k} className="contents">
-          <dt className="min-w-0 text-xs" title={l.hint ? `${l.hint} (${k})` : k}>
-            <span className="block text-slate-700 dark:text-slate-300">{l.label}</span>
-            {l.label !== k && <code className="block truncate font-mono text-[0.6875rem] text-slate-500 dark:text-slate-400">{k}</code>}
-          </dt>
-          <dd className="min-w-0">
-            <FieldValue name={k} value={v} />
-          </dd>
-        </div>
+          <div key={k} className="contents">
+            <dt className="min-w-0 text-xs" title={l.hint ? `${l.hint} (${k})` : k}>
+              <span className="block text-slate-700 dark:text-slate-300">{l.label}</span>
+              {l.label !== k && <code className="block truncate font-mono text-[0.6875rem] text-slate-500 dark:text-slate-400">{k}</code>}
+            </dt>
+            <dd className="min-w-0">
+              <FieldValue name={k} value={v} />
+            </dd>
+          </div>
         );
       })}
     </dl>
@@ -170,24 +177,15 @@ function StatsHistory({ type, id }: { type: string; id: string }) {
       ) : (
         <>
           <p className="mb-3 text-xs text-slate-500 dark:text-slate-400">
-            {formatNumber(series.times.length)} reports (stats frames) from <RelativeTime at={series.times[0]} /> to <RelativeTime at={series.times.at(-1)} />.
-            Hover a chart for values; drag to zoom, double-click to reset.
+            {formatNumber(series.times.length)} reports (stats frames) from <RelativeTime at={series.times[0]} /> to <RelativeTime at={series.times.at(-1)} />. Hover a chart for
+            values; drag to zoom, double-click to reset.
             {series.corrupt > 0 && <CorruptBadge className="ml-2" label={`${series.corrupt} frame${series.corrupt === 1 ? "" : "s"} did not parse`} />}
           </p>
           <div className="grid gap-6 md:grid-cols-2 xl:grid-cols-3">
             {series.charts.map((c, i) => {
               const l = statLabel(c.name);
               return (
-                <TimeSeriesChart
-                  key={c.name}
-                  title={l.label}
-                  rawKey={c.name}
-                  hint={l.hint}
-                  times={series.times}
-                  values={c.values}
-                  colorIndex={i}
-                  syncKey={`stats:${type}:${id}`}
-                />
+                <TimeSeriesChart key={c.name} title={l.label} rawKey={c.name} hint={l.hint} times={series.times} values={c.values} colorIndex={i} syncKey={`stats:${type}:${id}`} />
               );
             })}
           </div>
@@ -234,11 +232,7 @@ export function WorkerDetailView({ automationType, workerId }: { automationType:
     return (
       <>
         <PageHeader title={<span className="font-mono">{workerId}</span>} breadcrumbs={crumbs} />
-        <ErrorState
-          error={worker.error}
-          title={notFound ? "This worker does not exist (any more)" : undefined}
-          onRetry={notFound ? undefined : () => void worker.refetch()}
-        />
+        <ErrorState error={worker.error} title={notFound ? "This worker does not exist (any more)" : undefined} onRetry={notFound ? undefined : () => void worker.refetch()} />
         <p className="mt-4 text-sm">
           <Link className="link" href={`/workers?type=${encodeURIComponent(automationType)}`}>
             Back to the workers of {automationType}
@@ -287,18 +281,14 @@ export function WorkerDetailView({ automationType, workerId }: { automationType:
               <StatusBadge status={w.status} />
             </Fact>
             <Fact label="State">{w.state ?? <span className="text-slate-500 dark:text-slate-400">—</span>}</Fact>
-            <Fact label="Last seen">
-              {w.last_seen === null ? <span className="text-amber-700 dark:text-amber-400">unknown</span> : <RelativeTime at={w.last_seen} />}
-            </Fact>
+            <Fact label="Last seen">{w.last_seen === null ? <span className="text-amber-700 dark:text-amber-400">unknown</span> : <RelativeTime at={w.last_seen} />}</Fact>
             <Fact label="Config version" hint="Goes up by one on every save." raw="config_gen">
               <span className="tabular-nums">{w.config_gen ?? "—"}</span>
             </Fact>
             <Fact label="Stats reports kept" hint="History behind the charts." raw="history_len">
               <span className="tabular-nums">{formatNumber(w.history_len)}</span>
             </Fact>
-            <Fact label="Started">
-              {typeof w.hardware?.started_at === "number" ? <RelativeTime at={w.hardware.started_at} /> : "—"}
-            </Fact>
+            <Fact label="Started">{typeof w.hardware?.started_at === "number" ? <RelativeTime at={w.hardware.started_at} /> : "—"}</Fact>
           </dl>
           {w.corrupt && w.corrupt.length > 0 && (
             <p className="mt-3 text-sm">
@@ -306,9 +296,7 @@ export function WorkerDetailView({ automationType, workerId }: { automationType:
             </p>
           )}
           {w.status === "offline" && (
-            <p className="mt-3 text-sm text-slate-600 dark:text-slate-400">
-              Offline: no heartbeat since {w.last_seen === null ? "an unknown time" : absoluteTime(w.last_seen)}.
-            </p>
+            <p className="mt-3 text-sm text-slate-600 dark:text-slate-400">Offline: no heartbeat since {w.last_seen === null ? "an unknown time" : absoluteTime(w.last_seen)}.</p>
           )}
         </section>
 
@@ -317,6 +305,12 @@ export function WorkerDetailView({ automationType, workerId }: { automationType:
             <div className="mb-2 flex items-center justify-between gap-2">
               <h2 id="wk-error" className="text-base font-semibold text-red-900 dark:text-red-200">
                 Last error
+                {w.last_error_since != null && " "}
+                {w.last_error_since != null && (
+                  <span className="ml-2 text-sm font-normal text-red-900 dark:text-red-200">
+                    since <RelativeTime at={w.last_error_since} />
+                  </span>
+                )}
               </h2>
               <CopyButton text={w.last_error} label="Copy error" className="text-xs" />
             </div>
@@ -325,6 +319,8 @@ export function WorkerDetailView({ automationType, workerId }: { automationType:
             </pre>
           </section>
         )}
+
+        <ErrorHistory type={w.automation_type} id={w.worker_id} />
 
         <div className="grid items-start gap-4 lg:grid-cols-2">
           <Card id="wk-hardware" title="Hardware">
@@ -338,7 +334,6 @@ export function WorkerDetailView({ automationType, workerId }: { automationType:
         <StatsHistory type={w.automation_type} id={w.worker_id} />
 
         <ConfigEditor automationType={w.automation_type} workerId={w.worker_id} />
-
       </div>
       <Can role="admin">
         <DangerZone id="wk-danger">
@@ -363,9 +358,8 @@ export function WorkerDetailView({ automationType, workerId }: { automationType:
         onConfirm={() => remove.mutate()}
       >
         <p>
-          Deletes every key of this worker in Redis: its state, config (generation {w.config_gen ?? "—"}), hardware, stats and{" "}
-          {formatNumber(w.history_len)} frames of history. A worker process that is still running may register
-          again on its next heartbeat.
+          Deletes every key of this worker in Redis: its state, config (generation {w.config_gen ?? "—"}), hardware, stats and {formatNumber(w.history_len)} frames of history. A
+          worker process that is still running may register again on its next heartbeat.
         </p>
       </ConfirmDialog>
     </>

@@ -6,6 +6,7 @@ import { announceAdmin } from "@/server/api/resources";
 import { Reply, route } from "@/server/api/route";
 import { toWorkerDetail } from "@/server/api/serialize";
 import { refuseSharedWorkerKeys } from "@/server/api/workers";
+import { lastErrorSince } from "@/server/watch/worker-errors";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -17,7 +18,8 @@ export const GET = route({
   handler: async ({ backend, params, now, offlineAfterSeconds }) => {
     const record = await backend.workerGet(params.type, params.id);
     if (record === null) throw notFound(`There is no worker '${params.id}' of automation '${params.type}'.`);
-    const detail = toWorkerDetail(record, now, offlineAfterSeconds);
+    const [since] = await lastErrorSince(backend, [record]);
+    const detail = { ...toWorkerDetail(record, now, offlineAfterSeconds), ...(record.lastError !== null ? { last_error_since: since } : {}) };
     // the ETag is what a config write sends back as If-Match
     return new Reply(detail, record.configGen === null ? {} : { headers: { ETag: etag(record.configGen) } });
   },

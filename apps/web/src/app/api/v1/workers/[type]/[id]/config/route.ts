@@ -7,10 +7,10 @@ import { route } from "@/server/api/route";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-// A console extension (apps/web/README.md): `intent=pause|resume` names what the write is for
+// A console extension (apps/web/README.md): `intent=pause|resume|revert` names what the write is for
 // in the audit trail (and is checked against it). Without it the answer is exactly API.md's.
 const ConfigQuerySchema = z.object({
-  intent: z.enum(["pause", "resume"], { message: "intent must be pause or resume" }).optional(),
+  intent: z.enum(["pause", "resume", "revert"], { message: "intent must be pause, resume or revert" }).optional(),
 });
 
 /** Body: a JSON merge patch (RFC 7386) of the config. `If-Match: "<gen>"` optional. */

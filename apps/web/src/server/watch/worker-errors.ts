@@ -1,0 +1,151 @@
+// Worker error history (issue 19.6): each tick of the watch's leader reads every worker's
+// state, last_seen and last_error (the light index and one HGET each, 1,000 workers per round
+// trip) and appends an entry to a worker's history (fleet:console:worker-errors:<type>|<id>,
+// newest first, the last 50, TTL 30 days renewed on write) when what it shows changed: a new
+// error, heartbeats stopping, or back to normal. Only the leader writes, so replicas never
+// write duplicates; a new term (another replica, a restart) starts by reading each worker's
+// newest entry, so what was recorded before is not recorded again.
+//
+// Entries are what the console saw at its 10 s ticks: an error that came and went between two
+// ticks, or a heartbeat gap shorter than the offline threshold, is not in it.
+import type { Backend, WorkerErrorWrite, WorkerRef } from "@fleet/backend";
+import { WorkerErrorEntrySchema, type WorkerErrorEntry, type WorkerStatus } from "@fleet/schema";
+
+import { workerStatus } from "../api/serialize";
+
+export const WORKER_ERRORS_KEEP = 50;
+export const WORKER_ERRORS_TTL_SECONDS = 30 * 24 * 3600;
+const SLICE = 1000;
+
+/** What a history entry records of a worker: running and idle are both "ok". */
+interface Condition {
+  cls: "ok" | "error" | "offline";
+  error: string | null;
+}
+
+const classOf = (status: WorkerStatus): Condition["cls"] => (status === "offline" ? "offline" : status === "error" ? "error" : "ok");
+const refKey = (r: WorkerRef) => `${r.automationType}|${r.workerId}`;
+
+export function parseErrorEntry(raw: Buffer): WorkerErrorEntry | null {
+  try {
+    const parsed = WorkerErrorEntrySchema.safeParse(JSON.parse(raw.toString("utf8")));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The entry to record when a worker went from `prev` (null: nothing recorded yet) to `cur`,
+ * or null when nothing worth a line changed. A healthy worker never seen before records nothing.
+ */
+export function transition(prev: Condition | null, cur: Condition): WorkerErrorEntry["kind"] | null {
+  if (prev === null) {
+    if (cur.cls === "ok" && cur.error === null) return null;
+  } else if (prev.cls === cur.cls && prev.error === cur.error) {
+    return null;
+  }
+  if (cur.cls === "offline") return "offline";
+  if (cur.cls === "error") return "error";
+  // ok: back from error/offline, or the error cleared; a new error text while running is an error
+  if (prev !== null && prev.cls === "ok" && cur.error !== null) return "error";
+  if (prev === null) return "error";
+  return "recovered";
+}
+
+/**
+ * Since when a worker has shown `lastError`: the oldest entry of the newest run of entries
+ * carrying that very text (newest first in `entries`); null when the newest entry does not.
+ */
+export function errorSince(entries: WorkerErrorEntry[], lastError: string | null): number | null {
+  if (lastError === null) return null;
+  let since: number | null = null;
+  for (const e of entries) {
+    if (e.error !== lastError) break;
+    since = e.ts;
+  }
+  return since;
+}
+
+export class WorkerErrorRecorder {
+  /** The condition last recorded (or found recorded) per worker, in this term. */
+  private known = new Map<string, Condition>();
+
+  constructor(private readonly opts: { offlineAfterSeconds: number }) {}
+
+  /** A new term starts from what Redis holds. */
+  reset(): void {
+    this.known.clear();
+  }
+
+  /**
+   * One pass over the fleet. `stillLeading` is asked before writing: a term that ended
+   * meanwhile writes nothing. Answers how many entries were written.
+   */
+  async tick(backend: Backend, now: number, stillLeading: () => boolean): Promise<number> {
+    const refs = await backend.workerList();
+    const writes: WorkerErrorWrite[] = [];
+    const next = new Map<string, Condition>();
+    for (let i = 0; i < refs.length; i += SLICE) {
+      const slice = refs.slice(i, i + SLICE);
+      const unknown = slice.filter((r) => !this.known.has(refKey(r)));
+      const [index, errors, heads] = await Promise.all([
+        backend.workersIndex(slice),
+        backend.workersLastError(slice),
+        unknown.length > 0 ? backend.workerErrorsRead(unknown, 1) : Promise.resolve([] as Buffer[][]),
+      ]);
+      const recorded = new Map<string, Condition>();
+      unknown.forEach((r, j) => {
+        const head = heads[j]?.[0];
+        const entry = head ? parseErrorEntry(head) : null;
+        if (entry) recorded.set(refKey(r), { cls: classOf(entry.status), error: entry.error });
+      });
+      slice.forEach((ref, j) => {
+        const k = refKey(ref);
+        const w = index[j]!;
+        const status = workerStatus(w.state, w.lastSeen, now, this.opts.offlineAfterSeconds);
+        const cur: Condition = { cls: classOf(status), error: errors[j] ?? null };
+        const prev = this.known.get(k) ?? recorded.get(k) ?? null;
+        const kind = transition(prev, cur);
+        if (kind !== null) {
+          const entry: WorkerErrorEntry = { ts: now, kind, status, state: w.state, error: cur.error, last_seen: w.lastSeen };
+          writes.push({ ...ref, entry: JSON.stringify(entry) });
+        }
+        next.set(k, cur);
+      });
+    }
+    if (writes.length > 0) {
+      if (!stillLeading()) return 0;
+      await backend.workerErrorsPush(writes, { maxEntries: WORKER_ERRORS_KEEP, ttlSeconds: WORKER_ERRORS_TTL_SECONDS });
+    }
+    // workers gone from the registry are forgotten; only now, so a failed write is retried
+    this.known = next;
+    return writes.length;
+  }
+}
+
+/** The history of one worker as the API answers it. */
+export async function readWorkerErrors(backend: Backend, ref: WorkerRef, limit = WORKER_ERRORS_KEEP): Promise<{ items: WorkerErrorEntry[]; corrupt: number }> {
+  const [raw] = await backend.workerErrorsRead([ref], limit);
+  const items: WorkerErrorEntry[] = [];
+  let corrupt = 0;
+  for (const b of raw ?? []) {
+    const e = parseErrorEntry(b);
+    if (e) items.push(e);
+    else corrupt++;
+  }
+  return { items, corrupt };
+}
+
+/** `last_error_since` of each worker (null without a last_error): one round trip for them all. */
+export async function lastErrorSince(backend: Backend, workers: Array<WorkerRef & { lastError: string | null }>): Promise<Array<number | null>> {
+  const withError = workers.filter((w) => w.lastError !== null);
+  if (withError.length === 0) return workers.map(() => null);
+  const read = await backend.workerErrorsRead(withError, 10);
+  const since = new Map<string, number | null>();
+  withError.forEach((w, i) => {
+    const entries = (read[i] ?? []).map(parseErrorEntry).filter((e): e is WorkerErrorEntry => e !== null);
+    since.set(refKey(w), errorSince(entries, w.lastError));
+  });
+  return workers.map((w) => since.get(refKey(w)) ?? null);
+}
