@@ -4,3 +4,4 @@ export * from "./events";
 export * from "./merge-patch";
 export * from "./watch";
 export * from "./error-group";
+export * from "./search";
