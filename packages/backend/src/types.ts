@@ -247,7 +247,7 @@ export interface KvKeysPage {
 }
 
 /** The console's watch (queue history, alerts) is part of the contract: ./watch-types. */
-export interface Backend extends WatchBackend {
+export interface Backend extends WatchBackend, SearchBackend {
   readonly kind: "redis" | "memory";
   /** The URL it was made from, password masked. */
   readonly url: string;
@@ -548,3 +548,39 @@ export interface SignInPolicy {
 }
 
 export type SignInReservation = { allowed: true } | { allowed: false; waitMs: number };
+
+// ---- search inside a queue (issue 14): chunked reads; the matching is done by the caller
+
+/** A part of a queue `queueScan` reads: a pending list, the reservations, the retries, the dead letters. */
+export type QueueScanPart = Priority | "processing" | "scheduled" | "dead";
+
+export interface QueueScanEntry {
+  /** Position in the list, or rank in the zset (processing by deadline, scheduled by ready time), when read. */
+  index: number;
+  body: Buffer;
+  /** processing: the task id the reservation is registered under. */
+  id?: string;
+  /** processing: the deadline; scheduled: the ready time (unix seconds). */
+  score?: number;
+}
+
+export interface QueueScanChunk {
+  /** How many entries the part held when the chunk was read. */
+  total: number;
+  /** Entries `start` .. `start + count - 1`, in order (processing: reservations whose body is missing are left out). */
+  entries: QueueScanEntry[];
+  /** The part's key holds another Redis type: read as empty. */
+  corrupt?: boolean;
+}
+
+/** Entries one queueScan may read (each call stays well under a millisecond of Redis). */
+export const QUEUE_SCAN_MAX = 2000;
+
+export interface SearchBackend {
+  /**
+   * One chunk of a queue's part, from `start`, at most `count` (<= QUEUE_SCAN_MAX) entries,
+   * in one round trip (two for processing: the ids, then their bodies). Lists may move
+   * between chunks (workers pop, producers push): a scan made of chunks is not a snapshot.
+   */
+  queueScan(name: string, part: QueueScanPart, start: number, count: number): Promise<QueueScanChunk>;
+}

@@ -2,6 +2,7 @@ import { createMemoryBackend } from "../src/memory";
 import { describeLeaseContract } from "./contract-lease";
 import { describeBackendContract, type BackendFixture, type RawPlanter } from "./contract";
 import { describeScaleContract } from "./contract-scale";
+import { describeSearchContract } from "./contract-search";
 
 async function fixture(): Promise<BackendFixture> {
   const backend = createMemoryBackend();
@@ -28,3 +29,4 @@ async function fixture(): Promise<BackendFixture> {
 describeBackendContract("memory", fixture);
 describeScaleContract("memory", fixture);
 describeLeaseContract("memory", fixture);
+describeSearchContract("memory", fixture);

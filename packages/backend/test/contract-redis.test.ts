@@ -3,6 +3,7 @@ import { createRedisBackend } from "../src/redis";
 import { describeLeaseContract } from "./contract-lease";
 import { describeBackendContract, type BackendFixture, type RawPlanter, type RawType } from "./contract";
 import { describeScaleContract } from "./contract-scale";
+import { describeSearchContract } from "./contract-search";
 
 const base = process.env.REDIS_TEST_URL;
 if (!base) throw new Error("REDIS_TEST_URL is not set: point it at a disposable redis-server, e.g. redis://127.0.0.1:6390/0");
@@ -67,3 +68,4 @@ async function fixture(): Promise<BackendFixture> {
 describeBackendContract("redis", fixture);
 describeScaleContract("redis", fixture);
 describeLeaseContract("redis", fixture);
+describeSearchContract("redis", fixture);

@@ -27,6 +27,7 @@ import {
   parseJsonBytes,
   isJsonObject,
 } from "../codec";
+import { memoryQueueScan } from "./search";
 import { CorruptDataError, StaleGenerationError, checkCounterValue, checkHoldSeconds, maskUrl } from "../errors";
 import {
   AUDIT_LIST,
@@ -48,6 +49,8 @@ import {
 import { leaseNowSeconds } from "../lease-clock";
 import { pyFloatRepr, pyJsonBytes } from "../pyjson";
 import type {
+  QueueScanChunk,
+  QueueScanPart,
   Backend,
   BusMessage,
   BytesLike,
@@ -1244,6 +1247,12 @@ export class MemoryBackend implements Backend {
       this.raw.lpush(consoleKeys.alertHistory, ...change.history);
       this.raw.ltrim(consoleKeys.alertHistory, 0, Math.max(1, change.historyMax) - 1);
     }
+  }
+
+  // ---- search inside a queue (./search.ts)
+
+  async queueScan(name: string, part: QueueScanPart, start: number, count: number): Promise<QueueScanChunk> {
+    return memoryQueueScan(this.raw, name, part, start, count);
   }
 }
 

@@ -45,6 +45,8 @@ import { leaseNowSeconds } from "../lease-clock";
 import { pyFloatRepr, pyJsonBytes } from "../pyjson";
 import { withAttemptsReset } from "../task-body";
 import type {
+  QueueScanChunk,
+  QueueScanPart,
   Backend,
   BusMessage,
   BytesLike,
@@ -96,6 +98,7 @@ import { callScript, isWrongTypeError, mapRedisError, RedisConnection, type Pipe
 import { EncodedCommand, keyAround, RespArgs, type KeyAround } from "./encoded-command";
 import { unpack, type Packed } from "./msgpack";
 import { QueueWaker } from "./queue-waker";
+import { redisQueueScan } from "./search";
 import { luaScripts } from "./scripts.generated";
 import { asBuffer, asBufferArray, asNumber, hashRecord, parseInfo, scoredPairs } from "./replies";
 
@@ -1804,6 +1807,12 @@ export class RedisBackend implements Backend {
       }
       await this.conn.execValues(m);
     });
+  }
+
+  // ---- search inside a queue (./search.ts)
+
+  async queueScan(name: string, part: QueueScanPart, start: number, count: number): Promise<QueueScanChunk> {
+    return this.run((r) => redisQueueScan(this.conn, r, name, part, start, count));
   }
 }
 
