@@ -68,6 +68,8 @@ const ROLE: Record<string, Role> = {
   "GET /v1/alerts": "viewer",
   "GET /v1/alerts/rules": "viewer",
   "PUT /v1/alerts/rules": "admin",
+  // issue 14: search inside a queue
+  "GET /v1/queues/[name]/search": "viewer",
 };
 
 /** Open without credentials, on purpose; each is checked to answer a stranger. */
@@ -97,6 +99,12 @@ const SELF_AUTHORIZED: Record<string, { reason: string; authorizes: () => boolea
     authorizes: () =>
       /createEventsHandler\(/.test(routeSource("/v1/events")) &&
       /await authorize\(request, "viewer"\)/.test(readFileSync(path.join(SRC, "server", "events", "sse-response.ts"), "utf8")),
+  },
+  "GET /v1/queues/[name]/search": {
+    reason: "an NDJSON stream; handleSearch authorizes before it opens",
+    authorizes: () =>
+      /handleSearch/.test(routeSource("/v1/queues/[name]/search")) &&
+      /await authorize\(request, "viewer"\)/.test(readFileSync(path.join(SRC, "server", "search", "handler.ts"), "utf8")),
   },
   "GET /v1/metrics": {
     reason: "Prometheus text exposition, not JSON",
