@@ -1,0 +1,67 @@
+// Search inside a queue (issue 14): from the queue page to the search page, a filter by fields
+// and error group, the query kept in the address, a filter that does not parse explained in
+// place, results rendered as text; axe-clean.
+import AxeBuilder from "@axe-core/playwright";
+import type { Page } from "@playwright/test";
+
+import { Seeder, enc, expect, screenshotPath, test } from "../fixtures";
+
+async function expectNoSeriousViolations(page: Page, where: string): Promise<void> {
+  const results = await new AxeBuilder({ page }).analyze();
+  const bad = results.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} (${v.impact}): ${v.help}\n${v.nodes.slice(0, 5).map((n) => `    ${n.target.join(" ")}  ${n.html.slice(0, 160)}`).join("\n")}`);
+  expect(bad, `axe: serious or critical violations on ${where}`).toEqual([]);
+}
+
+test("search: filter a queue's tasks by fields and error group, the query in the URL, a bad filter explained", async ({ page, seed, backend }) => {
+  const queue = seed.name("orders");
+  await backend.queueDead(queue, Seeder.task("d1", { customer: "c17" }, { attempts: 3, last_error: "Timeout after 30s" }));
+  await backend.queueDead(queue, Seeder.task("d2", { customer: "c17" }, { attempts: 3, last_error: "Timeout after 12s" }));
+  await backend.queueDead(queue, Seeder.task("d3", { customer: "c18" }, { attempts: 3, last_error: "Timeout after 5s" }));
+  await backend.queueDead(queue, Seeder.task("d4", { customer: "c17" }, { attempts: 1, last_error: "<img src=x onerror=alert(1)> HTTP 503" }));
+  await backend.queuePush(queue, Seeder.task("p1", { customer: "c17" }));
+
+  await page.goto(`/queues/${enc(queue)}`);
+  await page.getByRole("link", { name: "Search tasks" }).click();
+  await expect(page).toHaveURL(new RegExp(`/queues/${enc(queue)}/search$`));
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(`Search ${queue}`);
+
+  const form = page.getByRole("search", { name: "Search tasks" });
+  await form.getByLabel("Filter").fill('payload.customer = "c17" and error_group = "Timeout after <n>s"');
+  await form.getByRole("button", { name: "Search" }).click();
+  await expect(page).toHaveURL(/where=payload\.customer/);
+  await expect(page.getByTestId("search-summary")).toContainText("2 matches in 5 tasks");
+  const results = page.getByRole("list", { name: "Matching tasks" });
+  await expect(results.getByTestId("search-match")).toHaveCount(2);
+  await expect(results).toContainText("dead letter #1");
+  await expect(results).toContainText("Timeout after 12s");
+  await page.screenshot({ path: screenshotPath("flow-search-results") });
+  await expectNoSeriousViolations(page, "the search page with results");
+
+  // the address alone brings the same search back
+  const url = page.url();
+  await page.goto("/queues");
+  await page.goto(url);
+  await expect(page.getByTestId("search-summary")).toContainText("2 matches in 5 tasks");
+  await expect(page.getByRole("search").getByLabel("Filter")).toHaveValue('payload.customer = "c17" and error_group = "Timeout after <n>s"');
+
+  // text search in one list; markup in a body is text, never HTML
+  await form.getByLabel("Filter").fill("");
+  await form.getByLabel("Text in the body").fill("ONERROR");
+  await form.getByRole("checkbox", { name: "Pending" }).uncheck();
+  await form.getByRole("button", { name: "Search" }).click();
+  await expect(page).toHaveURL(/in=processing%2Cscheduled%2Cdead|in=processing,scheduled,dead/);
+  await expect(page.getByTestId("search-summary")).toContainText("1 match in 4 tasks");
+  await expect(results).toContainText("<img src=x onerror=alert(1)> HTTP 503");
+  expect(await page.locator("img").count()).toBe(0);
+
+  // a filter that does not parse: where and what was expected, nothing else
+  await form.getByLabel("Text in the body").fill("");
+  await form.getByLabel("Filter").fill("attempts >=");
+  await form.getByRole("button", { name: "Search" }).click();
+  const alert = page.getByRole("alert");
+  await expect(alert).toContainText("The filter is not valid");
+  await expect(alert).toContainText("at position 12: expected a value after >=");
+  await expectNoSeriousViolations(page, "the search page with a filter error");
+});
