@@ -39,6 +39,11 @@ export const consoleKeys = {
   alertOutbox: "fleet:console:alerts:outbox",
   /** list, newest first, capped: alerts fired and resolved, deliveries done and failed. */
   alertHistory: "fleet:console:alerts:history",
+  // ---- bulk actions on a search's matches (issue 14.2; apps/web/src/server/bulk)
+  /** hash: one bulk job's spec (`doc`, JSON), state, owner (lock token), part, cursor and counts. */
+  bulkJob: (id: string) => `fleet:console:bulk:job:${id}`,
+  /** zset job id -> creation (unix ms): the jobs, newest last; capped. */
+  bulkJobs: "fleet:console:bulk:jobs",
 } as const;
 
 /** A refusal counter outlives its window by this much, so a later window can report what was not listed. */

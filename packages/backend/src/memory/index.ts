@@ -27,7 +27,7 @@ import {
   parseJsonBytes,
   isJsonObject,
 } from "../codec";
-import { memoryQueueScan } from "./search";
+import { memoryBulkJobCreate, memoryBulkJobGet, memoryBulkJobIds, memoryBulkJobSet, memoryQueueScan, memoryQueueTakeMatches } from "./search";
 import { CorruptDataError, StaleGenerationError, checkCounterValue, checkHoldSeconds, maskUrl } from "../errors";
 import {
   AUDIT_LIST,
@@ -49,8 +49,10 @@ import {
 import { leaseNowSeconds } from "../lease-clock";
 import { pyFloatRepr, pyJsonBytes } from "../pyjson";
 import type {
+  BulkJobRecord,
   QueueScanChunk,
   QueueScanPart,
+  TakeMatchesChunk,
   Backend,
   BusMessage,
   BytesLike,
@@ -1253,6 +1255,26 @@ export class MemoryBackend implements Backend {
 
   async queueScan(name: string, part: QueueScanPart, start: number, count: number): Promise<QueueScanChunk> {
     return memoryQueueScan(this.raw, name, part, start, count);
+  }
+
+  async bulkJobCreate(id: string, doc: BytesLike, nowMs: number = Date.now()): Promise<void> {
+    memoryBulkJobCreate(this.raw, id, toBuffer(doc), nowMs);
+  }
+
+  async bulkJobGet(ids: string[]): Promise<Array<BulkJobRecord | null>> {
+    return memoryBulkJobGet(this.raw, ids);
+  }
+
+  async bulkJobIds(limit: number): Promise<string[]> {
+    return memoryBulkJobIds(this.raw, limit);
+  }
+
+  async bulkJobSet(id: string, fields: Record<string, string>, opts: { ifState?: string; keepSeconds?: number } = {}): Promise<boolean> {
+    return memoryBulkJobSet(this.raw, id, fields, opts);
+  }
+
+  async queueTakeMatches(name: string, chunk: TakeMatchesChunk): Promise<{ ok: boolean; taken: number; missing: number; cursor: number }> {
+    return memoryQueueTakeMatches(this.raw, name, chunk);
   }
 }
 
