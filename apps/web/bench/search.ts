@@ -90,7 +90,7 @@ const FILL = `
 local from, to, prefix, kind = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], ARGV[4]
 local batch = {}
 for i = from, to - 1 do
-  local b = '{"id": "' .. prefix .. i .. '", "payload": {"customer": "c' .. (i % 1000) .. '", "n": ' .. i .. ', "url": "https://example.com/item/' .. i .. '"}, "attempts": ' .. (i % 5) .. ', "last_error": "Timeout after ' .. (i % 60) .. 's"}'
+  local b = '{"id": "' .. prefix .. i .. '", "payload": {"customer": "c' .. (i % 1000) .. '", "n": ' .. i .. ', "url": "https://example.com/item/' .. i .. '"}, "attempts": ' .. (math.floor(i / 1000) % 5) .. ', "last_error": "Timeout after ' .. (i % 60) .. 's"}'
   if kind == "z" then batch[#batch + 1] = 1700000000 + i; batch[#batch + 1] = b else batch[#batch + 1] = b end
   if #batch >= 1000 then
     if kind == "z" then redis.call("ZADD", KEYS[1], unpack(batch)) else redis.call("RPUSH", KEYS[1], unpack(batch)) end
