@@ -495,3 +495,55 @@ export const SearchErrorLineSchema = z.object({
 
 export const SearchLineSchema = z.discriminatedUnion("type", [SearchMatchLineSchema, SearchProgressLineSchema, SearchDoneLineSchema, SearchErrorLineSchema]);
 export type SearchLine = z.infer<typeof SearchLineSchema>;
+
+// ---------- bulk actions on a search's matches (issue 14.2)
+
+export const BULK_ACTIONS = ["requeue-dead", "delete-dead", "delete-pending"] as const;
+export const BulkActionSchema = z.enum(BULK_ACTIONS);
+export type BulkAction = z.infer<typeof BulkActionSchema>;
+/** The lists each action reads: what its preview searches (`in=`). */
+export const BULK_ACTION_LISTS: Record<BulkAction, SearchList> = { "requeue-dead": "dead", "delete-dead": "dead", "delete-pending": "pending" };
+export const BULK_DEFAULT_RATE = 200;
+export const BULK_MAX_RATE = 10_000;
+
+export const StartBulkJobBodySchema = z
+  .strictObject({
+    action: BulkActionSchema,
+    q: z.string().max(SEARCH_TEXT_MAX, `q must be at most ${SEARCH_TEXT_MAX} characters`).optional(),
+    where: z.string().max(FILTER_MAX_LENGTH, `where must be at most ${FILTER_MAX_LENGTH} characters`).optional(),
+    /** Tasks per second at most, so a redrive of 100k does not flood the workers. */
+    rate: z.number().int("rate must be a whole number of tasks per second").min(1, "rate must be at least 1 task per second").max(BULK_MAX_RATE, `rate must be at most ${BULK_MAX_RATE} tasks per second`).default(BULK_DEFAULT_RATE),
+    /** The count the confirmation named (from the preview): recorded with the job and in the audit trail. */
+    expected: z.number().int().min(0),
+  })
+  .refine((b) => (b.q ?? "").trim() !== "" || (b.where ?? "").trim() !== "", {
+    message: "give a text (q) or a filter (where): a bulk action needs a search to act on",
+    path: ["where"],
+  });
+export type StartBulkJobBody = z.infer<typeof StartBulkJobBodySchema>;
+
+/** The job spec as stored in its record (`doc`). */
+export const BulkJobDocSchema = z.object({
+  queue: z.string(),
+  action: BulkActionSchema,
+  q: z.string().nullable(),
+  where: z.string().nullable(),
+  rate: z.number().int().positive(),
+  expected: z.number().int().nonnegative(),
+  created_at: z.number(),
+  created_by: z.string(),
+  role: z.string(),
+});
+export type BulkJobDoc = z.infer<typeof BulkJobDocSchema>;
+
+export const BulkJobSchema = BulkJobDocSchema.extend({
+  id: z.string(),
+  state: z.enum(["running", "done", "cancelled", "failed"]),
+  /** Entries read so far, tasks moved or deleted, and matches that were gone when their chunk was taken. */
+  scanned: z.number().int().nonnegative(),
+  done: z.number().int().nonnegative(),
+  missing: z.number().int().nonnegative(),
+  note: z.string(),
+});
+export type BulkJob = z.infer<typeof BulkJobSchema>;
+export const BulkJobsSchema = z.object({ jobs: z.array(BulkJobSchema) });

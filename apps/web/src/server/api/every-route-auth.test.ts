@@ -70,6 +70,10 @@ const ROLE: Record<string, Role> = {
   "PUT /v1/alerts/rules": "admin",
   // issue 14: search inside a queue
   "GET /v1/queues/[name]/search": "viewer",
+  "GET /v1/queues/[name]/bulk": "viewer",
+  "POST /v1/queues/[name]/bulk": "operator",
+  "GET /v1/queues/[name]/bulk/[id]": "viewer",
+  "POST /v1/queues/[name]/bulk/[id]/cancel": "operator",
 };
 
 /** Open without credentials, on purpose; each is checked to answer a stranger. */

@@ -106,6 +106,7 @@ export const PATH_PARAM_DESCRIPTIONS: Record<string, string> = {
   "queues/name": "Queue name.",
   "pools/name": "Pool name.",
   "items/id": "Pool item id.",
+  "bulk/id": "Bulk job id.",
   "streams/name": "Stream name.",
   "locks/name": "Lock name.",
   "counters/name": "Counter name.",
@@ -403,6 +404,31 @@ export const ROUTE_TABLE: RouteEntry[] = [
         },
       },
     },
+  },
+  {
+    path: "/queues/[name]/bulk",
+    load: () => import("@/app/api/v1/queues/[name]/bulk/route"),
+    operations: {
+      GET: { operationId: "listBulkJobs", summary: "This queue's bulk jobs, newest first", extension: true },
+      POST: {
+        operationId: "startBulkJob",
+        summary: "Requeue or delete every matching dead letter, or delete every matching pending task, as a job",
+        description:
+          "After a preview (the search with `in=dead` or `in=pending`), start a job that acts on every task matching `q` and `where` at no more than `rate` tasks per second, " +
+          "in atomic chunks that re-check each body (never lost or moved twice), resumed by another console if this one dies. `expected` is the count the confirmation named. Answers 202 with the job.",
+        extension: true,
+      },
+    },
+  },
+  {
+    path: "/queues/[name]/bulk/[id]",
+    load: () => import("@/app/api/v1/queues/[name]/bulk/[id]/route"),
+    operations: { GET: { operationId: "getBulkJob", summary: "One bulk job: its state and counts", extension: true } },
+  },
+  {
+    path: "/queues/[name]/bulk/[id]/cancel",
+    load: () => import("@/app/api/v1/queues/[name]/bulk/[id]/cancel/route"),
+    operations: { POST: { operationId: "cancelBulkJob", summary: "Stop a running bulk job after its current chunk", extension: true, errors: [409] } },
   },
   {
     path: "/queues/[name]/sweep",
