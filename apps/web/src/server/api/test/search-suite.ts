@@ -3,6 +3,10 @@ import { normalizeErrorMessage, SearchLineSchema, type SearchLine } from "@fleet
 import { describe, expect, it } from "vitest";
 
 import * as search from "@/app/api/v1/queues/[name]/search/route";
+import * as bulk from "@/app/api/v1/queues/[name]/bulk/route";
+import * as bulkJob from "@/app/api/v1/queues/[name]/bulk/[id]/route";
+import * as bulkCancel from "@/app/api/v1/queues/[name]/bulk/[id]/cancel/route";
+import { getBulkRunner } from "@/server/bulk";
 
 import { now, sha1, type Harness } from "./harness";
 
@@ -163,6 +167,83 @@ export function searchSuite(h: Harness): void {
       } finally {
         delete (counted as Partial<typeof counted>).queueScan;
       }
+    });
+  });
+
+  describe("bulk actions on a search's matches", () => {
+    const dead = (id: string, customer: string, error: string) => task(id, { customer }, { attempts: 3, last_error: error });
+    const audit = async () => (await h.backend.auditRange(0, 20)).items.map((x) => JSON.parse(x.toString("utf8")) as { action: string; outcome: string; details?: Record<string, unknown> });
+
+    it("requeues every matching dead letter once, attempts back to 0, counted, audited at start and end", async () => {
+      await h.backend.queueDead("jobs", dead("d1", "c17", "Timeout after 30s"));
+      await h.backend.queueDead("jobs", dead("d2", "c18", "Timeout after 3s"));
+      await h.backend.queueDead("jobs", dead("d3", "c17", "Timeout after 9s"));
+      await h.backend.queueDead("jobs", dead("d4", "c17", "HTTP 503"));
+      const where = 'payload.customer = "c17" and error_group = "Timeout after <n>s"';
+      const res = await h.call(bulk.POST, "POST", "/queues/jobs/bulk", { body: { action: "requeue-dead", where, expected: 2, rate: 1000 } });
+      expect(res.status).toBe(202);
+      expect(res.json).toMatchObject({ queue: "jobs", action: "requeue-dead", where, q: null, expected: 2, rate: 1000 });
+      await getBulkRunner().settle(res.json.id);
+      const job = await h.call(bulkJob.GET, "GET", `/queues/jobs/bulk/${res.json.id}`);
+      expect(job.json).toMatchObject({ state: "done", done: 2, missing: 0, scanned: 4 });
+      const ids = (bodies: Buffer[]) => bodies.map((b) => JSON.parse(b.toString("utf8")) as { id: string; attempts: number });
+      expect(ids(await h.backend.dlqPeek("jobs", 10)).map((t) => t.id)).toEqual(["d2", "d4"]);
+      expect(ids(await h.backend.queuePeek("jobs", 10)).map((t) => [t.id, t.attempts])).toEqual([
+        ["d1", 0],
+        ["d3", 0],
+      ]);
+      const entries = await audit();
+      const start = entries.find((e) => e.action === "queue.bulk")!;
+      expect(start).toMatchObject({ outcome: "done", details: { job: res.json.id, bulk_action: "requeue-dead", where, expected: 2 } });
+      await expect.poll(async () => (await audit()).find((e) => e.action === "queue.bulk.done")?.details).toMatchObject({ job: res.json.id, done: 2, missing: 0 });
+      const list = await h.call(bulk.GET, "GET", "/queues/jobs/bulk");
+      expect(list.json.jobs.map((j: { id: string }) => j.id)).toEqual([res.json.id]);
+    });
+
+    it("deletes matching pending tasks of every priority and leaves the others", async () => {
+      await h.backend.queuePush("jobs", task("n1", { customer: "c17" }));
+      await h.backend.queuePush("jobs", task("n2", { customer: "c18" }));
+      await h.backend.queuePush("jobs", task("h1", { customer: "c17" }), { priority: "high" });
+      const res = await h.call(bulk.POST, "POST", "/queues/jobs/bulk", { body: { action: "delete-pending", q: "c17", expected: 2 } });
+      expect(res.status).toBe(202);
+      await getBulkRunner().settle(res.json.id);
+      expect((await h.call(bulkJob.GET, "GET", `/queues/jobs/bulk/${res.json.id}`)).json).toMatchObject({ state: "done", done: 2 });
+      const left = (await h.backend.queueDetail("jobs", 10)).pending.map((p) => JSON.parse(p.body.toString("utf8")).id);
+      expect(left).toEqual(["n2"]);
+    });
+
+    it("refuses bad input with a clear error and writes nothing", async () => {
+      await h.backend.queueDead("jobs", dead("d1", "c17", "x"));
+      await h.unchanged(async () => {
+        const bad = await h.call(bulk.POST, "POST", "/queues/jobs/bulk", { body: { action: "requeue-dead", where: "attempts >=", expected: 1 } });
+        expect(bad.status).toBe(422);
+        expect(bad.json.error.message).toContain("at position 12");
+        const none = await h.call(bulk.POST, "POST", "/queues/jobs/bulk", { body: { action: "requeue-dead", expected: 1 } });
+        expect(none.status).toBe(422);
+        expect(none.json.error.message).toContain("give a text (q) or a filter (where)");
+        expect((await h.call(bulk.POST, "POST", "/queues/jobs/bulk", { body: { action: "explode", q: "x", expected: 1 } })).status).toBe(422);
+        expect((await h.call(bulk.POST, "POST", "/queues/jobs/bulk", { body: { action: "delete-dead", q: "x", expected: 1, rate: 0 } })).status).toBe(422);
+        expect((await h.call(bulk.POST, "POST", "/queues/nope/bulk", { body: { action: "delete-dead", q: "x", expected: 1 } })).status).toBe(404);
+        expect((await h.call(bulkJob.GET, "GET", "/queues/jobs/bulk/nope")).status).toBe(404);
+        expect((await h.call(bulkCancel.POST, "POST", "/queues/jobs/bulk/nope/cancel")).status).toBe(404);
+      });
+    });
+
+    it("a cancelled job stops after its current chunk; a finished one cannot be cancelled", async () => {
+      const many = Array.from({ length: 3000 }, (_, i) => ({ body: task(`t${i}`, { n: i }) }));
+      for (let i = 0; i < many.length; i += 1000) await h.plant.rpush("fleet:queue:slow:dead", ...many.slice(i, i + 1000).map((m) => m.body));
+      // 5 tasks a second: the first chunk takes 5, then it waits
+      const res = await h.call(bulk.POST, "POST", "/queues/slow/bulk", { body: { action: "delete-dead", q: "t", expected: 3000, rate: 5 } });
+      const cancelled = await h.call(bulkCancel.POST, "POST", `/queues/slow/bulk/${res.json.id}/cancel`);
+      expect(cancelled.status).toBe(200);
+      expect(cancelled.json).toMatchObject({ state: "cancelled", note: expect.stringContaining("cancelled by") });
+      await getBulkRunner().settle(res.json.id);
+      const job = (await h.call(bulkJob.GET, "GET", `/queues/slow/bulk/${res.json.id}`)).json;
+      expect(job.state).toBe("cancelled");
+      expect(job.done).toBeLessThanOrEqual(10);
+      expect(await h.backend.dlqLength("slow")).toBe(3000 - job.done);
+      const again = await h.call(bulkCancel.POST, "POST", `/queues/slow/bulk/${res.json.id}/cancel`);
+      expect(again.status).toBe(409);
     });
   });
 }
