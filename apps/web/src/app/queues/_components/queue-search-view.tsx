@@ -9,7 +9,10 @@ import { ResultNote, Section } from "@/components/ui-bits";
 import { ApiError, errorMessage, seg } from "@/lib/api";
 import { formatNumber } from "@/lib/format";
 import { streamSearch } from "@/lib/search-stream";
+import { Can } from "@/lib/session";
 import { useQueryState } from "@/lib/use-query-state";
+
+import { BulkActionPanel } from "./bulk-action-panel";
 
 const LISTS: ReadonlyArray<{ id: SearchList; label: string }> = [
   { id: "pending", label: "Pending" },
@@ -252,6 +255,12 @@ export function QueueSearchView({ name }: { name: string }) {
           </p>
         )}
       </div>
+
+      {(q !== "" || where !== "") && (
+        <Can role="operator">
+          <BulkActionPanel name={name} q={q} where={where} />
+        </Can>
+      )}
 
       {matches.length > 0 && (
         <Section id="matches" title="Matches" count={formatNumber(matches.length)}>
