@@ -65,3 +65,41 @@ test("search: filter a queue's tasks by fields and error group, the query in the
   await expect(alert).toContainText("at position 12: expected a value after >=");
   await expectNoSeriousViolations(page, "the search page with a filter error");
 });
+
+test("search → preview → redrive: every matching dead letter requeued once, counted, audited", async ({ page, seed, backend }) => {
+  const queue = seed.name("redrive");
+  for (let i = 0; i < 6; i++) {
+    await backend.queueDead(queue, Seeder.task(`t${i}`, { customer: i % 2 === 0 ? "c17" : "c18" }, { attempts: 3, last_error: `Timeout after ${10 + i}s` }));
+  }
+  await backend.queueDead(queue, Seeder.task("other", { customer: "c17" }, { attempts: 3, last_error: "HTTP 503" }));
+  const where = 'payload.customer = "c17" and error_group = "Timeout after <n>s"';
+  await page.goto(`/queues/${enc(queue)}/search?where=${enc(where)}&in=dead`);
+  await expect(page.getByTestId("search-summary")).toContainText("3 matches in 7 tasks");
+
+  const act = page.getByRole("region", { name: "Act on the matches" });
+  await act.getByLabel("Action").selectOption("requeue-dead");
+  await act.getByRole("button", { name: "Preview" }).click();
+  const preview = act.getByTestId("bulk-preview");
+  await expect(preview).toContainText("3 dead letters match this search");
+  await expect(preview.getByRole("list", { name: "First matches" }).getByRole("listitem")).toHaveCount(3);
+  await act.getByRole("button", { name: "Requeue 3 dead letters…" }).click();
+  const dialog = page.getByRole("dialog", { name: "Requeue 3 dead letters?" });
+  await expect(dialog).toBeVisible();
+  await expectNoSeriousViolations(page, "the redrive confirmation");
+  await dialog.getByRole("button", { name: "Requeue 3 dead letters" }).click();
+  await expect(act.getByTestId("bulk-job")).toContainText("Done: requeued 3 dead letters of 3 previewed");
+  await page.screenshot({ path: screenshotPath("flow-search-redrive-done") });
+  await expectNoSeriousViolations(page, "the search page after a redrive");
+
+  expect(await backend.dlqLength(queue)).toBe(4);
+  const pending = (await backend.queuePeek(queue, 10)).map((b) => JSON.parse(b.toString("utf8")) as { id: string; attempts: number });
+  expect(pending.map((t) => [t.id, t.attempts])).toEqual([
+    ["t0", 0],
+    ["t2", 0],
+    ["t4", 0],
+  ]);
+  const audit = async () =>
+    (await backend.auditRange(0, 200)).items.map((x) => JSON.parse(x.toString("utf8")) as { action: string; target: string; details?: Record<string, unknown> });
+  expect((await audit()).find((e) => e.action === "queue.bulk" && e.target === `queue:${queue}`)?.details).toMatchObject({ bulk_action: "requeue-dead", where, expected: 3 });
+  await expect.poll(async () => (await audit()).find((e) => e.action === "queue.bulk.done" && e.target === `queue:${queue}`)?.details).toMatchObject({ done: 3, missing: 0 });
+});
