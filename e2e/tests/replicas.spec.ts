@@ -1,11 +1,16 @@
 // Three console replicas (`next start` each) behind a real load balancer (Debian's HAProxy,
 // round robin) on one private Redis: a session made through one works on every replica,
 // sign-out on one ends it on all, sign-in throttling counts across replicas, the audit trail
-// is one, and each replica keeps exactly one Redis subscription however many live tabs.
+// is one, each replica keeps exactly one Redis subscription however many live tabs, and the
+// watch (queue history, alerts) runs in one replica: one leader, each alert delivered once.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+
+import { createRedisBackend } from "@fleet/backend/redis";
 
 import { expect, test } from "../fixtures";
 
@@ -152,5 +157,66 @@ test("each replica keeps one Redis subscription, however many live streams", asy
     expect(cli("PUBSUB", "NUMPAT")).toBe("1");
   } finally {
     for (const ac of controllers) ac.abort();
+  }
+});
+
+test("the watch runs in one replica: one leader, queue history written once, each alert delivered once", async () => {
+  // a webhook receiver that counts what it is sent
+  const received: Array<{ status: string }> = [];
+  const receiver = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c: Buffer) => (body += c.toString()));
+    req.on("end", () => {
+      received.push(JSON.parse(body) as { status: string });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
+  const backend = createRedisBackend(`redis://127.0.0.1:${redisPort}/0`);
+  try {
+    // one leader among the three, and it stays one
+    const leaders = () => replicas.filter((c) => c.output().includes("leading (lock fleet-console-watch")).length;
+    await until("a watch leader", 45_000, async () => leaders() >= 1);
+    expect(leaders()).toBe(1);
+
+    // an alert rule, saved through the balancer by the admin
+    const res = await fetch(`${lb}/api/v1/auth/signin`, { method: "POST", headers: jsonHeaders(lb), body: signInBody(PASSWORD) });
+    if (res.status === 429) await new Promise((r) => setTimeout(r, Number(res.headers.get("retry-after") ?? 1) * 1000 + 100));
+    const ok = res.status === 200 ? res : await fetch(`${lb}/api/v1/auth/signin`, { method: "POST", headers: jsonHeaders(lb), body: signInBody(PASSWORD) });
+    expect(ok.status).toBe(200);
+    const cookie = ok.headers.get("set-cookie")!.split(";")[0]!;
+    const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const rules = {
+      webhooks: [{ id: "hook", name: "Receiver", url: hook, format: "json" }],
+      rules: [{ id: "overdue", name: "Leases overdue", enabled: true, kind: "overdue_leases", queue: "rq", more_than: 0, webhooks: ["hook"] }],
+    };
+    const put = await fetch(`${lb}/api/v1/alerts/rules`, { method: "PUT", headers: { ...jsonHeaders(lb), cookie }, body: JSON.stringify(rules) });
+    expect(put.status, await put.clone().text()).toBe(200);
+
+    // a reservation past its deadline: the leader fires once, whichever replica it is
+    await backend.queuePush("rq", JSON.stringify({ id: "late", payload: {} }));
+    await backend.queueReserve("rq", 0, 1);
+    await until("the firing delivery", 60_000, async () => received.length >= 1);
+    // two more ticks: a second watch would have delivered again by now
+    await new Promise((r) => setTimeout(r, 21_000));
+    expect(received.map((r) => r.status)).toEqual(["firing"]);
+    expect(replicas.filter((c) => c.output().includes("alert firing delivered")).length).toBe(1);
+    expect(leaders()).toBe(1);
+    // the queue's history was recorded (by the leader) and every replica reads the same
+    // (asked together; asked again when a tick lands between the three reads)
+    const histories = await until("the same history on every replica", 15_000, async () => {
+      const all = await Promise.all(
+        replicas.map(async (c) => {
+          const h = (await (await fetch(`${c.baseURL}/api/v1/queues/rq/history?range=1h`, { headers: { cookie } })).json()) as { points: { processing: Array<number | null> } };
+          return JSON.stringify(h.points.processing.filter((v) => v !== null));
+        }),
+      );
+      return all.every((h) => h === all[0]) ? all : null;
+    });
+    expect((JSON.parse(histories[0]!) as number[]).length).toBeGreaterThanOrEqual(1);
+  } finally {
+    await backend.close();
+    receiver.closeAllConnections();
+    await new Promise<void>((r) => receiver.close(() => r()));
   }
 });
