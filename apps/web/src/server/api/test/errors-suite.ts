@@ -20,6 +20,7 @@ export const BODIES: Record<string, unknown> = {
   "PATCH /v1/workers/[type]/[id]/config": { slots: 1 },
   "PUT /v1/workers/[type]/[id]/config": { slots: 1 },
   "PUT /v1/alerts/rules": { webhooks: [], rules: [] },
+  "POST /v1/queues/[name]/bulk": { action: "delete-dead", q: "x", expected: 1 },
 };
 
 /** Routes that answer a Redis outage otherwise than 503, on purpose. */
