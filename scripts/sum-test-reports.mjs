@@ -14,6 +14,9 @@
 //   the upstream Python reference, skipped because it is absent (a bare clone). Its title
 //   carries PY_REFERENCE_SKIP (packages/backend/test/py-reference.ts); with
 //   FLEET_REQUIRE_PY_REFERENCE=1 (CI) even that one counts as failed.
+// - The static gates (GATES: lint, format check, typecheck), when the root package.json defines
+//   them: `test-results/gates.json` at the root, written by run-gates.mjs; each gate counts as one
+//   test, passed or failed, and a defined gate missing from the report counts 1 failed.
 // - FAILED_TIERS=N (from test-all.sh): tiers whose command failed; counted as N failed when no
 //   report shows a failure (a build error, say).
 //
@@ -27,6 +30,22 @@ import { pathToFileURL } from "node:url";
 
 /** The skip reason the Python-reference tests put in their title (py-reference.ts). */
 export const PY_REFERENCE_SKIP = "needs the upstream Python reference backend.py";
+
+/** The static checks `pnpm test` runs (scripts of the root package.json), in this order. */
+export const GATES = ["lint", "format:check", "typecheck"];
+
+/** The gates the root package.json defines. */
+export function declaredGates(root) {
+  let scripts = {};
+  try {
+    scripts = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")).scripts ?? {};
+  } catch {
+    // no root package.json: no gates
+  }
+  return GATES.filter((g) => typeof scripts[g] === "string");
+}
+
+export const gatesReportFile = (root) => path.join(root, "test-results", "gates.json");
 
 const TEST_FILE = /\.(test|spec)\.[cm]?[jt]sx?$/;
 const NOT_SOURCE = new Set(["node_modules", "test-results", "playwright-report", "dist", "coverage", "screenshots"]);
@@ -70,9 +89,10 @@ function hasTestFiles(dir) {
   return false;
 }
 
-/** The reports a full run must leave: [{ pkg, kind: "vitest" | "playwright", file }]. */
+/** The reports a full run must leave: [{ pkg, kind: "gates" | "vitest" | "playwright", file }]. */
 export function expectedReports(root, env = process.env) {
   const out = [];
+  if (declaredGates(root).length > 0) out.push({ pkg: ".", kind: "gates", file: gatesReportFile(root) });
   for (const dir of workspacePackages(root)) {
     if (!hasTestFiles(dir)) continue;
     const pkg = path.relative(root, dir);
@@ -185,6 +205,25 @@ function countPlaywright(r, requirePy, say) {
   return c;
 }
 
+/** Counts the gates report: one test per gate the root package.json defines. */
+function countGates(r, declared, say) {
+  if (!Array.isArray(r.gates)) return { problem: "not a gates report (no gates)" };
+  const c = { passed: 0, failed: 0, skipped: 0 };
+  for (const name of declared) {
+    const g = r.gates.find((x) => x && x.name === name);
+    if (!g) {
+      c.failed++;
+      say(`gate ${name} did not run: counted as failed`);
+    } else if (g.status === "passed") c.passed++;
+    else {
+      c.failed++;
+      say(`gate ${name} failed (pnpm run ${name}, exit ${g.exitCode ?? "?"})`);
+    }
+  }
+  if (c.passed + c.failed === 0) return { problem: "ran no gate" };
+  return c;
+}
+
 /**
  * Sums the reports under `root`. Returns the totals, the detail lines (for stderr) and
  * whether the run is green.
@@ -200,7 +239,13 @@ export function sumReports(root, env = process.env) {
     const notes = [];
     const say = (line) => notes.push(`    ${line}`);
     const read = readReport(file);
-    const counted = read.problem ? read : kind === "vitest" ? countVitest(read.json, requirePy, say) : countPlaywright(read.json, requirePy, say);
+    const counted = read.problem
+      ? read
+      : kind === "gates"
+        ? countGates(read.json, declaredGates(root), say)
+        : kind === "vitest"
+          ? countVitest(read.json, requirePy, say)
+          : countPlaywright(read.json, requirePy, say);
     if (counted.problem) {
       totals.failed += 1;
       details.push(`  ${rel} (${pkg}, ${kind}): ${counted.problem}: counted as 1 failed`);

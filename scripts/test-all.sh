@@ -3,8 +3,9 @@
 #   1. system packages (redis-server, chromium, python3-redis) when missing and we are root
 #   2. a private, non-persistent redis-server on 127.0.0.1 (stopped by pid on any exit)
 #   3. build (turbo run build)
-#   4. unit + integration tests of every package (turbo run test; vitest JSON reports)
-#   5. browser tests (Playwright, against the production build)
+#   4. gates: pnpm lint, pnpm format:check, pnpm typecheck (run-gates.mjs; one test each in the sum)
+#   5. unit + integration tests of every package (turbo run test; vitest JSON reports)
+#   6. browser tests (Playwright, against the production build)
 # Every tier runs even when an earlier one failed. The last line is the sum of all reports:
 #   tests: N passed, N failed, N skipped
 # and the exit code is non-zero when anything failed, a tier's command failed, or no test ran.
@@ -78,7 +79,8 @@ if [ -z "$REDIS_PORT" ]; then
 fi
 
 log "starting redis-server on 127.0.0.1:$REDIS_PORT (no persistence, in $REDIS_DIR)"
-redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --daemonize yes --save '' --appendonly no \
+# --databases: one database per test suite (packages/backend/test/support/redis-dbs.ts)
+redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --daemonize yes --save '' --appendonly no --databases 32 \
   --dir "$REDIS_DIR" --pidfile "$REDIS_DIR/redis.pid" --logfile "$REDIS_DIR/redis.log"
 for _ in $(seq 100); do
   redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1 && break
@@ -100,8 +102,8 @@ for port in $(seq "$E2E_PORT_FROM" $((E2E_PORT_FROM + 89))); do
 done
 export E2E_PORT="${E2E_PORT:-$E2E_PORT_FROM}"
 
-# Package tests start from DB 0 and pick their own DBs or key prefixes; the browser tests
-# get DB 3 to themselves.
+# Each suite takes its own database of this server from packages/backend/test/support/redis-dbs.ts
+# (the browser tests' is 3, there too; its test checks this line).
 export REDIS_TEST_URL="redis://127.0.0.1:$REDIS_PORT/0"
 export E2E_REDIS_URL="redis://127.0.0.1:$REDIS_PORT/3"
 
@@ -125,12 +127,14 @@ run_tier() {
   fi
 }
 
-# ---- 3-5. the tiers --------------------------------------------------------------------------
+# ---- 3-6. the tiers --------------------------------------------------------------------------
 run_tier build pnpm exec turbo run build
 # the container image's standalone server (Dockerfile; e2e/tests/image.spec.ts assembles and runs it)
 run_tier build-image pnpm --filter @fleet/web build:image
 # a build into another dist dir points next-env.d.ts at it: keep the committed one
 git -C "$ROOT" checkout -- apps/web/next-env.d.ts 2>/dev/null || true
+# lint, format check, typecheck (after the build: the web typecheck then covers Next's route types too)
+run_tier gates node "$ROOT/scripts/run-gates.mjs" "$ROOT"
 # --continue: one failing package must not hide the results of the others.
 # --force: results depend on a live Redis that turbo cannot hash, so never replay a cached run.
 # --concurrency=1: packages share one Redis; running them one at a time keeps a FLUSHDB or a

@@ -14,6 +14,8 @@ export default defineConfig({
   test: {
     // A focused test (.only) fails the run, locally too: it would silently skip the rest.
     allowOnly: false,
+    // fails the run at once when REDIS_TEST_URL's server has too few databases for the table of test databases
+    globalSetup: ["../../packages/backend/test/support/redis-dbs-setup.ts"],
     environment: "node",
     include: ["src/**/*.test.ts", "src/**/*.test.tsx"],
     testTimeout: 30_000,

@@ -28,7 +28,6 @@ test("the API reference lists every operation of the OpenAPI document, reached f
   const ops = Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, ...op })));
   expect(ops.length).toBeGreaterThanOrEqual(40);
 
-  const violations: string[] = [];
   const foreign: string[] = [];
   const errors: string[] = [];
   page.on("pageerror", (e) => errors.push(e.message));

@@ -6,7 +6,7 @@ import type { Page } from "@playwright/test";
 
 import { Seeder, enc, expect, screenshotPath, test } from "../fixtures";
 
-import { passwordHash, sha256Hex, startConsole, type RunningConsole } from "./security-console";
+import { passwordHash, sha256Hex, startConsole, type RunningConsole } from "./support/console";
 
 const PASSWORDS = { vera: "vera-viewer-password", otto: "otto-operator-password", ada: "ada-admin-password" } as const;
 const ADMIN_TOKEN = "e2e-admin-token-0123456789";

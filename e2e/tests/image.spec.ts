@@ -4,7 +4,7 @@
 // there with its ENV, so the image cannot drift from what is tested. Then: its HEALTHCHECK
 // passes, pages render with their static assets, and SIGTERM is graceful (event streams get a
 // retry hint and end, the process exits within 10 s), also when the server's event loop is stuck.
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
@@ -12,7 +12,7 @@ import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 import { expect, test } from "../fixtures";
-import { freePort } from "./security-console";
+import { freePort, spawnServer, type ServerProcess } from "./support/console";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const redisUrl = process.env.E2E_REDIS_URL!;
@@ -82,7 +82,8 @@ function assemble(stage: Stage, buildWorkdir: string): string {
   return dir;
 }
 
-function launch(dir: string, stage: Stage, port: number): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+/** The stage's CMD in the assembled dir, with the image's environment only (the shared launcher, ./support/console). */
+function launch(dir: string, stage: Stage, port: number): ServerProcess {
   const [cmd, ...args] = stage.cmd;
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
@@ -93,12 +94,7 @@ function launch(dir: string, stage: Stage, port: number): { child: ChildProcess;
     FLEET_BACKEND_URL: redisUrl,
     FLEET_INSECURE_NO_AUTH: "1",
   };
-  const child = spawn(cmd === "node" ? process.execPath : cmd!, args, { cwd: dir, env, stdio: ["ignore", "pipe", "pipe"] });
-  let seen = "";
-  child.stdout!.on("data", (c: Buffer) => (seen += c.toString()));
-  child.stderr!.on("data", (c: Buffer) => (seen += c.toString()));
-  const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
-  return { child, output: () => seen, exited };
+  return spawnServer({ command: cmd!, args, cwd: dir, env, inheritEnv: false });
 }
 
 async function until<T>(what: string, ms: number, fn: () => T | null | false | Promise<T | null | false>): Promise<T> {

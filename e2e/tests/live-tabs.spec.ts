@@ -6,7 +6,7 @@ import type { Page, Request } from "@playwright/test";
 
 import { enc, expect, screenshotPath, test, waitForLive } from "../fixtures";
 
-import { passwordHash, startConsole } from "./security-console";
+import { passwordHash, startConsole } from "./support/console";
 
 const TABS = 8;
 

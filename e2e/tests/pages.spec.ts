@@ -119,6 +119,7 @@ const PAGES: PageCase[] = [
   },
   { name: "queues", path: () => "/queues", ready: (p, s) => p.getByRole("main").getByText(s.type).first() },
   { name: "queue", path: (s) => `/queues/${enc(s.type)}`, ready: (p) => p.getByRole("main").getByText("HTTP 503").first() },
+  { name: "errors", path: () => "/errors", ready: (p) => p.getByTestId("error-group").first() },
   { name: "pools", path: () => "/pools", ready: (p, s) => p.getByRole("main").getByText(s.pool).first() },
   { name: "pool", path: (s) => `/pools/${enc(s.pool)}`, ready: (p) => p.getByRole("main").getByText("proxy-ap-1").first() },
   { name: "streams", path: () => "/streams", ready: (p, s) => p.getByRole("main").getByText(s.type).first() },

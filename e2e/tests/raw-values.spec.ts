@@ -3,7 +3,7 @@
 import { readFile, stat } from "node:fs/promises";
 
 import AxeBuilder from "@axe-core/playwright";
-import { RedisBackend } from "@fleet/backend/redis";
+import type { RedisBackend } from "@fleet/backend/redis";
 import type { Page } from "@playwright/test";
 
 import { enc, expect, screenshotPath, test } from "../fixtures";

@@ -11,15 +11,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 import { createRedisBackend } from "@fleet/backend/redis";
+import { startPrivateRedis, type PrivateRedis } from "@fleet/backend/testing/private-redis";
 
 import { expect, test } from "../fixtures";
 
-import { freePort, passwordHash, startConsole, type RunningConsole } from "./security-console";
+import { freePort, passwordHash, startConsole, type RunningConsole } from "./support/console";
 
 const PASSWORD = "ada-admin-password-0123";
 const dir = mkdtempSync(join(tmpdir(), "fleet-replicas-"));
-let redisPort = 0;
-let redis: ChildProcess;
+let redis: PrivateRedis | undefined;
 let haproxy: ChildProcess;
 let lb = "";
 const replicas: RunningConsole[] = [];
@@ -38,15 +38,13 @@ async function until<T>(what: string, ms: number, fn: () => Promise<T | null | f
 
 /** redis-cli against the private Redis. */
 function cli(...args: string[]): string {
-  return spawnSync("redis-cli", ["-p", String(redisPort), ...args], { encoding: "utf8" }).stdout.trim();
+  return spawnSync("redis-cli", ["-p", String(redis!.port), ...args], { encoding: "utf8" }).stdout.trim();
 }
 
 test.beforeAll(async () => {
-  redisPort = await freePort();
-  redis = spawn("redis-server", ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir], { stdio: "ignore" });
-  await until("the private Redis", 10_000, async () => cli("PING") === "PONG");
+  redis = await startPrivateRedis();
   const env = {
-    FLEET_BACKEND_URL: `redis://127.0.0.1:${redisPort}/0`,
+    FLEET_BACKEND_URL: redis.url(0),
     FLEET_AUTH_USERS: `ada:admin:${passwordHash(PASSWORD)}`,
     FLEET_AUTH_SECRET: "e2e-replicas-secret-0123456789-0123456789",
   };
@@ -80,7 +78,7 @@ test.beforeAll(async () => {
 test.afterAll(async () => {
   haproxy?.kill("SIGKILL");
   await Promise.all(replicas.map((c) => c.close()));
-  redis?.kill("SIGKILL");
+  await redis?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -172,7 +170,7 @@ test("the watch runs in one replica: one leader, queue history written once, eac
     });
   });
   await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
-  const backend = createRedisBackend(`redis://127.0.0.1:${redisPort}/0`);
+  const backend = createRedisBackend(redis!.url(0));
   try {
     // one leader among the three, and it stays one
     const leaders = () => replicas.filter((c) => c.output().includes("leading (lock fleet-console-watch")).length;

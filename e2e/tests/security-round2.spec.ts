@@ -7,7 +7,7 @@ import http from "node:http";
 
 import { Seeder, enc, expect, test } from "../fixtures";
 
-import { passwordHash, startConsole, type RunningConsole } from "./security-console";
+import { passwordHash, startConsole, type RunningConsole } from "./support/console";
 
 /** An SSE stream read in the background: what arrived so far, its status, and a way to stop. */
 async function openStream(url: string): Promise<{ status: number; text: () => string; close: () => void }> {

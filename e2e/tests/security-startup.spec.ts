@@ -2,7 +2,9 @@
 // start; the in-memory demo on loopback starts with a visible "no authentication" banner.
 import { expect, test } from "../fixtures";
 
-import { startConsole, startExpectingExit } from "./security-console";
+import { startPrivateRedis } from "@fleet/backend/testing/private-redis";
+
+import { startConsole, startExpectingExit } from "./support/console";
 
 const redisUrl = process.env.E2E_REDIS_URL!;
 
@@ -17,27 +19,16 @@ test("with a Redis backend and no authentication, next start exits 1 and says wh
 });
 
 test("a Redis Cluster endpoint is refused at start, saying why", async () => {
-  const { spawn, spawnSync } = await import("node:child_process");
-  const { mkdtempSync, rmSync } = await import("node:fs");
-  const { tmpdir } = await import("node:os");
   const { join } = await import("node:path");
-  const port = 21000 + Math.floor(Math.random() * 20000);
-  const dir = mkdtempSync(join(tmpdir(), "fleet-e2e-cluster-"));
-  const server = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--cluster-enabled", "yes", "--cluster-config-file", join(dir, "nodes.conf"), "--save", "", "--appendonly", "no", "--dir", dir], { stdio: "ignore" });
+  // answering PING before the console looks at it (a Redis not up yet is only waited for)
+  const server = await startPrivateRedis({ args: (dir) => ["--cluster-enabled", "yes", "--cluster-config-file", join(dir, "nodes.conf")] });
   try {
-    // the node must answer before the console looks at it (a Redis not up yet is only waited for)
-    const deadline = Date.now() + 10_000;
-    while (spawnSync("redis-cli", ["-p", String(port), "ping"], { encoding: "utf8" }).stdout.trim() !== "PONG") {
-      if (Date.now() > deadline) throw new Error("the cluster-enabled redis-server did not start");
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    const run = await startExpectingExit({ FLEET_BACKEND_URL: `redis://127.0.0.1:${port}/0`, FLEET_INSECURE_NO_AUTH: "1" }, "127.0.0.1");
+    const run = await startExpectingExit({ FLEET_BACKEND_URL: server.url(0), FLEET_INSECURE_NO_AUTH: "1" }, "127.0.0.1");
     expect(run.code, run.output).toBe(1);
     expect(run.output).toContain("Redis Cluster node, which Fleet cannot use");
     expect(run.output).toContain("hash tags");
   } finally {
-    server.kill("SIGKILL");
-    rmSync(dir, { recursive: true, force: true });
+    await server.stop();
   }
 });
 

@@ -24,7 +24,7 @@ type Rec = Partial<Record<(typeof FIELDS)[number], number>>;
 
 function record(r: Rec): Buffer {
   const b = Buffer.alloc(RECORD);
-  FIELDS.forEach((f, i) => b.writeUInt32LE(r[f] ?? (f === "samples" ? 1 : 0), i * 4));
+  for (const [i, f] of FIELDS.entries()) b.writeUInt32LE(r[f] ?? (f === "samples" ? 1 : 0), i * 4);
   return b;
 }
 

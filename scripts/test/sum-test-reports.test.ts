@@ -1,7 +1,7 @@
 // scripts/sum-test-reports.mjs against fixture workspaces: which reports it demands, and
 // that the closing line counts every reason for a red run as failed.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -9,11 +9,12 @@ import { fileURLToPath } from "node:url";
 import { PY_REFERENCE_SKIP as HELPER_PY_REFERENCE_SKIP, pyReferenceSuite } from "@fleet/backend/testing/py-reference";
 import { afterEach, describe, expect, it } from "vitest";
 
-import { PY_REFERENCE_SKIP, expectedReports, sumReports } from "../sum-test-reports.mjs";
+import { GATES, PY_REFERENCE_SKIP, expectedReports, sumReports } from "../sum-test-reports.mjs";
 
 const SCRIPTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const REPO = path.resolve(SCRIPTS, "..");
 const SUMMER = path.join(SCRIPTS, "sum-test-reports.mjs");
+const RUN_GATES = path.join(SCRIPTS, "run-gates.mjs");
 
 // What a clone without ../shared/spec titles a skipped Python-reference suite.
 const PY_TITLE = pyReferenceSuite({}, "/nonexistent/repo").title("Python writes, TypeScript reads");
@@ -127,11 +128,62 @@ describe("the reports a run must leave", () => {
     expect(e2e({ E2E_OUTPUT_DIR: "" })).toBe(path.join(root, "e2e/test-results/results.json"));
   });
 
-  it("in this repository: every package with tests, this one included", () => {
+  it("in this repository: every package with tests, this one included, and the gates", () => {
     expect(expectedReports(REPO, {}).map((r: { pkg: string }) => r.pkg)).toEqual(
-      expect.arrayContaining(["apps/web", "packages/backend", "packages/schema", "packages/worker", "e2e", "scripts"]),
+      expect.arrayContaining([".", "apps/web", "packages/backend", "packages/schema", "packages/worker", "e2e", "scripts"]),
     );
+    expect(GATES).toEqual(["lint", "format:check", "typecheck"]);
+    const scripts = (JSON.parse(readFileSync(path.join(REPO, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
+    for (const gate of GATES) expect(scripts[gate], `root package.json script ${gate}`).toBeTypeOf("string");
   });
+});
+
+describe("the gates (lint, format check, typecheck)", () => {
+  /** The fixture workspace with root scripts: the gates it defines. */
+  function withGates(scripts: Record<string, string>): string {
+    const root = workspace();
+    write(path.join(root, "package.json"), JSON.stringify({ name: "fixture", private: true, scripts }));
+    green(root);
+    return root;
+  }
+  const gatesReport = (root: string, gates: unknown[]) => write(path.join(root, "test-results/gates.json"), JSON.stringify({ gates }));
+
+  it("are owed a report when the root package.json defines them, and count one test each", () => {
+    const root = withGates({ lint: "x", typecheck: "y" });
+    expect(expectedReports(root, {})[0]).toEqual({ pkg: ".", kind: "gates", file: path.join(root, "test-results/gates.json") });
+    gatesReport(root, [
+      { name: "lint", status: "passed", exitCode: 0 },
+      { name: "typecheck", status: "passed", exitCode: 0 },
+    ]);
+    expect(sum(root).line).toBe("tests: 11 passed, 0 failed, 0 skipped");
+  });
+
+  it("count a failed gate, a defined gate missing from the report, and a missing report as failed", () => {
+    const root = withGates({ lint: "x", "format:check": "y", typecheck: "z" });
+    gatesReport(root, [
+      { name: "lint", status: "failed", exitCode: 1 },
+      { name: "typecheck", status: "passed", exitCode: 0 },
+    ]);
+    const r = sum(root);
+    expect(r.line).toBe("tests: 10 passed, 2 failed, 0 skipped");
+    expect(r.ok).toBe(false);
+    expect(r.details.join("\n")).toMatch(/gate lint failed/);
+    expect(r.details.join("\n")).toMatch(/gate format:check did not run/);
+    rmSync(path.join(root, "test-results/gates.json"));
+    expect(sum(root).line).toBe("tests: 9 passed, 1 failed, 0 skipped");
+  });
+
+  it("run-gates.mjs runs every defined gate even after a failure, writes the report and exits 1", () => {
+    const root = withGates({ lint: 'node -e "process.exit(3)"', typecheck: 'node -e ""' });
+    const res = spawnSync(process.execPath, [RUN_GATES, root], { encoding: "utf8", env: { PATH: process.env.PATH }, timeout: 60_000 });
+    expect(res.status, res.stderr).toBe(1);
+    const report = JSON.parse(readFileSync(path.join(root, "test-results/gates.json"), "utf8")) as { gates: Array<{ name: string; status: string; exitCode: number }> };
+    expect(report.gates.map((g) => [g.name, g.status, g.exitCode])).toEqual([
+      ["lint", "failed", 3],
+      ["typecheck", "passed", 0],
+    ]);
+    expect(sum(root).line).toBe("tests: 10 passed, 1 failed, 0 skipped");
+  }, 60_000);
 });
 
 describe("the closing line", () => {

@@ -1,7 +1,7 @@
 // API benchmark against the production build (`pnpm bench:api` at the root).
 //
 // Needs `next build` to have run in apps/web, and a Redis: BENCH_REDIS_URL or, failing
-// that, REDIS_TEST_URL. It uses database 14 of that Redis and FLUSHES it before and after.
+// that, REDIS_TEST_URL. It uses its own database of that Redis (@fleet/backend/testing/redis-dbs) and FLUSHES it before and after.
 // It starts `next start` on a free loopback port itself, seeds 10,000 workers, 200 queues
 // and a few automations through the backend (batched), then prints p50/p95 latencies of
 // the heavy REST reads and the delay from a Redis PUBLISH to its arrival at each of 500
@@ -15,11 +15,12 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 import type { Backend } from "@fleet/backend";
+import { testRedisDb } from "@fleet/backend/testing/redis-dbs";
 import { backendFromUrl } from "@fleet/backend/url";
 import { Redis } from "ioredis";
 
 const WEB_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const DB = 14;
+const DB = testRedisDb("apps/web/bench/api.ts");
 const WORKERS = 10_000;
 const AUTOMATION_TYPES = 20;
 const QUEUES = 200;
@@ -41,7 +42,7 @@ function fail(message: string): never {
 function redisUrl(): string {
   const base = process.env.BENCH_REDIS_URL || process.env.REDIS_TEST_URL;
   if (!base) {
-    fail("set BENCH_REDIS_URL (or REDIS_TEST_URL) to a Redis the bench may use, e.g. redis://127.0.0.1:6390; database 14 of it is flushed.");
+    fail(`set BENCH_REDIS_URL (or REDIS_TEST_URL) to a Redis the bench may use, e.g. redis://127.0.0.1:6390; database ${DB} of it is flushed.`);
   }
   const u = new URL(base);
   if (!/^rediss?:$/.test(u.protocol)) fail(`not a redis:// URL: ${u.protocol}`);

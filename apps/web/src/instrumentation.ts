@@ -11,7 +11,7 @@ export async function register(): Promise<void> {
   const { installPeerStamp } = await import("./server/auth/peer");
 
   const backendUrl = serverEnv().FLEET_BACKEND_URL;
-  let config;
+  let config: ReturnType<typeof authConfig>;
   try {
     config = authConfig();
   } catch (err) {

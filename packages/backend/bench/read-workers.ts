@@ -6,7 +6,7 @@
 //
 //   BENCH_REDIS_URL=redis://127.0.0.1:6390/0 pnpm --filter @fleet/backend bench
 //
-// Uses database 15 of that server and FLUSHES it.
+// Uses its own database of that server (test/support/redis-dbs.ts) and FLUSHES it.
 import { cpus, loadavg } from "node:os";
 import { Redis } from "ioredis";
 import { encodeUnixFloat } from "../src/codec";
@@ -14,8 +14,9 @@ import { keys, WORKER_ALL_INDEX } from "../src/keys";
 import { pyFloat, pyJsonBytes } from "../src/pyjson";
 import { createRedisBackend } from "../src/redis";
 import type { WorkerRef } from "../src/types";
+import { testRedisDb } from "../test/support/redis-dbs";
 
-const BENCH_DB = 15;
+const BENCH_DB = testRedisDb("packages/backend/bench/read-workers.ts");
 const SIZES = [1_000, 10_000];
 const TYPES = ["scraper", "cf-cookies", "mailer", "renderer"];
 const WRITE_CHUNK = 500;
@@ -23,7 +24,7 @@ const WRITE_CHUNK = 500;
 function benchUrl(): string {
   const raw = process.env.BENCH_REDIS_URL ?? process.env.REDIS_TEST_URL;
   if (!raw) {
-    console.error("bench: set BENCH_REDIS_URL (or REDIS_TEST_URL) to a disposable Redis, e.g. redis://127.0.0.1:6390/0; database 15 will be flushed");
+    console.error(`bench: set BENCH_REDIS_URL (or REDIS_TEST_URL) to a disposable Redis, e.g. redis://127.0.0.1:6390/0; database ${BENCH_DB} will be flushed`);
     process.exit(2);
   }
   const u = new URL(raw);

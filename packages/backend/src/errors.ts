@@ -16,12 +16,12 @@ export function maskUrl(url: string): string {
   return `${url.slice(0, start)}${shown}${url.slice(at)}`;
 }
 
-export class FleetBackendError extends Error {
+class FleetBackendErrorClass extends Error {
   override name = "FleetBackendError";
 }
 
 /** Redis could not be reached (connect or command timeout, refused, closed). */
-export class BackendUnavailableError extends FleetBackendError {
+class BackendUnavailableErrorClass extends FleetBackendErrorClass {
   override name = "BackendUnavailableError";
   readonly code = "backend_unavailable" as const;
   constructor(
@@ -38,7 +38,7 @@ export class BackendUnavailableError extends FleetBackendError {
  * Lua scripts and MULTI blocks that change them together cannot run on a cluster, where keys
  * of one call must share a slot. Refused at connect, before anything is read or written.
  */
-export class ClusterNotSupportedError extends FleetBackendError {
+class ClusterNotSupportedErrorClass extends FleetBackendErrorClass {
   override name = "ClusterNotSupportedError";
   readonly code = "cluster_not_supported" as const;
   constructor(url: string) {
@@ -51,7 +51,7 @@ export class ClusterNotSupportedError extends FleetBackendError {
 }
 
 /** `backendFromUrl` got a scheme it does not support. */
-export class UnsupportedBackendUrlError extends FleetBackendError {
+class UnsupportedBackendUrlErrorClass extends FleetBackendErrorClass {
   override name = "UnsupportedBackendUrlError";
   constructor(url: string) {
     const scheme = url.includes("://") ? url.split("://", 1)[0] : url;
@@ -60,7 +60,7 @@ export class UnsupportedBackendUrlError extends FleetBackendError {
 }
 
 /** A config write carried an expected generation that is no longer current. Nothing was written. */
-export class StaleGenerationError extends FleetBackendError {
+class StaleGenerationErrorClass extends FleetBackendErrorClass {
   override name = "StaleGenerationError";
   constructor(
     readonly expectedGen: number,
@@ -71,14 +71,41 @@ export class StaleGenerationError extends FleetBackendError {
 }
 
 /** The named thing (worker, item) does not exist. */
-export class NotFoundError extends FleetBackendError {
+class NotFoundErrorClass extends FleetBackendErrorClass {
   override name = "NotFoundError";
 }
 
 /** Data in Redis has the wrong type for the operation (WRONGTYPE, a non-integer counter). */
-export class CorruptDataError extends FleetBackendError {
+class CorruptDataErrorClass extends FleetBackendErrorClass {
   override name = "CorruptDataError";
 }
+
+/**
+ * One set of error classes per process, whatever the bundler does: a Next production build
+ * compiles this module into more than one chunk graph (instrumentation.ts, the route
+ * handlers), and an error made by one copy would not be `instanceof` the other copy's class
+ * (a down Redis answering 500 instead of 503). The first copy to load registers its classes on
+ * globalThis; every copy exports those, so `instanceof` holds across copies and nothing needs
+ * to recognise an error by its name. test/one-error-class.test.ts loads a second copy.
+ */
+const SHARED = Symbol.for("@fleet/backend/errors");
+const classes = { FleetBackendErrorClass, BackendUnavailableErrorClass, ClusterNotSupportedErrorClass, UnsupportedBackendUrlErrorClass, StaleGenerationErrorClass, NotFoundErrorClass, CorruptDataErrorClass };
+const shared = ((globalThis as { [SHARED]?: typeof classes })[SHARED] ??= classes);
+
+export const FleetBackendError = shared.FleetBackendErrorClass;
+export type FleetBackendError = FleetBackendErrorClass;
+export const BackendUnavailableError = shared.BackendUnavailableErrorClass;
+export type BackendUnavailableError = BackendUnavailableErrorClass;
+export const ClusterNotSupportedError = shared.ClusterNotSupportedErrorClass;
+export type ClusterNotSupportedError = ClusterNotSupportedErrorClass;
+export const UnsupportedBackendUrlError = shared.UnsupportedBackendUrlErrorClass;
+export type UnsupportedBackendUrlError = UnsupportedBackendUrlErrorClass;
+export const StaleGenerationError = shared.StaleGenerationErrorClass;
+export type StaleGenerationError = StaleGenerationErrorClass;
+export const NotFoundError = shared.NotFoundErrorClass;
+export type NotFoundError = NotFoundErrorClass;
+export const CorruptDataError = shared.CorruptDataErrorClass;
+export type CorruptDataError = CorruptDataErrorClass;
 
 // Argument checks both implementations share, so they refuse the same calls the same way.
 

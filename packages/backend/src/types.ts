@@ -247,7 +247,7 @@ export interface KvKeysPage {
 }
 
 /** The console's watch (queue history, alerts) is part of the contract: ./watch-types. */
-export interface Backend extends WatchBackend, SearchBackend {
+export interface Backend extends WatchBackend, SearchBackend, WorkerBulkBackend {
   readonly kind: "redis" | "memory";
   /** The URL it was made from, password masked. */
   readonly url: string;
@@ -637,4 +637,37 @@ export interface TakeMatchesChunk {
   /** This chunk was the last of its part: the job moves to the next part, cursor 0. */
   partDone: boolean;
   items: Array<{ index: number; body: Buffer; replacement: Buffer }>;
+}
+
+// ---- error groups and bulk actions on the worker list (issue 14.3 and 14.4)
+
+/**
+ * A worker's state hash alone (`state`, `last_seen`, `last_error`): what error groups need of
+ * a whole fleet. Each field is null, and named in `corrupt`, exactly when WorkerRecord's would be.
+ */
+export interface WorkerStateEntry extends WorkerRef {
+  state: WorkerRecord["state"];
+  lastSeen: number | null;
+  /** "" in Redis is null here, as in WorkerRecord. */
+  lastError: string | null;
+  corrupt: string[];
+}
+
+/** What `workersRemoveOffline` did to each worker. */
+export type OfflineRemoval = "removed" | "online" | "absent";
+
+export interface WorkerBulkBackend {
+  /**
+   * The state hash of many workers, in the order given, in a bounded number of pipelined
+   * round trips (1000 workers per round trip); nothing else of the worker is read.
+   */
+  workersState(refs: WorkerRef[]): Promise<WorkerStateEntry[]>;
+  /**
+   * Removes each given worker (every key, stats history too, and both index entries, as
+   * `workerRemove`) only if it is offline: its `last_seen` is missing, unreadable, or before
+   * `cutoff` (unix seconds). The check and the removal are one atomic step per worker, so a
+   * worker that reported meanwhile is kept (`online`); `absent` when it had no key at all.
+   * Batched: one script per 100 workers, all sent at once. Answers in the order given.
+   */
+  workersRemoveOffline(refs: WorkerRef[], cutoff: number): Promise<OfflineRemoval[]>;
 }

@@ -3,6 +3,7 @@ import { describeLeaseContract } from "./contract-lease";
 import { describeBackendContract, type BackendFixture, type RawPlanter } from "./contract";
 import { describeScaleContract } from "./contract-scale";
 import { describeSearchContract } from "./contract-search";
+import { describeWorkerBulkContract } from "./contract-worker-bulk";
 
 async function fixture(): Promise<BackendFixture> {
   const backend = createMemoryBackend();
@@ -30,3 +31,4 @@ describeBackendContract("memory", fixture);
 describeScaleContract("memory", fixture);
 describeLeaseContract("memory", fixture);
 describeSearchContract("memory", fixture);
+describeWorkerBulkContract("memory", fixture);

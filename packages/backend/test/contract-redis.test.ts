@@ -4,16 +4,11 @@ import { describeLeaseContract } from "./contract-lease";
 import { describeBackendContract, type BackendFixture, type RawPlanter, type RawType } from "./contract";
 import { describeScaleContract } from "./contract-scale";
 import { describeSearchContract } from "./contract-search";
+import { describeWorkerBulkContract } from "./contract-worker-bulk";
+import { testRedisUrl } from "./support/redis-dbs";
 
-const base = process.env.REDIS_TEST_URL;
-if (!base) throw new Error("REDIS_TEST_URL is not set: point it at a disposable redis-server, e.g. redis://127.0.0.1:6390/0");
-
-/** Database 1 belongs to this suite alone: it is flushed before every test. */
-const url = (() => {
-  const u = new URL(base);
-  u.pathname = "/1";
-  return u.toString();
-})();
+/** This suite's own database: it is flushed before every test. */
+const url = testRedisUrl("packages/backend/test/contract-redis.test.ts");
 
 async function fixture(): Promise<BackendFixture> {
   const r = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 1 });
@@ -69,3 +64,4 @@ describeBackendContract("redis", fixture);
 describeScaleContract("redis", fixture);
 describeLeaseContract("redis", fixture);
 describeSearchContract("redis", fixture);
+describeWorkerBulkContract("redis", fixture);

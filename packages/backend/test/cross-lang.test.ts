@@ -17,12 +17,9 @@ import { poolPruneCases } from "./pool-prune-cases";
 import { generatedTaskBodies, TASK_ID_CASES } from "./task-ids";
 import { taskIdOfBody, withTaskFailure } from "../src/task-body";
 import { pyReferenceSuite } from "./py-reference";
+import { testRedisUrl } from "./support/redis-dbs";
 
-const base = process.env.REDIS_TEST_URL;
-if (!base) throw new Error("REDIS_TEST_URL is not set: point it at a disposable redis-server, e.g. redis://127.0.0.1:6390/0");
-const u = new URL(base);
-u.pathname = "/2";
-const URL_DB = u.toString();
+const URL_DB = testRedisUrl("packages/backend/test/cross-lang.test.ts");
 
 const here = dirname(fileURLToPath(import.meta.url));
 const HELPER = join(here, "py", "fleet_py.py");

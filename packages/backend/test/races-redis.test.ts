@@ -8,10 +8,8 @@
 // - pool claims from several connections: an item is never held by two at once.
 //
 // Each actor is its own RedisBackend, so its own connection: the commands really interleave
-// in Redis, as they would from several processes. Database 14 within @fleet/backend
-// (contract-redis: 1, cross-lang: 2, redis-backend.test: 10, msgpack: 0 with no keys), shared
-// with wrong-type.test.ts: names are random per test and neither file flushes, so the two
-// run side by side.
+// in Redis, as they would from several processes. Its own database (./support/redis-dbs);
+// names are random per test all the same.
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -20,15 +18,9 @@ import { keys } from "../src/keys";
 import { pyJsonBytes } from "../src/pyjson";
 import { createRedisBackend, type RedisBackend } from "../src/redis";
 import { sha1Hex } from "../src/codec";
+import { testRedisUrl } from "./support/redis-dbs";
 
-const base = process.env.REDIS_TEST_URL;
-if (!base) throw new Error("REDIS_TEST_URL is not set: point it at a disposable redis-server, e.g. redis://127.0.0.1:6390/0");
-const DB = 14;
-const url = (() => {
-  const u = new URL(base);
-  u.pathname = `/${DB}`;
-  return u.toString();
-})();
+const url = testRedisUrl("packages/backend/test/races-redis.test.ts");
 
 /** Connections racing one another. */
 const N = 8;

@@ -4,8 +4,7 @@
 // the other parts or the other queues, pools and streams of the same call; an operation
 // that must use the key fails with CorruptDataError naming it.
 //
-// Redis: database 14, which belongs to this package's races-redis.test.ts too; every name
-// here is random, so neither file depends on the other's data.
+// Redis: this file's own database (./support/redis-dbs).
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,14 +14,9 @@ import { createMemoryBackend, type MemoryBackend } from "../src/memory";
 import { pyJsonBytes } from "../src/pyjson";
 import { createRedisBackend } from "../src/redis";
 import type { Backend } from "../src/types";
+import { testRedisUrl } from "./support/redis-dbs";
 
-const base = process.env.REDIS_TEST_URL;
-if (!base) throw new Error("REDIS_TEST_URL is not set: point it at a disposable redis-server, e.g. redis://127.0.0.1:6390/0");
-const url = (() => {
-  const u = new URL(base);
-  u.pathname = "/14";
-  return u.toString();
-})();
+const url = testRedisUrl("packages/backend/test/wrong-type.test.ts");
 
 type Wrong = "string" | "hash" | "list" | "zset";
 interface Planter {

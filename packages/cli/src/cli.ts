@@ -83,7 +83,7 @@ export function commandHelp(cmd: CommandSpec): string {
   const parts = [
     `usage: fleet ${name(cmd)}${cmd.args ? ` ${cmd.args}` : ""} [options]`,
     "",
-    cmd.summary + ".",
+    `${cmd.summary}.`,
   ];
   if (cmd.description) parts.push("", wrap(cmd.description));
   if (Object.keys(cmd.options).length > 0) parts.push("", "Options:", ...optionLines(cmd.options));

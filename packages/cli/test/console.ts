@@ -1,6 +1,6 @@
 // A real console for the CLI's tests: `next start` of apps/web's production build (its dist dir
 // from NEXT_DIST_DIR, default .next), with API tokens of each role, on a free port, over a real
-// Redis (REDIS_TEST_URL with the database of CLI_TEST_DB). No build: the suite fails, saying
+// Redis (REDIS_TEST_URL, the database of CLI_TEST_DB). No build: the suite fails, saying
 // how to make one (CI builds before it tests: scripts/test-all.sh).
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
@@ -9,24 +9,20 @@ import { createServer } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
+import { testRedisDb, testRedisUrl } from "@fleet/backend/testing/redis-dbs";
+
 export const WEB_DIR = fileURLToPath(new URL("../../../apps/web/", import.meta.url));
 export const CLI_BIN = fileURLToPath(new URL("../bin/fleet.mjs", import.meta.url));
 const NEXT_BIN = path.join(WEB_DIR, "node_modules/next/dist/bin/next");
 
 /**
- * The CLI suite's Redis database. Every one of 0-15 has a suite of its own in some package
- * (grep `redisTestUrl(` and `pathname = "/`); database 0 holds no test's keys (the backend's
- * msgpack test only EVALs there), and turbo runs one package's tests at a time. The suite
- * never flushes it: every name carries a random prefix, purged when the suite ends.
+ * The CLI suite's Redis database (its own, @fleet/backend/testing/redis-dbs). The suite never
+ * flushes it: every name carries a random prefix, purged when the suite ends.
  */
-export const CLI_TEST_DB = 0;
+export const CLI_TEST_DB = testRedisDb("packages/cli/test/console.ts");
 
-export function redisUrl(db = CLI_TEST_DB): string {
-  const base = process.env.REDIS_TEST_URL;
-  if (!base) throw new Error("REDIS_TEST_URL is not set: the CLI tests need a real redis-server, e.g. redis://127.0.0.1:6390/0");
-  const u = new URL(base);
-  u.pathname = `/${db}`;
-  return u.toString();
+export function redisUrl(): string {
+  return testRedisUrl("packages/cli/test/console.ts");
 }
 
 /** The build `next start` serves, or a failure that says how to make it. */

@@ -1,5 +1,6 @@
 // Shapes of the HTTP API v1 (../shared/API.md): responses the routes produce and the
 // pages consume, request bodies and query strings the routes accept.
+import { ERROR_GROUP_MAX } from "./error-group";
 import { z } from "zod";
 import { CatalogDocSchema, JsonObjectSchema, WorkerStateValueSchema } from "./redis";
 
@@ -147,6 +148,8 @@ export const WorkersQuerySchema = PageQuerySchema.extend({
    * `last_seen` (oldest first) or `-last_seen` (newest first); an unreadable last_seen sorts as the oldest.
    */
   sort: WorkersSortSchema.default("name"),
+  /** A console extension (issue 14): only workers whose last_error normalises to this group (normalizeErrorMessage). */
+  error_group: z.string().min(1, "error_group must not be empty").max(ERROR_GROUP_MAX, `error_group must be at most ${ERROR_GROUP_MAX} characters`).optional(),
 });
 
 export const WorkerListSchema = z.object({

@@ -5,3 +5,4 @@ export * from "./merge-patch";
 export * from "./watch";
 export * from "./error-group";
 export * from "./search";
+export * from "./error-groups-api";

@@ -53,7 +53,7 @@ export const RuntimeConfigSchema = z.object(runtimeConfigShape);
 export type RuntimeConfig = z.infer<typeof RuntimeConfigSchema>;
 
 /** A config schema: a zod object whose output carries the runtime keys (extend `runtimeConfigShape`). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: an automation's own config keys have any types; its zod input is not ours to know
 export type ConfigSchema = z.ZodType<RuntimeConfig & Record<string, any>, any>;
 
 export interface Task<P> {
@@ -105,7 +105,8 @@ export interface ContinuousAutomation<
   run(ctx: AutomationContext<z.output<C>>): Promise<OutputOf<O> | undefined | void>;
 }
 
-export type Automation = BatchAutomation<any, any, any> | ContinuousAutomation<any, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: a registry holds automations of every type; `unknown` would clash with their run() parameters
+export type Automation = BatchAutomation<any, any, any> | ContinuousAutomation<any, any>;
 
 const TYPE_RE = /^[^\s|]+$/;
 

@@ -36,27 +36,28 @@ async function loadAutomations(spec: string): Promise<Automation[]> {
 }
 
 async function main(): Promise<void> {
-  let args;
-  try {
-    args = parseArgs({
-      args: process.argv.slice(2).filter((a) => a !== "--"),
-      options: {
-        backend: { type: "string" },
-        automations: { type: "string" },
-        "demo-catalog": { type: "boolean", default: false },
-        "no-catalog": { type: "boolean", default: false },
-        "sweep-interval-ms": { type: "string" },
-        "hold-seconds": { type: "string" },
-        lock: { type: "string" },
-        quiet: { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
-      },
-      strict: true,
-    }).values;
-  } catch (err) {
-    console.error(`${err instanceof Error ? err.message : String(err)}\n\n${USAGE}`);
-    process.exit(2);
-  }
+  const args = (() => {
+    try {
+      return parseArgs({
+        args: process.argv.slice(2).filter((a) => a !== "--"),
+        options: {
+          backend: { type: "string" },
+          automations: { type: "string" },
+          "demo-catalog": { type: "boolean", default: false },
+          "no-catalog": { type: "boolean", default: false },
+          "sweep-interval-ms": { type: "string" },
+          "hold-seconds": { type: "string" },
+          lock: { type: "string" },
+          quiet: { type: "boolean", default: false },
+          help: { type: "boolean", short: "h", default: false },
+        },
+        strict: true,
+      }).values;
+    } catch (err) {
+      console.error(`${err instanceof Error ? err.message : String(err)}\n\n${USAGE}`);
+      process.exit(2);
+    }
+  })();
   if (args.help) {
     console.log(USAGE);
     return;

@@ -1,15 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Backend } from "@fleet/backend";
 
-/** REDIS_TEST_URL with its DB number replaced; throws (failing the suite) when unset. */
-export function redisTestUrl(db: number): string {
-  const base = process.env.REDIS_TEST_URL;
-  if (!base) throw new Error("REDIS_TEST_URL is not set: these tests need a real Redis (e.g. redis://127.0.0.1:6390/0)");
-  const u = new URL(base);
-  u.pathname = `/${db}`;
-  return u.toString();
-}
-
 /** A fresh automation type per test so tests sharing a DB never see each other's keys. */
 export function uniqueName(prefix: string): string {
   return `${prefix}-${randomBytes(4).toString("hex")}`;

@@ -1,4 +1,4 @@
-// Python and TypeScript workers on one Redis queue (DB 5). Tasks come from both sides,
+// Python and TypeScript workers on one Redis queue (its own database). Tasks come from both sides,
 // workers are killed mid-task on both sides (a Python process by SIGKILL, TypeScript slots
 // by abort), and the housekeeping sweep recovers what they held. In the end every task was
 // processed-and-recorded exactly once, or sits in the dead-letter queue once; none is lost.
@@ -24,12 +24,13 @@ import { createHash } from "node:crypto";
 import { createRedisBackend } from "@fleet/backend/redis";
 import { pyReferenceSuite } from "@fleet/backend/testing/py-reference";
 import { defineAutomation, encodeTaskBody, parseTaskBody, runtimeConfigShape, startHousekeeping, startMaster, startWorker, type Housekeeping, type Master, type WorkerHandle } from "../src/index";
-import { redisTestUrl, uniqueName, waitUntil } from "./helpers";
+import { testRedisUrl } from "@fleet/backend/testing/redis-dbs";
+import { uniqueName, waitUntil } from "./helpers";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const PY = "/usr/bin/python3";
 const PY_WORKER = path.join(here, "py", "worker.py");
-const url = redisTestUrl(5);
+const url = testRedisUrl("packages/worker/test/interop-redis.test.ts");
 
 interface PyProc {
   name: string;
@@ -228,7 +229,7 @@ describe.skipIf(pyRef.skip)(pyRef.title("interop: Python and TypeScript workers 
     });
     if (process.env.INTEROP_TIMELINE) {
       const { writeFileSync } = await import("node:fs");
-      writeFileSync(process.env.INTEROP_TIMELINE, timeline.map((e) => `${String(e.t).padStart(6)} ms ${e.id ?? "-"} ${e.what}`).join("\n") + `\nDLQ ids: ${dead.map((d) => String(d.id)).join(" ")}\n`);
+      writeFileSync(process.env.INTEROP_TIMELINE, `${timeline.map((e) => `${String(e.t).padStart(6)} ms ${e.id ?? "-"} ${e.what}`).join("\n")}\nDLQ ids: ${dead.map((d) => String(d.id)).join(" ")}\n`);
     }
     if (problems.length) {
       const bad = new Set(problems.map((p) => /task (\w+)/.exec(p)?.[1]));

@@ -1,4 +1,4 @@
-// The TypeScript master on real Redis (DB 13): one leader among several copies through the
+// The TypeScript master on real Redis (its own database): one leader among several copies through the
 // Fleet lock, hand-over when the leader dies, the catalog replaced when a master takes the
 // lead, expired reservations swept; and `pnpm master` as a process that stops on SIGTERM.
 import { spawn } from "node:child_process";
@@ -9,10 +9,11 @@ import { z } from "zod";
 import type { Backend } from "@fleet/backend";
 import { createRedisBackend } from "@fleet/backend/redis";
 import { defineAutomation, encodeTaskBody, runtimeConfigShape, startMaster, type Master } from "../src/index";
-import { redisTestUrl, uniqueName, waitUntil } from "./helpers";
+import { testRedisUrl } from "@fleet/backend/testing/redis-dbs";
+import { uniqueName, waitUntil } from "./helpers";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const url = redisTestUrl(13);
+const url = testRedisUrl("packages/worker/test/master-redis.test.ts");
 
 const automation = (type: string) =>
   defineAutomation({ type, kind: "batch", config: z.object(runtimeConfigShape), run: async () => undefined });

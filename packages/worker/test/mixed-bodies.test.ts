@@ -8,14 +8,14 @@ import { createMemoryBackend } from "@fleet/backend/memory";
 import { createRedisBackend } from "@fleet/backend/redis";
 import { TASK_ID_CASES } from "@fleet/backend/testing";
 import { defineAutomation, runtimeConfigShape, startWorker, type WorkerHandle } from "../src/index";
-import { redisTestUrl, uniqueName } from "./helpers";
+import { testRedisUrl } from "@fleet/backend/testing/redis-dbs";
+import { uniqueName } from "./helpers";
 
 const config = z.object(runtimeConfigShape);
 
 for (const [name, make] of [
   ["memory", () => createMemoryBackend("memory://mixed-bodies")],
-  // DB 4, shared with worker-redis.test.ts: every name here is fresh
-  ["redis", () => createRedisBackend(redisTestUrl(4))],
+  ["redis", () => createRedisBackend(testRedisUrl("packages/worker/test/mixed-bodies.test.ts"))],
 ] as const) {
   describe(`mixed-fleet task bodies on ${name}`, () => {
     const backend: Backend = make();

@@ -1,6 +1,6 @@
 import { createRedisBackend } from "@fleet/backend/redis";
-import { redisTestUrl } from "./helpers";
+import { testRedisUrl } from "@fleet/backend/testing/redis-dbs";
 import { describeWorkerSuite } from "./worker-suite";
 
-// DB 4: this file's keys; every test uses fresh automation names, so stale keys from an earlier run never collide
-describeWorkerSuite("a real Redis", () => createRedisBackend(redisTestUrl(4)));
+// its own database; every test uses fresh automation names, so stale keys from an earlier run never collide
+describeWorkerSuite("a real Redis", () => createRedisBackend(testRedisUrl("packages/worker/test/worker-redis.test.ts")));

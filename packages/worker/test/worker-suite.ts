@@ -583,7 +583,7 @@ export function describeWorkerSuite(name: string, factory: BackendFactory): void
       cleanups.push(() => hk.stop());
       const doc = json(await backend.catalogGet(a.type));
       expect(Object.keys(doc)).toEqual(["config", "output", "task_payload"]);
-      const config = doc.config as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+      const config = doc.config as Record<string, any>;
       expect(config.$schema).toBe("https://json-schema.org/draft/2020-12/schema");
       expect(config.properties.slots).toMatchObject({ type: "integer", minimum: 0, maximum: 64, default: 1, title: "Slots" });
       expect(config.properties.mode).toMatchObject({ enum: ["fast", "thorough"], title: "Mode" });
@@ -591,8 +591,8 @@ export function describeWorkerSuite(name: string, factory: BackendFactory): void
       // defaults make keys optional: `{}` is a valid config
       expect(config.required ?? []).toEqual([]);
       expect(config.description).toBe("A test automation");
-      expect((doc.task_payload as Record<string, any>).required).toEqual(["url"]); // eslint-disable-line @typescript-eslint/no-explicit-any
-      expect((doc.output as Record<string, any>).properties.status.type).toBe("integer"); // eslint-disable-line @typescript-eslint/no-explicit-any
+      expect((doc.task_payload as Record<string, any>).required).toEqual(["url"]);
+      expect((doc.output as Record<string, any>).properties.status.type).toBe("integer");
       // Python's json.dumps encoding
       expect((await backend.catalogGet(a.type))!.toString()).toContain('"config": {"$schema": ');
 

@@ -34,7 +34,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
     // The theme script sets class="dark" before React hydrates.
     <html lang="en" suppressHydrationWarning>
       <head>
-        {/* eslint-disable-next-line @next/next/no-sync-scripts -- must run before first paint */}
+        {/* synchronous on purpose: it must run before first paint */}
         <script src="/theme-init.js" nonce={nonce} />
       </head>
       <body className="min-h-screen bg-slate-50 font-sans text-slate-900 antialiased dark:bg-slate-950 dark:text-slate-100">

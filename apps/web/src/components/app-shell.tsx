@@ -79,6 +79,7 @@ export function SkipLink() {
  */
 function useFocusHeadingOnNavigation(pathname: string) {
   const first = useRef(true);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: each navigation (a new pathname) is the trigger
   useEffect(() => {
     if (first.current) {
       first.current = false;
@@ -121,6 +122,7 @@ export function AppShell({ children }: { children: ReactNode }) {
   const menuButton = useRef<HTMLButtonElement>(null);
   const { health, down, message } = useBackendHealth();
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a navigation (the new pathname) closes the menu
   useEffect(() => setMenuOpen(false), [pathname]);
   useFocusHeadingOnNavigation(pathname);
 

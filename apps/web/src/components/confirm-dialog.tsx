@@ -43,6 +43,7 @@ export function ConfirmDialog({
   }, [open]);
 
   return (
+    // biome-ignore lint/a11y/useKeyWithClickEvents: the backdrop click is the mouse's way out; Escape (native to a modal <dialog>) is the keyboard's
     <dialog
       ref={ref}
       aria-labelledby={titleId}

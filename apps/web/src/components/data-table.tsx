@@ -113,6 +113,7 @@ export function DataTable<T>({
       ref={containerRef}
       className="overflow-auto rounded-lg border border-slate-200 dark:border-slate-800"
       style={{ maxHeight }}
+      // biome-ignore lint/a11y/noNoninteractiveTabindex: a scroll box takes focus so a keyboard can scroll it (axe: scrollable-region-focusable)
       tabIndex={0}
       aria-label={caption}
       role="region"

@@ -4,7 +4,7 @@
 // by one console process and read here like any other API answer, refreshed every 10 s.
 import type { History, HistoryRangeName } from "@fleet/schema";
 import { useQuery } from "@tanstack/react-query";
-import { useId, useMemo, useState } from "react";
+import { useId, useMemo, useState, type ReactNode } from "react";
 
 import { formatAge, formatDuration, formatNumber } from "@/lib/format";
 import { queries } from "@/lib/query";
@@ -75,7 +75,7 @@ export function HistoryCharts({
   const title = variant === "strip" ? "Queue history (all queues)" : "History";
   const picker = <RangePicker value={range} onChange={setRange} label={`Range of the ${queue === null ? "fleet's" : "queue's"} history`} />;
 
-  let body;
+  let body: ReactNode;
   if (q.isPending) body = <LoadingState label="Loading the history…" />;
   else if (q.isError) body = <ErrorState error={q.error} title="The history cannot be read right now" onRetry={() => void q.refetch()} />;
   else if (!h || recorded === 0)

@@ -217,6 +217,7 @@ export function RawValueView({
           </div>
         </div>
       </div>
+      {/* biome-ignore lint/a11y/useAriaPropsSupportedByRole: the label comes and goes with role="group" (a long value's scroll box) */}
       <div
         className={`overflow-auto p-2 ${expanded ? EXPANDED_MAX_H : long ? COLLAPSED_MAX_H : ""}`}
         // a scroll box must be reachable by keyboard to be scrolled without a mouse

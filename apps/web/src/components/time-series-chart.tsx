@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useRef } from "react";
+import { useEffect, useMemo, useRef } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 
@@ -64,13 +64,14 @@ export function TimeSeriesChart({
   format?: (v: number | null | undefined) => string;
   testId?: string;
 }) {
-  const lines: readonly ChartSeries[] = series ?? [{ label: title, values: values ?? [], colorIndex }];
+  const lines: readonly ChartSeries[] = useMemo(() => series ?? [{ label: title, values: values ?? [], colorIndex }], [series, title, values, colorIndex]);
   const shape = lines.map((l) => `${l.label}:${l.colorIndex ?? 0}`).join("|");
   const wrap = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
   const { dark } = useTheme();
 
   // Build once per theme; data changes go through setData (no re-creation, no flicker).
+  // biome-ignore lint/correctness/useExhaustiveDependencies: rebuilt per theme and series shape only; new data goes through setData below
   useEffect(() => {
     const el = wrap.current;
     if (!el) return;
@@ -127,13 +128,11 @@ export function TimeSeriesChart({
       u.destroy();
       plot.current = null;
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- data is pushed by the effect below
   }, [dark, title, height, shape, syncKey]);
 
   useEffect(() => {
     plot.current?.setData([[...times], ...lines.map((l) => [...l.values])] as uPlot.AlignedData);
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- `lines` is rebuilt each render; its values are the dependency
-  }, [times, ...lines.map((l) => l.values)]);
+  }, [times, lines]);
 
   // one series: its last value, as before; several: the last known value of each, named
   const single = values ?? [];

@@ -109,7 +109,7 @@ export async function apiFetchWithHeaders<T>(path: string, init: ApiInit = {}): 
   }
 
   const text = await res.text();
-  let parsed: unknown = undefined;
+  let parsed: unknown ;
   if (text !== "") {
     try {
       parsed = JSON.parse(text);

@@ -9,7 +9,7 @@ import * as queue from "@/app/api/v1/queues/[name]/route";
 import * as dead from "@/app/api/v1/queues/[name]/dead/route";
 import * as stream from "@/app/api/v1/streams/[name]/route";
 import { toRawValue } from "@/server/api/serialize";
-import { useBackendUrl } from "@/server/api/test/harness";
+import { switchBackendUrl } from "@/server/api/test/harness";
 import { closeBackend } from "@/server/backend";
 import { resetServerEnv } from "@/server/env";
 
@@ -53,18 +53,18 @@ describe("matching a preview to a full value", () => {
   });
 
   it("sameValue: same length and one begins the other, in either order", () => {
-    const text = "x".repeat(5000) + "END";
+    const text = `${"x".repeat(5000)}END`;
     const preview = raw(text);
     const whole = raw(text, 10_000);
     expect(preview.truncated).toBe(true);
     expect(sameValue(preview, whole)).toBe(true);
     expect(sameValue(whole, preview)).toBe(true);
     // same start, other length: another value
-    expect(sameValue(preview, raw("x".repeat(5000) + "END!", 10_000))).toBe(false);
+    expect(sameValue(preview, raw(`${"x".repeat(5000)}END!`, 10_000))).toBe(false);
     // same length, other start
-    expect(sameValue(preview, raw("y" + "x".repeat(4999) + "END", 10_000))).toBe(false);
+    expect(sameValue(preview, raw(`y${"x".repeat(4999)}END`, 10_000))).toBe(false);
     // same start within the preview, other end: cannot be told apart from the preview alone
-    expect(sameValue(preview, raw("x".repeat(5000) + "FIN", 10_000))).toBe(true);
+    expect(sameValue(preview, raw(`${"x".repeat(5000)}FIN`, 10_000))).toBe(true);
     expect(sameValue(raw(Buffer.from([0xff, 0xfe, 1, 2]), 2), raw(Buffer.from([0xff, 0xfe, 1, 2])))).toBe(true);
   });
 
@@ -138,7 +138,7 @@ describe("loaders", () => {
   });
   beforeEach(async () => {
     n += 1;
-    backend = await useBackendUrl(`memory://full-value-${process.pid}-${n}`);
+    backend = await switchBackendUrl(`memory://full-value-${process.pid}-${n}`);
     asked.length = 0;
   });
   afterAll(async () => {

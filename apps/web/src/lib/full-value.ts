@@ -88,14 +88,14 @@ export function sameValue(a: RawValue, b: RawValue): boolean {
  */
 export function findSameValue<T>(
   candidates: readonly T[],
-  valueOf: (c: T) => RawValue | null | undefined,
+  valueFor: (c: T) => RawValue | null | undefined,
   preview: RawValue,
   near = 0,
   also: (c: T) => boolean = () => true,
 ): T | null {
   const fits = (c: T | undefined): c is T => {
     if (c === undefined) return false;
-    const v = valueOf(c);
+    const v = valueFor(c);
     return v !== null && v !== undefined && also(c) && sameValue(v, preview);
   };
   const start = Math.min(Math.max(0, near), Math.max(0, candidates.length - 1));

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { QueueList, Worker, WorkerDetail } from "@fleet/schema";
 
 import { applyQueues, applyWorkers, upsertByName } from "./live-cache";
-import { testWorker } from "./test-worker";
+import { testWorker } from "./test/worker";
 import { queryKeys, type WorkersEverything } from "./query";
 
 const worker = testWorker;

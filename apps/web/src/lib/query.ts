@@ -13,6 +13,7 @@ import type {
   AutomationList,
   CounterList,
   DeadLetter,
+  ErrorGroups,
   Health,
   KvKeyList,
   KvNamespaceList,
@@ -76,6 +77,8 @@ export interface WorkersParams {
   type?: string;
   status?: WorkerStatus;
   q?: string;
+  /** Only workers whose last_error is in this error group (issue 14). */
+  error_group?: string;
   /** Server-side order (a console extension of the API): absent means type, then id. */
   sort?: WorkersSort;
   limit?: number;
@@ -131,6 +134,11 @@ export const queryKeys = {
     status: () => ["alerts", "status"] as const,
     rules: () => ["alerts", "rules"] as const,
   },
+  errors: {
+    all: ["errors"] as const,
+    /** `queue` null: the whole fleet. */
+    of: (queue: string | null, limit: number) => ["errors", queue, limit] as const,
+  },
   locks: { all: ["locks"] as const },
   counters: { all: ["counters"] as const },
   kv: {
@@ -185,7 +193,7 @@ async function fetchEveryWorker(type: string | undefined, signal: AbortSignal): 
     if (workers.length >= total || page.workers.length === 0) break;
     // Only a first load shows partial data; a refetch keeps the previous full list until done.
     const current = getQueryClient().getQueryData<WorkersEverything>(key);
-    if (!current || !current.complete) {
+    if (!current?.complete) {
       getQueryClient().setQueryData<WorkersEverything>(key, { workers: [...workers], total, complete: false, loadedAt: Date.now() });
     }
   }
@@ -276,6 +284,14 @@ export const queries = {
     queryOptions({
       queryKey: queryKeys.alerts.rules(),
       queryFn: ({ signal }) => apiGet<AlertRules>("/alerts/rules", signal),
+    }),
+  /** Error groups (issue 14.3): computed at most every 10 s on the server; refreshed at a slower pace here. */
+  errorGroups: (queue: string | null, limit = 10) =>
+    queryOptions({
+      queryKey: queryKeys.errors.of(queue, limit),
+      queryFn: ({ signal }) => apiGet<ErrorGroups>(queue === null ? `/errors${qs({ limit })}` : `/queues/${seg(queue)}/errors${qs({ limit })}`, signal),
+      refetchInterval: 30_000,
+      staleTime: 10_000,
     }),
   pools: () =>
     queryOptions({

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Worker, WorkerList } from "@fleet/schema";
 
 import { queryKeys, type WorkersParams } from "./query";
-import { testWorker } from "./test-worker";
+import { testWorker } from "./test/worker";
 import { applyWorkerPages, cancelWorkerPageRefetches, patchWorkerPages, REFETCH_GAP_MS } from "./workers-page-live";
 
 const worker = (type: string, id: string, over: Partial<Worker> = {}): Worker => testWorker(type, id, { stats: null, ...over });

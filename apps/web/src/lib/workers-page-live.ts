@@ -64,6 +64,8 @@ export function patchWorkerPages(client: QueryClient, ev: WorkersEvent): QueryKe
           }
         }
         if (bySeen && next.last_seen !== old.last_seen) moved = true;
+        // an error-group filter (issue 14): a new last_error may take it out of the group
+        if (p.error_group !== undefined && next.last_error !== old.last_error) moved = true;
       }
       for (const w of ev.changed) {
         if (!inView.has(wkey(w)) && ofType(w) && workerMatches(w, p.q ?? "")) moved = true;

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { closeBackend, getBackend, isDemoUrl } from "./backend";
 import { resetServerEnv } from "./env";
 
-async function useBackendUrl(url: string): Promise<void> {
+async function switchBackendUrl(url: string): Promise<void> {
   await closeBackend();
   process.env.FLEET_BACKEND_URL = url;
   resetServerEnv();
@@ -17,7 +17,7 @@ afterEach(async () => {
 
 describe("getBackend", () => {
   it("hands every caller the same backend until it is closed", async () => {
-    await useBackendUrl("memory://backend-test");
+    await switchBackendUrl("memory://backend-test");
     const [a, b] = await Promise.all([getBackend(), getBackend()]);
     expect(a).toBe(b);
     expect(await getBackend()).toBe(a);
@@ -26,7 +26,7 @@ describe("getBackend", () => {
   });
 
   it("keeps the cache on globalThis so a re-evaluated module finds it", async () => {
-    await useBackendUrl("memory://backend-test");
+    await switchBackendUrl("memory://backend-test");
     const backend = await getBackend();
     const slot = (globalThis as { __fleetBackend?: { url: string } }).__fleetBackend;
     expect(slot?.url).toBe("memory://backend-test");
@@ -34,7 +34,7 @@ describe("getBackend", () => {
   });
 
   it("opens a new backend when the URL changes", async () => {
-    await useBackendUrl("memory://one");
+    await switchBackendUrl("memory://one");
     const one = await getBackend();
     process.env.FLEET_BACKEND_URL = "memory://two";
     resetServerEnv();
@@ -44,10 +44,10 @@ describe("getBackend", () => {
   });
 
   it("starts the demo fleet for memory://demo only", async () => {
-    await useBackendUrl("memory://empty");
+    await switchBackendUrl("memory://empty");
     expect(await (await getBackend()).workerList()).toEqual([]);
 
-    await useBackendUrl("memory://demo");
+    await switchBackendUrl("memory://demo");
     const demo = await getBackend();
     expect((await demo.workerList()).length).toBeGreaterThan(0);
   });

@@ -101,6 +101,8 @@ import type {
 } from "../watch-types";
 import { workerIndexEntryFromRaw } from "../worker-index";
 import { MemoryStore, type Value } from "./store";
+import type { OfflineRemoval, WorkerStateEntry } from "../types";
+import { readWorkersState, removeOfflineWorkers } from "./worker-bulk";
 import { taskIdOfBody, withAttemptsReset } from "../task-body";
 
 export { MemoryStore, SortedSet } from "./store";
@@ -997,6 +999,15 @@ export class MemoryBackend implements Backend {
       if (state !== undefined && state.type !== "hash") entry.corrupt.push("state");
       return entry;
     });
+  }
+
+  // issue 14: ./worker-bulk.ts
+  async workersState(refs: WorkerRef[]): Promise<WorkerStateEntry[]> {
+    return readWorkersState(this.raw, refs);
+  }
+
+  async workersRemoveOffline(refs: WorkerRef[], cutoff: number): Promise<OfflineRemoval[]> {
+    return removeOfflineWorkers(this.raw, refs, cutoff);
   }
 
   /** Unlike Python, also clears a half-registered worker (keys or one index entry left): it is an admin clean-up. */

@@ -2,7 +2,7 @@
 // reference (../shared/spec/backend.py). Multi-step writes that read are Lua scripts
 // (src/lua); multi-step writes that do not read are MULTI; console reads are pipelined.
 import { randomBytes } from "node:crypto";
-import { Redis, type ChainableCommander, type Command } from "ioredis";
+import type { Redis, ChainableCommander, Command } from "ioredis";
 import {
   configFromRaw,
   genFromRaw,
@@ -96,6 +96,8 @@ import type {
   QueueWatchRequest,
 } from "../watch-types";
 import { workerIndexEntryFromRaw } from "../worker-index";
+import type { OfflineRemoval, WorkerStateEntry } from "../types";
+import { readWorkersState, removeOfflineWorkers } from "./worker-bulk";
 import { callScript, isWrongTypeError, mapRedisError, RedisConnection, type PipelineResults, type RedisConnectionOptions } from "./connection";
 import { EncodedCommand, keyAround, RespArgs, type KeyAround } from "./encoded-command";
 import { unpack, type Packed } from "./msgpack";
@@ -1558,6 +1560,17 @@ export class RedisBackend implements Backend {
     return this.run((r) => this.readWorkersIndex(r, refs, opts.hostname === true));
   }
 
+  // issue 14: ./worker-bulk.ts
+  async workersState(refs: WorkerRef[]): Promise<WorkerStateEntry[]> {
+    if (refs.length === 0) return [];
+    return this.run((r) => readWorkersState(r, refs));
+  }
+
+  async workersRemoveOffline(refs: WorkerRef[], cutoff: number): Promise<OfflineRemoval[]> {
+    if (refs.length === 0) return [];
+    return this.run((r) => removeOfflineWorkers(r, refs, cutoff));
+  }
+
   async workerRemove(automationType: string, workerId: string): Promise<boolean> {
     const fieldKeys = WORKER_FIELDS.map((f) => keys.worker(automationType, workerId, f));
     return this.run(async (r) => {
@@ -1712,7 +1725,8 @@ export class RedisBackend implements Backend {
         this.queueDepthCommands(p, q.name, t);
         for (const priority of WATCH_PRIORITIES) {
           const marks = q.marks?.[priority] ?? [];
-          callScript(p as unknown as Redis, "queueProbe", [queueKeyForPriority(q.name, priority)], [String(opts.maxTailBytes), String(opts.maxScan), ...marks], { buffer: true });
+          // queued on the pipeline: its answer comes back from exec() below
+          void callScript(p as unknown as Redis, "queueProbe", [queueKeyForPriority(q.name, priority)], [String(opts.maxTailBytes), String(opts.maxScan), ...marks], { buffer: true });
         }
       }
       const res = await this.conn.exec(p);

@@ -2,11 +2,11 @@
 // and integer it can choose), plus malformed input.
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
+import { testRedisUrl } from "../../test/support/redis-dbs";
 import { MsgpackError, unpack } from "./msgpack";
 
-const base = process.env.REDIS_TEST_URL;
-if (!base) throw new Error("REDIS_TEST_URL is not set: point it at a disposable redis-server, e.g. redis://127.0.0.1:6390/0");
-const raw = new Redis(base);
+// EVAL only, in its own database
+const raw = new Redis(testRedisUrl("packages/backend/src/redis/msgpack.test.ts"));
 
 afterAll(() => raw.disconnect());
 

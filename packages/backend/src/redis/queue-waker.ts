@@ -21,8 +21,9 @@ export class QueueWaker {
   private readonly parked = new Set<() => void>();
 
   constructor(rawUrl: string, opts: RedisConnectionOptions, listKeys: string[]) {
+    // one blocking connection per list key
     this.conns = listKeys.map(
-      (key) =>
+      () =>
         new RedisConnection(rawUrl, opts, {
           // a blocked command must outlive its own block time, not the console's 1.5 s budget
           commandTimeout: (BLOCK_SECONDS + 5) * 1000,

@@ -13,18 +13,11 @@ import { backendFromUrl } from "../url";
 import type { WorkerIndexEntry, WorkerRecord } from "../types";
 import { keyAround } from "./encoded-command";
 import { NameDiscovery } from "../discovery/name-discovery";
-import { createRedisBackend, RedisBackend, WORKERS_PER_CALL } from "./index";
-
-const base = process.env.REDIS_TEST_URL;
-if (!base) throw new Error("REDIS_TEST_URL is not set: point it at a disposable redis-server, e.g. redis://127.0.0.1:6390/0");
+import { testRedisUrl } from "../../test/support/redis-dbs";
+import { createRedisBackend, type RedisBackend, WORKERS_PER_CALL } from "./index";
 
 /** This file's own database, so that it can run beside the other suites. */
-function urlWithDb(db: number): string {
-  const u = new URL(base!);
-  u.pathname = `/${db}`;
-  return u.toString();
-}
-const URL_DB = urlWithDb(10);
+const URL_DB = testRedisUrl("packages/backend/src/redis/redis-backend.test.ts");
 
 let backend: RedisBackend;
 let raw: Redis;

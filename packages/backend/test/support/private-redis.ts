@@ -1,7 +1,8 @@
-// A redis-server of a test's own, on a free loopback port, in a temp dir, without persistence.
-// For tests whose keys are fixed names (the console's own fleet:console:* keys, a named lock)
-// and so cannot share a database with other test files by a random prefix. Stopped by its
-// child process, never by name.
+// A redis-server of a test's own, on a free loopback port, in a temp dir, without persistence:
+// the one launcher of private Redis servers for every package's tests and the browser tests.
+// For tests whose keys are fixed names (the console's own fleet:console:* keys, a named lock),
+// tests that must stop Redis (the outage tests), or that need a server set up differently (a
+// cluster node, more options through `args`). Stopped by its child process, never by name.
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
@@ -11,13 +12,28 @@ import { Redis } from "ioredis";
 
 export interface PrivateRedis {
   port: number;
+  /** Its temp dir (removed by stop()). */
+  dir: string;
   url(db?: number): string;
+  /** Stops the server (SIGTERM) and waits until it exited; its port and dir stay for resume(). */
+  pause(): Promise<void>;
+  /** Starts it again, empty, on the same port (after pause()). */
+  resume(): Promise<void>;
+  /** Stops it for good and removes its dir. */
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
+export interface PrivateRedisOptions {
+  /** Default redis-server. */
+  binary?: string;
+  /** More arguments after the port, bind, no-persistence and dir ones; a function gets the dir. */
+  args?: string[] | ((dir: string) => string[]);
+}
+
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
+    s.unref();
     s.once("error", reject);
     s.listen(0, "127.0.0.1", () => {
       const port = (s.address() as { port: number }).port;
@@ -39,34 +55,65 @@ async function pong(port: number): Promise<boolean> {
   }
 }
 
-export async function startPrivateRedis(binary = "redis-server"): Promise<PrivateRedis> {
+interface Running {
+  child: ChildProcess;
+  exited: () => boolean;
+}
+
+/** Spawns the server on `port`; null when it did not answer PING within 5 s (the port was taken, say). */
+async function launch(binary: string, port: number, dir: string, extra: string[]): Promise<Running | null> {
+  const child: ChildProcess = spawn(binary, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir, ...extra], {
+    stdio: "ignore",
+  });
+  let exited = false;
+  child.once("exit", () => {
+    exited = true;
+  });
+  child.once("error", () => {
+    exited = true;
+  });
+  const deadline = Date.now() + 5000;
+  while (!exited && Date.now() < deadline && !(await pong(port))) await new Promise((r) => setTimeout(r, 25));
+  if (!exited && (await pong(port))) return { child, exited: () => exited };
+  child.kill("SIGKILL");
+  return null;
+}
+
+async function halt(r: Running | null): Promise<void> {
+  if (!r || r.exited()) return;
+  const gone = new Promise<void>((resolve) => r.child.once("exit", () => resolve()));
+  r.child.kill("SIGTERM");
+  await gone;
+}
+
+export async function startPrivateRedis(opts: PrivateRedisOptions | string = {}): Promise<PrivateRedis> {
+  const { binary = "redis-server", args = [] } = typeof opts === "string" ? { binary: opts } : opts;
   const dir = mkdtempSync(join(tmpdir(), "fleet-private-redis-"));
+  const extra = typeof args === "function" ? args(dir) : args;
   for (let attempt = 0; ; attempt++) {
     const port = await freePort();
-    const child: ChildProcess = spawn(binary, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir], {
-      stdio: "ignore",
-    });
-    let exited = false;
-    child.once("exit", () => {
-      exited = true;
-    });
-    const deadline = Date.now() + 5000;
-    while (!exited && Date.now() < deadline && !(await pong(port))) await new Promise((r) => setTimeout(r, 25));
-    if (!exited && (await pong(port))) {
+    let running = await launch(binary, port, dir, extra);
+    if (running) {
       return {
         port,
+        dir,
         url: (db = 0) => `redis://127.0.0.1:${port}/${db}`,
+        pause: async () => {
+          await halt(running);
+          running = null;
+        },
+        resume: async () => {
+          if (running && !running.exited()) return;
+          running = await launch(binary, port, dir, extra);
+          if (!running) throw new Error(`${binary} did not start again on port ${port}`);
+        },
         stop: async () => {
-          if (!exited) {
-            const gone = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-            child.kill("SIGTERM");
-            await gone;
-          }
+          await halt(running);
+          running = null;
           rmSync(dir, { recursive: true, force: true });
         },
       };
     }
-    child.kill("SIGKILL");
     // the port was taken between freePort() and the bind: try another
     if (attempt >= 4) {
       rmSync(dir, { recursive: true, force: true });

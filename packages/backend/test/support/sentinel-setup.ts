@@ -1,11 +1,13 @@
 // A real Redis Sentinel setup on loopback for tests: one primary, one replica, three
-// sentinels (Debian's redis-server and redis-sentinel), each a child process in a temp dir.
+// sentinels (Debian's redis-server and redis-sentinel), each a child process in a temp dir. The
+// two servers come from the one private-Redis launcher (./private-redis).
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
+
+import { freePort, startPrivateRedis } from "./private-redis";
 
 export interface SentinelSetup {
   /** `redis+sentinel://127.0.0.1:s1,127.0.0.1:s2,127.0.0.1:s3/<name>/<db>` */
@@ -19,17 +21,6 @@ export interface SentinelSetup {
   /** Resolves with the port of the primary the sentinels name now. */
   currentPrimaryPort(): Promise<number>;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 async function until<T>(what: string, ms: number, fn: () => Promise<T | null | false | undefined>): Promise<T> {
@@ -68,13 +59,14 @@ export async function startSentinelSetup(masterName = "fleet-test"): Promise<Sen
     exits.set(child, new Promise((r) => child.once("exit", () => r())));
     return child;
   };
-  const primaryPort = await freePort();
-  const replicaPort = await freePort();
+  const primary = await startPrivateRedis();
+  const replica = await startPrivateRedis({ args: ["--replicaof", "127.0.0.1", String(primary.port)] }).catch(async (err: unknown) => {
+    await primary.stop();
+    throw err;
+  });
+  const primaryPort = primary.port;
+  const replicaPort = replica.port;
   const sentinelPorts = [await freePort(), await freePort(), await freePort()];
-  const server = (port: number, extra: string[]) =>
-    run("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir, "--dbfilename", `dump-${port}.rdb`, ...extra]);
-  const primary = server(primaryPort, []);
-  server(replicaPort, ["--replicaof", "127.0.0.1", String(primaryPort)]);
   await until("the replica to sync", 15_000, () => ask(replicaPort, async (r) => /master_link_status:up/.test(await r.info("replication"))));
   for (const port of sentinelPorts) {
     const conf = join(dir, `sentinel-${port}.conf`);
@@ -111,8 +103,7 @@ export async function startSentinelSetup(masterName = "fleet-test"): Promise<Sen
     replicaPort,
     sentinelPorts,
     async stopPrimary() {
-      primary.kill("SIGTERM");
-      await exits.get(primary);
+      await primary.pause();
     },
     async currentPrimaryPort() {
       return ask(sentinelPorts[0]!, async (r) => Number(((await r.call("SENTINEL", "GET-MASTER-ADDR-BY-NAME", masterName)) as string[])[1]));
@@ -120,6 +111,7 @@ export async function startSentinelSetup(masterName = "fleet-test"): Promise<Sen
     async stop() {
       for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
       await Promise.all([...exits.values()]);
+      await Promise.all([replica.stop(), primary.stop()]);
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -6,6 +6,7 @@ import type { ReactNode } from "react";
 import type { Automation, Queue, WorkerStatus } from "@fleet/schema";
 
 import { BusEventItem } from "@/components/bus-event-item";
+import { ErrorGroupsList } from "@/components/error-groups";
 import { HistoryCharts } from "@/components/history-charts";
 import { PageHeader } from "@/components/page-header";
 import { EmptyState, ErrorState, LoadingState } from "@/components/states";
@@ -260,6 +261,9 @@ export function Overview() {
             ) : (
               <Queues queues={qs} />
             )}
+          </Section>
+          <Section id="ov-errors" title="Top error groups" action={<Link className="link text-sm" href="/errors">All error groups</Link>}>
+            <ErrorGroupsList queue={null} limit={5} />
           </Section>
           <Section id="ov-pools" title="Pools" action={<Link className="link text-sm" href="/pools">All pools</Link>}>
             <Pools />

@@ -309,7 +309,7 @@ function Rules() {
           )}
         </Can>
       </div>
-      {note && note.text && (
+      {note?.text && (
         <div className="mb-3">
           <ResultNote kind={note.kind} onDismiss={() => setNote(null)}>
             {note.text}

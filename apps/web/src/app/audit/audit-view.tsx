@@ -137,9 +137,8 @@ export function AuditView() {
   const applied: Record<Filter, string> = { actor: sp.get("actor") ?? "", action: sp.get("action") ?? "", target: sp.get("target") ?? "" };
   const offset = Math.max(0, Number(sp.get("offset") ?? 0) || 0);
   const [draft, setDraft] = useState(applied);
-  const appliedKey = FILTERS.map((f) => applied[f]).join("\u0000");
   // the URL is the truth: back/forward and deep links refill the form
-  useEffect(() => setDraft({ actor: sp.get("actor") ?? "", action: sp.get("action") ?? "", target: sp.get("target") ?? "" }), [appliedKey, sp]);
+  useEffect(() => setDraft({ actor: sp.get("actor") ?? "", action: sp.get("action") ?? "", target: sp.get("target") ?? "" }), [sp]);
 
   const allowed = session.can("admin");
   const { data, error, isPending, isFetching, refetch } = useQuery({

@@ -141,7 +141,7 @@ function LoadedEditor({
   useEffect(() => {
     // Nothing of mine to lose: follow the stored config.
     if (stale && !dirty && phase === "edit") loadVersion(versionOf(worker));
-  }, [stale, dirty, phase, serverGen]);
+  }, [stale, dirty, phase, worker, loadVersion]);
 
   const onFormChange = (data: unknown) => {
     if (!isPlainObject(data)) return;

@@ -114,7 +114,7 @@ export function mergePatchExpresses(before: unknown, after: unknown): boolean {
 
 /** RFC 6901 pointer of a path: `["a/b", "c"]` → `/a~1b/c`. */
 export function toPointer(path: string[]): string {
-  return path.map((p) => "/" + p.replaceAll("~", "~0").replaceAll("/", "~1")).join("");
+  return path.map((p) => `/${p.replaceAll("~", "~0").replaceAll("/", "~1")}`).join("");
 }
 
 /** RFC 6901 pointer → path; `""` is the root. */

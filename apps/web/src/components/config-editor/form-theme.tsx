@@ -264,6 +264,7 @@ function CheckboxWidget({ id, value, disabled, readonly, autofocus, onChange, on
       <input
         type="checkbox"
         role="switch"
+        aria-checked={checked}
         id={id}
         name={htmlName || id}
         checked={checked}
@@ -352,7 +353,9 @@ const smallButton =
   "hover:bg-slate-50 focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-sky-500 disabled:opacity-50 " +
   "dark:border-slate-600 dark:bg-slate-800 dark:text-slate-200 dark:hover:bg-slate-700";
 
+// Called once per button at module scope (formTemplates below), never during a render.
 function iconButton(text: string, aria: string) {
+  // biome-ignore lint/correctness/noComponentHookFactories: made once at module scope, so each button keeps one identity
   return function IconButton(props: IconButtonProps) {
     const { iconType: _i, icon: _c, registry: _r, uiSchema: _u, className: _cl, ...rest } = props;
     return (

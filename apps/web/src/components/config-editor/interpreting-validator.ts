@@ -37,19 +37,15 @@ export function toRjsfError(e: SchemaError): RJSFValidationError {
   };
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export class InterpretingValidator implements ValidatorType<any, RJSFSchema, any> {
+// rjsf's own defaults (form data typed `any`) for every generic below
+export class InterpretingValidator implements ValidatorType {
   validateFormData(
     formData: unknown,
     schema: RJSFSchema,
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    customValidate?: CustomValidator<any, RJSFSchema, any>,
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    transformErrors?: ErrorTransformer<any, RJSFSchema, any>,
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    uiSchema?: UiSchema<any, RJSFSchema, any>,
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  ): ValidationData<any> {
+    customValidate?: CustomValidator,
+    transformErrors?: ErrorTransformer,
+    uiSchema?: UiSchema,
+  ): ValidationData<unknown> {
     let errors = checkSchema(schema, formData).map(toRjsfError);
     if (typeof transformErrors === "function") errors = transformErrors(errors, uiSchema);
     const errorSchema = toErrorSchema(errors);

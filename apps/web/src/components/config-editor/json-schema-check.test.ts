@@ -27,6 +27,7 @@ const CONFIG = {
       type: "object",
       properties: { on: { type: "boolean" }, level: { type: "integer" } },
       if: { properties: { on: { const: true } }, required: ["on"] },
+      // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keyword, as the schema under test spells it
       then: { required: ["level"] },
     },
     env: { type: "object", additionalProperties: { type: "string" }, propertyNames: { pattern: "^[A-Z_]+$" }, maxProperties: 2 },

@@ -188,11 +188,11 @@ class Checker {
     if (Array.isArray(v)) this.checkArray(s, v, path, sp, out, err);
     if (isPlainObject(v)) this.checkProps(s, v, path, sp, out, err);
 
-    if (Array.isArray(s.allOf)) s.allOf.forEach((sub, i) => this.check(sub as Schema, v, path, `${sp}/allOf/${i}`, out));
+    if (Array.isArray(s.allOf)) for (const [i, sub] of s.allOf.entries()) this.check(sub as Schema, v, path, `${sp}/allOf/${i}`, out);
     if (Array.isArray(s.anyOf) && !s.anyOf.some((sub) => this.ok(sub as Schema, v))) {
       // The branch errors tell the person more than "must match a schema in anyOf".
       const sub: SchemaError[] = [];
-      s.anyOf.forEach((b, i) => this.check(b as Schema, v, path, `${sp}/anyOf/${i}`, sub));
+      for (const [i, b] of s.anyOf.entries()) this.check(b as Schema, v, path, `${sp}/anyOf/${i}`, sub);
       out.push(...sub.filter((e) => e.keyword !== "type" || sub.every((x) => x.keyword === "type")).slice(0, 5));
       err("anyOf", {}, "must match a schema in anyOf");
     }
@@ -275,7 +275,7 @@ class Checker {
       }
       for (const [p, sub] of patterns) {
         const r = regex(p);
-        if (r && r.test(k)) {
+        if (r?.test(k)) {
           matched = true;
           this.check(sub as Schema, v[k], at, `${sp}/patternProperties/${esc(p)}`, out);
         }

@@ -71,15 +71,15 @@ export function errorResponse(code: ErrorCode, message: string, details?: ErrorD
  */
 export function toErrorResponse(err: unknown, where: string): Response {
   if (err instanceof ApiError) return errorResponse(err.code, err.message, err.details);
-  if (is(err, BackendUnavailableError, "BackendUnavailableError")) {
+  if (err instanceof BackendUnavailableError) {
     // its message already names the URL with the password masked; mask again in case
     return errorResponse("backend_unavailable", maskMessage(err.message, err.url));
   }
   // a Redis Cluster behind the URL (normally refused at start): it will never work, say why
-  if (is(err, ClusterNotSupportedError, "ClusterNotSupportedError")) return errorResponse("backend_unavailable", err.message);
-  if (is(err, NotFoundError, "NotFoundError")) return errorResponse("not_found", err.message);
-  if (is(err, StaleGenerationError, "StaleGenerationError")) return errorResponse("conflict", err.message);
-  if (is(err, CorruptDataError, "CorruptDataError")) {
+  if (err instanceof ClusterNotSupportedError) return errorResponse("backend_unavailable", err.message);
+  if (err instanceof NotFoundError) return errorResponse("not_found", err.message);
+  if (err instanceof StaleGenerationError) return errorResponse("conflict", err.message);
+  if (err instanceof CorruptDataError) {
     // a read says what it could not read; a write, that it changed nothing
     const read = /^(GET|HEAD) /.test(where);
     return errorResponse("conflict", read ? `The stored data cannot be read as Fleet writes it: ${err.message}.` : `The stored data cannot be changed this way: ${err.message}. Nothing was changed.`);
@@ -89,17 +89,11 @@ export function toErrorResponse(err: unknown, where: string): Response {
 }
 
 /**
- * `instanceof`, or the same class by the name it sets: a production bundle may hold two
- * copies of @fleet/backend's errors module (one per chunk), and an error made by one is then
- * not an instance of the other's class. Each error class sets its own `name` string.
+ * Redis could not be reached. Plain `instanceof`: @fleet/backend keeps one set of error classes
+ * per process, however many copies of its errors module a bundle holds (its errors.ts).
  */
-function is<T extends Error>(err: unknown, cls: abstract new (...args: never[]) => T, name: string): err is T {
-  return err instanceof cls || (err instanceof Error && err.name === name);
-}
-
-/** Redis could not be reached (see `is`: by class or by name, whatever chunk made it). */
 export function isBackendUnavailable(err: unknown): err is BackendUnavailableError {
-  return is(err, BackendUnavailableError, "BackendUnavailableError");
+  return err instanceof BackendUnavailableError;
 }
 
 function maskMessage(message: string, url: string): string {

@@ -9,7 +9,7 @@ import path from "node:path";
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import { clearAuth, configureAuth, ORIGIN, PASSWORDS, SAME_ORIGIN, TOKENS } from "@/server/auth/test-env";
+import { clearAuth, configureAuth, ORIGIN, PASSWORDS, SAME_ORIGIN, TOKENS } from "@/server/auth/test/auth-env";
 import { resetEventHub } from "@/server/events";
 
 import type { Role } from "./authorize";
@@ -74,6 +74,11 @@ const ROLE: Record<string, Role> = {
   "POST /v1/queues/[name]/bulk": "operator",
   "GET /v1/queues/[name]/bulk/[id]": "viewer",
   "POST /v1/queues/[name]/bulk/[id]/cancel": "operator",
+  // issue 14: error groups (reads) and the worker list's bulk actions (a removal and config writes: admin, as for one worker)
+  "GET /v1/errors": "viewer",
+  "GET /v1/queues/[name]/errors": "viewer",
+  "POST /v1/workers/bulk-remove": "admin",
+  "POST /v1/workers/bulk-config": "admin",
 };
 
 /** Open without credentials, on purpose; each is checked to answer a stranger. */

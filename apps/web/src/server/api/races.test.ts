@@ -5,8 +5,8 @@
 // nothing). Requests are issued in a random order, each after a random number of event-loop
 // turns, so that every side wins some rounds; each round is accounted for in full.
 //
-// Redis database 13 belongs to this file within @fleet/web (the worker package's master test
-// uses 13 too; packages run one at a time, see scripts/test-all.sh).
+// Its Redis database is its own (@fleet/backend/testing/redis-dbs).
+import { testRedisDb } from "@fleet/backend/testing/redis-dbs";
 import { describe, expect, it } from "vitest";
 
 import * as rollout from "@/app/api/v1/automations/[type]/config/route";
@@ -123,4 +123,4 @@ function racesSuite(h: Harness): void {
   });
 }
 
-describeRoutes(13, [racesSuite]);
+describeRoutes(testRedisDb("apps/web/src/server/api/races.test.ts"), [racesSuite]);

@@ -1,14 +1,15 @@
 // Route tests of the raw-value extensions (preview_bytes, GET /pools/{name}/items/{id}):
-// Redis database 14 belongs to this file alone.
+// Its Redis database is its own (@fleet/backend/testing/redis-dbs).
+import { testRedisDb } from "@fleet/backend/testing/redis-dbs";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import { bearer, call, clearAuth, configureAuth } from "@/server/auth/test-env";
+import { bearer, call, clearAuth, configureAuth } from "@/server/auth/test/auth-env";
 
 import { describeRoutes, redisTestUrl } from "./test/harness";
 import { RAW_GETS, rawValuesSuite, seedRawValues } from "./test/raw-values-suite";
 
-const DB = 14;
+const DB = testRedisDb("apps/web/src/server/api/raw-values.test.ts");
 
 describeRoutes(DB, [rawValuesSuite]);
 

@@ -15,11 +15,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { closeBackend } from "@/server/backend";
 
 import { BODIES, NOT_503 } from "./test/errors-suite";
-import { useBackendUrl } from "./test/harness";
+import { switchBackendUrl } from "./test/harness";
 import { endpoints, handlerOf, urlOf } from "./test/route-walk";
 
 const LOADING = "LOADING Redis is loading the dataset in memory";
-const MASTERDOWN = "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.";
 
 /** Splits RESP arrays of bulk strings (what clients send) off the front of `buf`. */
 function takeCommands(buf: Buffer): { commands: string[][]; rest: Buffer } {
@@ -32,7 +31,7 @@ function takeCommands(buf: Buffer): { commands: string[][]; rest: Buffer } {
       return end < 0 ? null : { text: buf.toString("latin1", from, end), next: end + 2 };
     };
     const head = line(at);
-    if (!head || head.text[0] !== "*") return { commands, rest: buf.subarray(start) };
+    if (head?.text[0] !== "*") return { commands, rest: buf.subarray(start) };
     const n = Number(head.text.slice(1));
     at = head.next;
     const args: string[] = [];
@@ -120,7 +119,10 @@ async function orphanReplica(): Promise<Target> {
   // listening: a connection is accepted
   for (let i = 0; ; i++) {
     const ok = await new Promise<boolean>((r) => {
-      const c = net.connect(port, "127.0.0.1", () => (c.destroy(), r(true)));
+      const c = net.connect(port, "127.0.0.1", () => {
+        c.destroy();
+        r(true);
+      });
       c.once("error", () => r(false));
     });
     if (ok) break;
@@ -154,7 +156,7 @@ describe.each([
   });
 
   it("every route answers 503 backend_unavailable saying so; the metrics say the backend is down", async () => {
-    await useBackendUrl(t.url);
+    await switchBackendUrl(t.url);
     const all = endpoints();
     const calls = all.filter((e) => !(e.key in NOT_503));
     expect(calls.length).toBeGreaterThan(30);

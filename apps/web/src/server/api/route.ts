@@ -2,7 +2,7 @@
 // params, query and body with zod, resolve the backend, run the handler, check the
 // answer against its schema, and map every failure to the one error envelope.
 import { automationTypeProblem, poolNameProblem, queueNameProblem, type Backend } from "@fleet/backend";
-import { z } from "zod";
+import type { z } from "zod";
 
 import { actionFor, auditAfter, auditBefore, buildEntry, currentScope, failedEntry, runInAuditScope } from "@/server/audit/audit";
 import { recordRefusal } from "@/server/audit/refusals";
@@ -98,7 +98,7 @@ export function route<S extends string, Q extends z.ZodType | undefined = undefi
       const principal = await authorize(request, spec.role, { expectsBody: spec.body !== undefined });
       const params = await readParams(spec, request, context);
       const query = readQuery(spec.query, request);
-      let body: unknown = undefined;
+      let body: unknown ;
       if (spec.body !== undefined) {
         const raw = parseJsonBody(await readBodyBytes(request));
         if (spec.body === "json") body = raw;

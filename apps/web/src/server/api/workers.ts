@@ -3,7 +3,7 @@
 // full records (config, stats, hardware...) only for the page. 10,000 workers stay a few
 // round trips, and the decoding cost follows `limit`, not the fleet's size.
 import { workerKeyTwins, type Backend, type WorkerIndexEntry } from "@fleet/backend";
-import type { WorkerList, WorkerStatus, WorkersSort } from "@fleet/schema";
+import { normalizeErrorMessage, type WorkerList, type WorkerStatus, type WorkersSort } from "@fleet/schema";
 
 import { conflict } from "./errors";
 import { byString, page } from "./resources";
@@ -13,6 +13,8 @@ export interface WorkersQuery {
   type?: string;
   status?: WorkerStatus;
   q?: string;
+  /** Only workers whose last_error normalises to this group (a console extension, issue 14). */
+  error_group?: string;
   /** Absent means `name`, the contract's order. */
   sort?: WorkersSort;
   limit: number;
@@ -20,11 +22,7 @@ export interface WorkersQuery {
 }
 
 export async function listWorkers(backend: Backend, query: WorkersQuery, now: number, offlineAfterSeconds: number): Promise<WorkerList> {
-  const refs = await backend.workerList(query.type);
-  const needle = query.q !== undefined && query.q !== "" ? query.q.toLowerCase() : null;
-  const index = await backend.workersIndex(refs, { hostname: needle !== null });
-  let entries = index.map((entry) => ({ entry, status: workerStatus(entry.state, entry.lastSeen, now, offlineAfterSeconds) }));
-  if (needle !== null) entries = entries.filter(({ entry }) => matches(entry, needle));
+  let entries = await matchingWorkers(backend, query, now, offlineAfterSeconds);
   // counts cover type and q, before status and paging: the filter chips show what each would give
   const counts = emptyWorkerCounts();
   for (const { status } of entries) counts[status] += 1;
@@ -33,6 +31,29 @@ export async function listWorkers(backend: Backend, query: WorkersQuery, now: nu
   const shown = page(entries, query).map(({ entry }) => ({ automationType: entry.automationType, workerId: entry.workerId }));
   const records = shown.length > 0 ? await backend.workersGet(shown) : [];
   return { total: entries.length, counts, workers: records.map((r) => toWorker(r, now, offlineAfterSeconds)) };
+}
+
+/**
+ * Every worker matching `type`, `q` and `error_group` (status aside), with its status: the
+ * light index for all of them, and for `error_group` first the state hashes (workersState),
+ * so only the workers of the group are read further.
+ */
+export async function matchingWorkers(
+  backend: Backend,
+  filter: { type?: string; q?: string; error_group?: string },
+  now: number,
+  offlineAfterSeconds: number,
+): Promise<Array<{ entry: WorkerIndexEntry; status: WorkerStatus }>> {
+  let refs = await backend.workerList(filter.type);
+  if (filter.error_group !== undefined) {
+    const group = filter.error_group;
+    const states = await backend.workersState(refs);
+    refs = refs.filter((_, i) => normalizeErrorMessage(states[i]!.lastError) === group);
+  }
+  const needle = filter.q !== undefined && filter.q !== "" ? filter.q.toLowerCase() : null;
+  const index = await backend.workersIndex(refs, { hostname: needle !== null });
+  const entries = index.map((entry) => ({ entry, status: workerStatus(entry.state, entry.lastSeen, now, offlineAfterSeconds) }));
+  return needle !== null ? entries.filter(({ entry }) => matches(entry, needle)) : entries;
 }
 
 type Ranked = { entry: WorkerIndexEntry };

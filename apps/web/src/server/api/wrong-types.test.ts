@@ -5,8 +5,8 @@
 // same list; what cannot be read or changed at all answers 409 with the envelope, naming the
 // key; nothing answers 500 or shows a stack, and a refused write changes nothing.
 //
-// Redis database 4 belongs to this file within @fleet/web (the worker package uses 4 too;
-// packages run one at a time, see scripts/test-all.sh).
+// Its Redis database is its own (@fleet/backend/testing/redis-dbs).
+import { testRedisDb } from "@fleet/backend/testing/redis-dbs";
 import { describe, expect, it } from "vitest";
 
 import * as automation from "@/app/api/v1/automations/[type]/route";
@@ -257,4 +257,4 @@ function wrongTypesSuite(h: Harness): void {
   });
 }
 
-describeRoutes(4, [wrongTypesSuite]);
+describeRoutes(testRedisDb("apps/web/src/server/api/wrong-types.test.ts"), [wrongTypesSuite]);

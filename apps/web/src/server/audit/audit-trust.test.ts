@@ -1,8 +1,9 @@
 // An audit trail that can be trusted (issue 12, point 9), against a real Redis
-// (REDIS_TEST_URL, database 15): refusals and failed sign-ins are recorded, budgeted per
+// (REDIS_TEST_URL, its own database): refusals and failed sign-ins are recorded, budgeted per
 // actor so that no loop pushes older entries out; a change whose entry cannot be written
 // is not made (the entry is written before the change); names are escaped in logs.
-import { startMonitor } from "@/server/test-monitor";
+import { testRedisDb } from "@fleet/backend/testing/redis-dbs";
+import { startMonitor } from "@/server/test/monitor";
 import { NotFoundError } from "@fleet/backend";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
@@ -13,15 +14,15 @@ import * as workerConfig from "@/app/api/v1/workers/[type]/[id]/config/route";
 import { ApiError } from "@/server/api/errors";
 import { redisTestUrl } from "@/server/api/test/harness";
 import { handleSignIn } from "@/server/auth/handlers";
-import { PASSWORDS, SAME_ORIGIN, bearer, call, clearAuth, configureAuth, fromPeer } from "@/server/auth/test-env";
+import { PASSWORDS, SAME_ORIGIN, bearer, call, clearAuth, configureAuth, fromPeer } from "@/server/auth/test/auth-env";
 import { getBackend } from "@/server/backend";
 import { resetServerEnv } from "@/server/env";
-import { waitFor } from "@/server/events/test-helpers";
+import { waitFor } from "@/server/events/test/helpers";
 
 import { AUDIT_UNWRITABLE, failedEntry, type AuditEntry } from "./audit";
 import { REFUSALS_PER_MINUTE } from "./refusals";
 
-const DB = 15;
+const DB = testRedisDb("apps/web/src/server/audit/audit-trust.test.ts");
 let admin: Redis;
 
 beforeAll(async () => {

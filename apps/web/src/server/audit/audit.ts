@@ -19,7 +19,7 @@ import { isBackendUnavailable } from "@/server/api/errors";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash, randomBytes } from "node:crypto";
 
-import { BackendUnavailableError, CorruptDataError, NotFoundError, StaleGenerationError, pyJsonBytes, type Backend } from "@fleet/backend";
+import { CorruptDataError, NotFoundError, StaleGenerationError, pyJsonBytes, type Backend } from "@fleet/backend";
 
 import { ApiError } from "@/server/api/errors";
 import { authConfig } from "@/server/auth/config";
@@ -122,6 +122,8 @@ const ACTIONS: Record<string, { action: string; target: (p: Params) => string }>
   "PUT /kv/[ns]/[key]": { action: "kv.set", target: (p) => `kv:${p.ns}:${p.key}` },
   "DELETE /kv/[ns]/[key]": { action: "kv.delete", target: (p) => `kv:${p.ns}:${p.key}` },
   "PUT /alerts/rules": { action: "alerts.rules.put", target: () => "alerts:rules" },
+  "POST /workers/bulk-remove": { action: "workers.bulk.remove", target: () => "workers" },
+  "POST /workers/bulk-config": { action: "workers.bulk.config", target: () => "workers" },
 };
 
 export function actionFor(method: string, template: string, params: Params): { action: string; target: string } {

@@ -46,7 +46,7 @@ const STRING_FIELDS = ["actor", "role", "via", "action", "target", "method", "pa
 
 export function decodeAuditEntry(buf: Buffer): AuditItem {
   const text = decodeUtf8(buf);
-  let parsed: unknown = undefined;
+  let parsed: unknown ;
   if (text !== null) {
     try {
       parsed = JSON.parse(text);

@@ -1,5 +1,6 @@
 // Sign-in, sessions, tokens, the trusted proxy, SSE and /metrics, and GET /api/v1/audit,
-// with authentication on, against a real Redis (REDIS_TEST_URL, database 12).
+// with authentication on, against a real Redis (REDIS_TEST_URL, its own database).
+import { testRedisDb } from "@fleet/backend/testing/redis-dbs";
 import type { Backend } from "@fleet/backend";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -33,9 +34,9 @@ import {
   fromPeer,
   userEntry,
   type Handler,
-} from "./test-env";
+} from "./test/auth-env";
 
-const DB = 12;
+const DB = testRedisDb("apps/web/src/server/auth/auth-flow.test.ts");
 let backend: Backend;
 let admin: Redis;
 

@@ -209,7 +209,7 @@ describe("the password hash gate", () => {
     // nobody releases: a waiter gives up after waitMs
     const stuck = [gate.run(job), gate.run(job)];
     expect(await gate.run(job)).toBe(BUSY);
-    releases.splice(0).forEach((r) => r());
+    for (const r of releases.splice(0)) r();
     await Promise.all(stuck);
   });
 });

@@ -8,7 +8,7 @@ import * as queues from "@/app/api/v1/queues/route";
 
 import { handleSignIn, handleSignOut } from "./handlers";
 import { cookieTransport, listensOnLoopback, SECURE_SESSION_COOKIE, SESSION_COOKIE } from "./session";
-import { PASSWORDS, SAME_ORIGIN, call, clearAuth, configureAuth } from "./test-env";
+import { PASSWORDS, SAME_ORIGIN, call, clearAuth, configureAuth } from "./test/auth-env";
 
 afterAll(async () => {
   await clearAuth();

@@ -18,7 +18,7 @@ import { resetServerEnv } from "@/server/env";
 
 import { handleSession, handleSignIn, handleSignOut } from "./handlers";
 import { hostAllowed, hostProblem, parseAllowedHosts, parseHostPort } from "./hosts";
-import { PASSWORDS, bearer, clearAuth, configureAuth, type Handler } from "./test-env";
+import { PASSWORDS, bearer, clearAuth, configureAuth, type Handler } from "./test/auth-env";
 
 const CONSOLE = "http://127.0.0.1:3000";
 

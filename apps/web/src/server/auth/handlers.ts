@@ -6,7 +6,7 @@
 // (sessions.ts). Failed and refused sign-ins go to the audit trail (audit/refusals.ts).
 import { z } from "zod";
 
-import { BackendUnavailableError, pyJsonBytes } from "@fleet/backend";
+import { pyJsonBytes } from "@fleet/backend";
 
 import { appendAudit, buildEntry } from "@/server/audit/audit";
 import { requireAllowedHost, requireJsonMutation } from "@/server/api/authorize";

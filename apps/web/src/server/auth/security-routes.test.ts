@@ -1,7 +1,8 @@
-// Every mutating route of API v1 against a real Redis (REDIS_TEST_URL, database 11) with
+// Every mutating route of API v1 against a real Redis (REDIS_TEST_URL, its own database) with
 // authentication on: no credentials → 401, a role too low → 403, a cross-site cookie
 // request → 403, each refusal recorded as such and nothing done; the right role → done and
 // audited; a bearer token needs no CSRF header.
+import { testRedisDb } from "@fleet/backend/testing/redis-dbs";
 import type { Backend } from "@fleet/backend";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -23,9 +24,9 @@ import { redisTestUrl } from "@/server/api/test/harness";
 
 import { handleSignIn } from "./handlers";
 import type { Role } from "./roles";
-import { ORIGIN, PASSWORDS, SAME_ORIGIN, bearer, call, clearAuth, configureAuth, cookieOf, type Handler } from "./test-env";
+import { ORIGIN, PASSWORDS, SAME_ORIGIN, bearer, call, clearAuth, configureAuth, cookieOf, type Handler } from "./test/auth-env";
 
-const DB = 11;
+const DB = testRedisDb("apps/web/src/server/auth/security-routes.test.ts");
 const now = () => Math.floor(Date.now() / 1000);
 
 interface MutatingRoute {

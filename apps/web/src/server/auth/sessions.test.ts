@@ -1,8 +1,9 @@
 // Sessions that end on the server (issue 12, point 2), against a real Redis
-// (REDIS_TEST_URL, database 2): a cookie replayed after sign-out is worth nothing, a
+// (REDIS_TEST_URL, its own database): a cookie replayed after sign-out is worth nothing, a
 // removed user's sessions end, the live stream closes when its session ends or expires,
 // a session costs one GET, and Redis unreachable fails closed.
-import { startMonitor } from "@/server/test-monitor";
+import { testRedisDb } from "@fleet/backend/testing/redis-dbs";
+import { startMonitor } from "@/server/test/monitor";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 
@@ -13,13 +14,13 @@ import { redisTestUrl } from "@/server/api/test/harness";
 import { resetServerEnv } from "@/server/env";
 import { getEventHub, resetEventHub } from "@/server/events";
 import { createEventsHandler } from "@/server/events/sse-response";
-import { SseReader, waitFor } from "@/server/events/test-helpers";
+import { SseReader, waitFor } from "@/server/events/test/helpers";
 
 import { handleSession, handleSignIn, handleSignOut, sessionInfo } from "./handlers";
 import { SESSION_ENDED, SESSION_UNCHECKABLE } from "./sessions";
-import { ORIGIN, PASSWORDS, PROXY_ADDRESS, SAME_ORIGIN, bearer, call, clearAuth, configureAuth, cookieOf, fromPeer, userEntry, type Handler } from "./test-env";
+import { ORIGIN, PASSWORDS, PROXY_ADDRESS, SAME_ORIGIN, bearer, call, clearAuth, configureAuth, cookieOf, fromPeer, userEntry, type Handler } from "./test/auth-env";
 
-const DB = 2;
+const DB = testRedisDb("apps/web/src/server/auth/sessions.test.ts");
 let admin: Redis;
 
 beforeAll(async () => {

@@ -1,22 +1,23 @@
 // Sign-in throttling under concurrency (issue 12, point 5), against a real Redis
-// (REDIS_TEST_URL, database 5): parallel guesses are counted before any password is
+// (REDIS_TEST_URL, its own database): parallel guesses are counted before any password is
 // hashed, a per-address budget holds across user names, replicas share the counts, and
 // a right password gets in once the wait is over.
+import { testRedisDb } from "@fleet/backend/testing/redis-dbs";
 import { createRedisBackend } from "@fleet/backend/redis";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 
 import * as queues from "@/app/api/v1/queues/route";
 import { redisTestUrl } from "@/server/api/test/harness";
-import { waitFor } from "@/server/events/test-helpers";
+import { waitFor } from "@/server/events/test/helpers";
 
 import { handleSignIn } from "./handlers";
 import { hashGate } from "./hash-gate";
 import { passwordChecks } from "./password";
 import { addressBudgetId, SIGN_IN_POLICY, SignInThrottle } from "./throttle";
-import { PASSWORDS, SAME_ORIGIN, call, clearAuth, configureAuth, cookieOf, fromPeer } from "./test-env";
+import { PASSWORDS, SAME_ORIGIN, call, clearAuth, configureAuth, cookieOf, fromPeer } from "./test/auth-env";
 
-const DB = 5;
+const DB = testRedisDb("apps/web/src/server/auth/signin-throttle.test.ts");
 let admin: Redis;
 
 beforeAll(async () => {

@@ -129,7 +129,7 @@ export class WorkerReads {
     const positions = [...wanted].sort((a, b) => a - b);
     const records = await readRecords(backend, positions.map((i) => refs[i]!));
     const read = new Map<string, WorkerRecord>();
-    positions.forEach((i, j) => read.set(keys[i]!, records[j]!));
+    for (const [j, i] of positions.entries()) read.set(keys[i]!, records[j]!);
     const next = new Map<string, { record: WorkerRecord; worker: Worker; fingerprint: string }>();
     const out: FingerprintedWorker[] = [];
     keys.forEach((k) => {

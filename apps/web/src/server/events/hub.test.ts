@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 import { EventHub, type HubEvent } from "./hub";
 import { InlineSnapshotSource } from "./snapshot-source";
-import { countingSubscriptions, sleep, waitFor } from "./test-helpers";
+import { countingSubscriptions, sleep, waitFor } from "./test/helpers";
 
 const decode = (e: HubEvent) => {
   const text = new TextDecoder().decode(e.frame);
@@ -356,7 +356,10 @@ describe("EventHub bus and lifecycle", () => {
           const inner = new InlineSnapshotSource(async () => backend, 60);
           return {
             kind: "inline",
-            poll: async (now: number, names: Parameters<InlineSnapshotSource["poll"]>[1]) => (await sleep(150), inner.poll(now, names)),
+            poll: async (now: number, names: Parameters<InlineSnapshotSource["poll"]>[1]) => {
+              await sleep(150);
+              return inner.poll(now, names);
+            },
             close: () => inner.close(),
           };
         },

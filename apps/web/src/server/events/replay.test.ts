@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { EventHub } from "./hub";
 import { ReplayBuffer } from "./replay";
 import { createEventsHandler } from "./sse-response";
-import { SseReader, waitFor } from "./test-helpers";
+import { SseReader, waitFor } from "./test/helpers";
 
 const frame = (n: number, bytes = 10) => new Uint8Array(bytes).fill(n % 256);
 

@@ -17,7 +17,7 @@ import { resetServerEnv } from "@/server/env";
 
 import { getEventHub, resetEventHub, type EventHub } from "./index";
 import { createEventsHandler } from "./sse-response";
-import { SseReader, waitFor } from "./test-helpers";
+import { SseReader, waitFor } from "./test/helpers";
 
 const LIMIT = 40;
 

@@ -1,4 +1,5 @@
-// The worker-thread snapshot source against a real Redis (DB 10, flushed).
+// The worker-thread snapshot source against a real Redis (its own database, flushed).
+import { testRedisDb } from "@fleet/backend/testing/redis-dbs";
 import { backendFromUrl } from "@fleet/backend/url";
 import { Worker } from "node:worker_threads";
 
@@ -12,7 +13,7 @@ import { ThreadSnapshotSource } from "./snapshot-thread";
 const REDIS_TEST_URL = process.env.REDIS_TEST_URL;
 /** What the hub would send along from the name discovery. */
 const NAMES = { queues: ["thread-queue", "fallback-queue"], pools: [], streams: [] };
-const DB = 10;
+const DB = testRedisDb("apps/web/src/server/events/snapshot-thread.test.ts");
 
 function dbUrl(base: string, db: number): string {
   const u = new URL(base);

@@ -5,7 +5,7 @@ import { Worker } from "node:worker_threads";
 
 import type { DetectedChange, KnownNames } from "./change-detector";
 import type { FromSnapshotWorker, SnapshotWorkerData, ToSnapshotWorker } from "./snapshot-protocol";
-import { InlineSnapshotSource, type SnapshotSource } from "./snapshot-source";
+import type { SnapshotSource } from "./snapshot-source";
 
 /** Consecutive workers that died without answering, after which the source reads inline for good. */
 const MAX_START_FAILURES = 3;

@@ -98,7 +98,7 @@ export class PendingListTracker {
     // or too long to send back.
     if (w.length > 0 && w.tail !== null && w.tail.length <= MAX_MARK_BYTES) {
       const newest = this.marks[this.marks.length - 1];
-      if (!newest || !newest.body.equals(w.tail)) {
+      if (!newest?.body.equals(w.tail)) {
         this.marks.push({ body: Buffer.from(w.tail), seenAt: now, index: this.popped + w.length - 1 });
         if (this.marks.length > MAX_MARKS) this.thin();
       }

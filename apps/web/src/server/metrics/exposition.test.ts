@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 
 import { Exposition, escapeLabelValue } from "./exposition";
-import { parseExposition, sampleValue } from "./parse-exposition";
+import { parseExposition, sampleValue } from "./test/parse-exposition";
 
 describe("Prometheus exposition writer", () => {
   it("writes HELP, TYPE and samples that the strict reader accepts", () => {

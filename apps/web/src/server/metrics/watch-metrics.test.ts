@@ -7,9 +7,9 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 
 import { GET } from "@/app/api/v1/metrics/route";
-import { bearer, call, clearAuth, configureAuth } from "@/server/auth/test-env";
+import { bearer, call, clearAuth, configureAuth } from "@/server/auth/test/auth-env";
 import { HistoryWriter } from "@/server/history/writer";
-import { parseExposition, sampleValue } from "@/server/metrics/parse-exposition";
+import { parseExposition, sampleValue } from "@/server/metrics/test/parse-exposition";
 
 let server: PrivateRedis;
 beforeAll(async () => {

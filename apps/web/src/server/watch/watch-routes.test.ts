@@ -12,7 +12,7 @@ import { GET as getAlerts } from "@/app/api/v1/alerts/route";
 import { GET as getRules, PUT as putRules } from "@/app/api/v1/alerts/rules/route";
 import { GET as getFleetHistory } from "@/app/api/v1/history/route";
 import { GET as getQueueHistory } from "@/app/api/v1/queues/[name]/history/route";
-import { bearer, call, clearAuth, configureAuth, SAME_ORIGIN } from "@/server/auth/test-env";
+import { bearer, call, clearAuth, configureAuth, SAME_ORIGIN } from "@/server/auth/test/auth-env";
 import { HistoryWriter } from "@/server/history/writer";
 
 let server: PrivateRedis;

@@ -89,14 +89,14 @@ function AutomationCard({ automation: a }: { automation: Automation }) {
         </div>
       </header>
 
-      <div className="flex flex-wrap gap-1.5" aria-label="Workers by status">
+      <div className="flex flex-wrap gap-1.5" role="group" aria-label="Workers by status">
         {a.workers.total === 0 ? (
           <span className="text-sm text-slate-500 dark:text-slate-400">No worker registered.</span>
         ) : (
           STATUSES.filter((s) => a.workers[s] > 0).map((s) => (
             <span key={s} className="inline-flex items-center gap-1 text-sm">
               <StatusBadge status={s} />
-              <span className="tabular-nums font-medium" aria-label={`${a.workers[s]} ${s}`}>
+              <span className="tabular-nums font-medium">
                 {a.workers[s]}
               </span>
             </span>

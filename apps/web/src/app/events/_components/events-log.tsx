@@ -27,8 +27,7 @@ export function EventsLog() {
       router.replace(s ? `${pathname}?${s}` : pathname, { scroll: false });
     }, 250);
     return () => clearTimeout(t);
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- only the typed text drives this
-  }, [draft]);
+  }, [draft, topics, params, pathname, router]);
 
   const live = useBusEvents();
   const status = useLiveStatus();

@@ -182,7 +182,7 @@ export function PoolDetailView({ name }: { name: string }) {
       }
     : undefined;
 
-  let body;
+  let body: ReactNode;
   if (isPending) body = <LoadingState label="Loading the pool…" />;
   else if (error)
     body = (

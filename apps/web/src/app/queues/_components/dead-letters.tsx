@@ -113,6 +113,7 @@ export function DeadLetters({ name, total, limit }: { name: string; total: numbe
   const [outcome, setOutcome] = useState<Outcome | null>(null);
 
   // A selection belongs to the page it was made on.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the page (offset, limit, queue) is the trigger, not an input
   useEffect(() => setSelected(new Set()), [offset, limit, name]);
 
   const items = useMemo(() => data?.items ?? [], [data]);

@@ -12,6 +12,7 @@ import { queueItemLoader } from "@/lib/full-value";
 import { queries, queryKeys } from "@/lib/query";
 import { Can } from "@/lib/session";
 
+import { ErrorGroupsList } from "@/components/error-groups";
 import { HistoryCharts } from "@/components/history-charts";
 
 import { DeadLetters } from "./dead-letters";
@@ -259,6 +260,14 @@ export function QueueDetailView({ name }: { name: string }) {
             { id: "id", header: "Task", cell: (r) => <TaskId id={r.task_id} leading="sm" /> },
           ]}
         />
+      </Section>
+
+      <Section
+        id="errors"
+        title="Error groups"
+        description="The last errors of its dead letters and of the workers of this automation, grouped by message (numbers, ids, urls and hex left out)."
+      >
+        <ErrorGroupsList queue={name} limit={10} />
       </Section>
 
       <DeadLetters name={name} total={q.dead} limit={limit} />

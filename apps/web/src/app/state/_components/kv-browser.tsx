@@ -5,7 +5,7 @@ import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tansta
 import Link from "next/link";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 
-import { ActionNoteSlot, InlineEmpty, Section } from "@/components/ui-bits";
+import { ActionNoteSlot, Section } from "@/components/ui-bits";
 import { useDebouncedParam, useQueryState } from "@/lib/use-query-state";
 import { ConfirmDialog, ErrorState, LoadingState, RawValueView } from "@/components";
 import { ApiError, apiDelete, errorMessage, qs, seg } from "@/lib/api";
@@ -80,6 +80,7 @@ export function KvBrowser() {
   // The whole value, once "Show all" fetched it: a truncated value is edited only from it.
   const [fullValue, setFullValue] = useState<RawValue | null>(null);
   // Another key was chosen (link, back button): leave the editor of the previous one.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the chosen key is the trigger, not an input
   useEffect(() => {
     setEditing(false);
     setFullValue(null);
@@ -98,7 +99,11 @@ export function KvBrowser() {
   // Every page loaded so far, each key once (a SCAN-paged namespace may answer a key twice).
   const loadedKeys = useMemo(() => {
     const seen = new Set<string>();
-    return (keys.data?.pages ?? []).flatMap((p) => p.keys).filter((k) => !seen.has(k.key) && (seen.add(k.key), true));
+    return (keys.data?.pages ?? []).flatMap((p) => p.keys).filter((k) => {
+      if (seen.has(k.key)) return false;
+      seen.add(k.key);
+      return true;
+    });
   }, [keys.data]);
   const keysTotal = keys.data?.pages[0]?.total ?? 0;
   const keyList = useMemo(() => {

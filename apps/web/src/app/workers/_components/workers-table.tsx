@@ -2,7 +2,7 @@
 
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useEffect, useMemo } from "react";
+import { useEffect, useMemo, useState } from "react";
 import type { Worker, WorkerStatus, WorkersSort } from "@fleet/schema";
 
 import { CorruptBadge } from "@/components/corrupt-badge";
@@ -14,8 +14,10 @@ import { StatusBadge } from "@/components/status-badge";
 import { errorMessage } from "@/lib/api";
 import { formatNumber } from "@/lib/format";
 import { queries, workerHostname } from "@/lib/query";
+import { useSession } from "@/lib/session";
 import { intParam, useDebouncedParam, useQueryState } from "@/lib/use-query-state";
 
+import { BulkBar, type Selection } from "./bulk-actions";
 import { Pager } from "./pager";
 
 /** Rows per server page: one request, one render, whatever the fleet's size. */
@@ -55,6 +57,7 @@ export function WorkersTable() {
   const statusParam = params.get("status");
   const status = isStatus(statusParam) ? statusParam : null;
   const q = params.get("q") ?? "";
+  const errorGroup = params.get("error_group") ?? "";
   const sort = parseSort(params.get("sort"));
   const page = Math.max(1, intParam(params, "page", 1));
   const offset = (page - 1) * PAGE_SIZE;
@@ -69,6 +72,7 @@ export function WorkersTable() {
       type: type || undefined,
       status: status ?? undefined,
       q: q || undefined,
+      error_group: errorGroup || undefined,
       sort: sort === "name" ? undefined : sort,
       limit: PAGE_SIZE,
       offset,
@@ -94,7 +98,64 @@ export function WorkersTable() {
     return [...names].sort();
   }, [automations.data, type]);
 
+  // Bulk actions (issue 14.4), admin only as removing or configuring one worker is: rows
+  // picked on this page, or every worker matching the filter; a new filter starts afresh.
+  const canBulk = useSession().can("admin");
+  const filterKey = `${type}\u0000${q}\u0000${errorGroup}\u0000${status}`;
+  const [picked, setPicked] = useState<{ filterKey: string; rows: Map<string, Worker>; all: boolean }>({ filterKey, rows: new Map(), all: false });
+  const sel = picked.filterKey === filterKey ? picked : { filterKey, rows: new Map<string, Worker>(), all: false };
+  const [note, setNote] = useState<string | null>(null);
+  const keyOf = (w: Worker) => `${w.automation_type}\u0000${w.worker_id}`;
+  const pageRows = data?.workers ?? [];
+  const allOnPage = pageRows.length > 0 && pageRows.every((w) => sel.rows.has(keyOf(w)));
+  const toggle = (w: Worker) => {
+    const rows = new Map(sel.rows);
+    if (rows.has(keyOf(w))) rows.delete(keyOf(w));
+    else rows.set(keyOf(w), w);
+    setPicked({ filterKey, rows, all: false });
+  };
+  const togglePage = () => {
+    const rows = new Map(sel.rows);
+    for (const w of pageRows) {
+      if (allOnPage) rows.delete(keyOf(w));
+      else rows.set(keyOf(w), w);
+    }
+    setPicked({ filterKey, rows, all: false });
+  };
+  const clearSelection = () => setPicked({ filterKey, rows: new Map(), all: false });
+  const selection: Selection | null = sel.all
+    ? { kind: "all", total, offline: status === null || status === "offline" ? (counts?.offline ?? 0) : 0 }
+    : sel.rows.size > 0
+      ? { kind: "rows", workers: [...sel.rows.values()] }
+      : null;
+
+  const selectColumn: Column<Worker> = {
+    id: "select",
+    header: (
+      <input
+        type="checkbox"
+        aria-label={allOnPage ? "Unselect the workers of this page" : "Select the workers of this page"}
+        checked={sel.all || allOnPage}
+        onChange={togglePage}
+        disabled={sel.all}
+        className="size-4"
+      />
+    ),
+    className: "w-8",
+    cell: (w) => (
+      <input
+        type="checkbox"
+        aria-label={`Select ${w.automation_type} worker ${w.worker_id}`}
+        checked={sel.all || sel.rows.has(keyOf(w))}
+        disabled={sel.all}
+        onChange={() => toggle(w)}
+        className="size-4"
+      />
+    ),
+  };
+
   const columns: Column<Worker>[] = [
+    ...(canBulk ? [selectColumn] : []),
     {
       id: "worker",
       header: <SortHeader label="Worker" active={sort === "name"} direction="asc" onClick={() => setFilter({ sort: null })} />,
@@ -167,7 +228,7 @@ export function WorkersTable() {
     },
   ];
 
-  const filtered = type !== "" || q !== "" || status !== null;
+  const filtered = type !== "" || q !== "" || status !== null || errorGroup !== "";
   const describe = () => {
     if (!data) return "Every worker, its status and when it was last seen.";
     const n = allCount;
@@ -221,6 +282,19 @@ export function WorkersTable() {
             spellCheck={false}
           />
         </div>
+        {errorGroup !== "" && (
+          <div className="flex min-w-0 flex-col gap-1">
+            <span className="text-xs font-medium text-slate-600 dark:text-slate-400">Error group</span>
+            <span className="flex min-h-9 items-center gap-2 text-sm" data-testid="error-group-filter">
+              <code className="max-w-xs truncate rounded bg-red-50 px-2 py-1 font-mono text-xs text-red-800 dark:bg-red-950 dark:text-red-200" title={errorGroup}>
+                {errorGroup}
+              </code>
+              <button type="button" className="link text-xs" onClick={() => setFilter({ error_group: null })}>
+                Show every error
+              </button>
+            </span>
+          </div>
+        )}
         <div role="group" aria-labelledby="wk-status-label" className="flex min-w-0 flex-col gap-1">
           <span id="wk-status-label" className="text-xs font-medium text-slate-600 dark:text-slate-400">
             Status
@@ -251,6 +325,34 @@ export function WorkersTable() {
               </button>
             </p>
           )}
+          {note !== null && (
+            <p role="status" className="mb-2 rounded-md border border-emerald-300 bg-emerald-50 px-3 py-2 text-sm text-emerald-900 dark:border-emerald-800 dark:bg-emerald-950/40 dark:text-emerald-200">
+              {note}{" "}
+              <button type="button" className="link" onClick={() => setNote(null)}>
+                Dismiss
+              </button>
+            </p>
+          )}
+          {canBulk && allOnPage && !sel.all && total > pageRows.length && (
+            <p className="mb-2 text-sm">
+              All {formatNumber(pageRows.length)} workers of this page are selected.{" "}
+              <button type="button" className="link" onClick={() => setPicked({ filterKey, rows: new Map(), all: true })}>
+                Select all {formatNumber(total)} matching this filter
+              </button>
+            </p>
+          )}
+          {canBulk && selection !== null && (
+            <BulkBar
+              selection={selection}
+              filter={{ ...(type ? { type } : {}), ...(q ? { q } : {}), ...(errorGroup ? { error_group: errorGroup } : {}) }}
+              status={status ?? undefined}
+              onClear={clearSelection}
+              onDone={(text) => {
+                clearSelection();
+                setNote(text);
+              }}
+            />
+          )}
           <div aria-busy={list.isPlaceholderData} className={`transition-opacity ${list.isPlaceholderData ? "opacity-60" : ""}`}>
             <DataTable
               key={`${type}\u0000${status}\u0000${q}\u0000${sort}\u0000${offset}`}
@@ -263,7 +365,7 @@ export function WorkersTable() {
               }
               empty={
                 <EmptyState title="No worker matches these filters" className="border-0 py-6">
-                  <button type="button" className="link" onClick={() => setParams({ type: null, status: null, q: null, page: null })}>
+                  <button type="button" className="link" onClick={() => setParams({ type: null, status: null, q: null, error_group: null, page: null })}>
                     Clear the filters
                   </button>
                 </EmptyState>

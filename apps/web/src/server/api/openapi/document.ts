@@ -45,6 +45,7 @@ export const TAGS: Array<{ name: string; description: string; segments: string[]
   { name: "Workers", description: "Worker hosts' slots: state, config, stats history.", segments: ["workers"] },
   { name: "Automations", description: "Automation types: catalog schemas, fleet-wide config rollouts, task submission.", segments: ["automations"] },
   { name: "Queues", description: "Task queues, their items, dead letters and sweeps.", segments: ["queues"] },
+  { name: "Errors", description: "Error groups: dead letters' and workers' last_error grouped by the normalised message.", segments: ["errors"] },
   { name: "Pools", description: "Resource pools and their claims.", segments: ["pools"] },
   { name: "Streams", description: "Output streams of the automations.", segments: ["streams"] },
   { name: "State", description: "Locks, counters and key-value namespaces.", segments: ["locks", "counters", "kv"] },

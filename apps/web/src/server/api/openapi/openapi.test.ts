@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Backend } from "@fleet/backend";
 
 import * as openapiRoute from "@/app/api/v1/openapi.json/route";
-import { clearAuth, configureAuth, ORIGIN, TOKENS } from "@/server/auth/test-env";
+import { clearAuth, configureAuth, ORIGIN, TOKENS } from "@/server/auth/test/auth-env";
 import { resetEventHub } from "@/server/events";
 
 import { declaredRoute } from "../route";
@@ -66,7 +66,7 @@ function resolve(d: unknown, ref: string): unknown {
 }
 
 function refs(value: unknown, at = "#", out: Array<{ at: string; ref: string }> = []): Array<{ at: string; ref: string }> {
-  if (Array.isArray(value)) value.forEach((v, i) => refs(v, `${at}/${i}`, out));
+  if (Array.isArray(value)) for (const [i, v] of value.entries()) refs(v, `${at}/${i}`, out);
   else if (value !== null && typeof value === "object") {
     for (const [k, v] of Object.entries(value)) {
       if (k === "$ref" && typeof v === "string") out.push({ at, ref: v });
@@ -201,7 +201,7 @@ describe("the document is structurally sound", () => {
   it("query parameters are those of each route's query schema, optional where the route has a default", () => {
     const list = (doc.paths["/workers"] as Json).get as Json;
     const names = (list.parameters as Array<{ name: string; required: boolean; in: string }>).filter((p) => p.in === "query");
-    expect(names.map((p) => p.name).sort()).toEqual(["limit", "offset", "q", "sort", "status", "type"]);
+    expect(names.map((p) => p.name).sort()).toEqual(["error_group", "limit", "offset", "q", "sort", "status", "type"]);
     expect(names.every((p) => p.required === false)).toBe(true);
     const events = (doc.paths["/events"] as Json).get as Json;
     expect((events.parameters as Array<{ name: string }>).map((p) => p.name)).toEqual(["topics"]);

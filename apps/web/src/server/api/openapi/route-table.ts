@@ -89,6 +89,7 @@ export const QUERY_PARAM_DESCRIPTIONS: Record<string, string> = {
   type: "Only workers of this automation type.",
   status: "Only workers with this status.",
   q: "Matches the worker id or the hostname.",
+  error_group: "Only workers whose last_error normalises to this error group (GET /errors); a console extension.",
   sort: "name (type, then id), last_seen (oldest first) or -last_seen (newest first); a console extension.",
   since: "Only frames after this time (unix seconds).",
   order: "newest or oldest first.",
@@ -508,6 +509,59 @@ export const ROUTE_TABLE: RouteEntry[] = [
     path: "/history",
     load: () => import("@/app/api/v1/history/route"),
     operations: { GET: { operationId: "getFleetHistory", summary: "The fleet-wide queue history strip (sums over every queue) for a range" } },
+  },
+  {
+    path: "/errors",
+    load: () => import("@/app/api/v1/errors/route"),
+    operations: {
+      GET: {
+        operationId: "getErrorGroups",
+        summary: "Fleet-wide error groups: dead letters' and workers' last_error grouped by the normalised message",
+        description:
+          "Dead letters: the newest 1,000 of each queue, queues with the most dead letters first, 20,000 in all (`scanned` says what was read); workers: every worker's last_error. Computed at most every 10 s per console process (`computed_at`, `max_age_seconds`).",
+        extension: true,
+      },
+    },
+  },
+  {
+    path: "/queues/[name]/errors",
+    load: () => import("@/app/api/v1/queues/[name]/errors/route"),
+    operations: {
+      GET: {
+        operationId: "getQueueErrorGroups",
+        summary: "A queue's error groups: its newest 5,000 dead letters and the workers of the automation of that name",
+        description: "Groups by normalizeErrorMessage(last_error), the search filter's `error_group`. Computed at most every 10 s per console process.",
+        extension: true,
+      },
+    },
+  },
+  {
+    path: "/workers/bulk-remove",
+    load: () => import("@/app/api/v1/workers/bulk-remove/route"),
+    operations: {
+      POST: {
+        operationId: "bulkRemoveWorkers",
+        summary: "Remove offline workers in bulk: named ones, or every offline worker matching a filter",
+        description:
+          "Named workers must all be offline (409 otherwise, nothing removed). Each removal re-checks last_seen atomically; a worker that reported meanwhile is kept (`kept_online`). One audit entry with the counts.",
+        errors: [409],
+        extension: true,
+      },
+    },
+  },
+  {
+    path: "/workers/bulk-config",
+    load: () => import("@/app/api/v1/workers/bulk-config/route"),
+    operations: {
+      POST: {
+        operationId: "bulkConfigWorkers",
+        summary: "Apply one JSON merge patch to selected workers of one automation, each at the generation the review showed",
+        description:
+          "412 when a worker's generation moved since the review, 422 when a merged config fails the catalog's schema, 409 when one moved during the write: nothing is written in each case. Workers the patch would not change are left alone.",
+        errors: [404, 409, 412],
+        extension: true,
+      },
+    },
   },
   {
     path: "/queues/[name]/history",

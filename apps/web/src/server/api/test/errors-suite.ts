@@ -6,7 +6,7 @@ import * as workers from "@/app/api/v1/workers/route";
 import * as tasks from "@/app/api/v1/automations/[type]/tasks/route";
 import { closeBackend } from "@/server/backend";
 
-import { useBackendUrl, type Harness } from "./harness";
+import { switchBackendUrl, type Harness } from "./harness";
 import { endpoints, handlerOf, urlOf } from "./route-walk";
 
 /** A body each mutation accepts, so that it gets as far as the backend. */
@@ -21,6 +21,8 @@ export const BODIES: Record<string, unknown> = {
   "PUT /v1/workers/[type]/[id]/config": { slots: 1 },
   "PUT /v1/alerts/rules": { webhooks: [], rules: [] },
   "POST /v1/queues/[name]/bulk": { action: "delete-dead", q: "x", expected: 1 },
+  "POST /v1/workers/bulk-remove": { workers: [{ automation_type: "t", worker_id: "w" }] },
+  "POST /v1/workers/bulk-config": { automation_type: "t", patch: { slots: 1 }, workers: [{ worker_id: "w", config_gen: 0 }] },
 };
 
 /** Routes that answer a Redis outage otherwise than 503, on purpose. */
@@ -104,7 +106,7 @@ export function backendDownSuite(): void {
 
     /** `timeout`: which one must have fired, as the message names it (the connect timeout, not a command's). */
     async function expect503(url: string, hostPort: string, secret: string, timeout: RegExp): Promise<void> {
-      await useBackendUrl(url);
+      await switchBackendUrl(url);
       const all = endpoints();
       for (const key of Object.keys(NOT_503)) expect(all.map((e) => e.key), `NOT_503 names ${key}`).toContain(key);
       const calls = all.filter((e) => !(e.key in NOT_503));

@@ -1,7 +1,7 @@
 // Route-test harness: every suite runs once against the in-memory backend and once
 // against a real redis-server (REDIS_TEST_URL, one database per test file, flushed
 // before each test). Requests go through the exported route handlers, as Next calls them.
-import { startMonitor } from "@/server/test-monitor";
+import { startMonitor } from "@/server/test/monitor";
 import { createHash, randomBytes } from "node:crypto";
 
 import type { Backend, BusMessage } from "@fleet/backend";
@@ -24,7 +24,7 @@ export interface CallOptions {
 export interface CallResult {
   status: number;
   headers: Headers;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are checked field by field
+  // `any`: answers are checked field by field
   json: any;
   ms: number;
 }
@@ -83,7 +83,7 @@ export function redisTestUrl(db: number): string {
   return u.toString();
 }
 
-export async function useBackendUrl(url: string): Promise<Backend> {
+export async function switchBackendUrl(url: string): Promise<Backend> {
   process.env.FLEET_BACKEND_URL = url;
   resetServerEnv();
   return getBackend();
@@ -136,13 +136,13 @@ class TestHarness implements Harness {
   async reset(): Promise<void> {
     if (this.kind === "redis") {
       await this.admin!.flushdb();
-      this.current = await useBackendUrl(redisTestUrl(this.db));
+      this.current = await switchBackendUrl(redisTestUrl(this.db));
       // the same console across tests: its discovery must not remember the last test's names
       await this.discovered();
     } else {
       // a fresh in-memory backend per test: a new URL makes getBackend() open a new one
       memoryCounter += 1;
-      this.current = await useBackendUrl(`memory://routes-${process.pid}-${memoryCounter}`);
+      this.current = await switchBackendUrl(`memory://routes-${process.pid}-${memoryCounter}`);
     }
     expect(this.current.kind).toBe(this.kind);
   }

@@ -1,5 +1,6 @@
-// GET /api/v1/events against a real Redis (DB 8, flushed): the route's exported GET is
+// GET /api/v1/events against a real Redis (its own database, flushed): the route's exported GET is
 // called with a Request whose signal the test aborts, and its ReadableStream is read.
+import { testRedisDb } from "@fleet/backend/testing/redis-dbs";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 
@@ -7,12 +8,12 @@ import { closeBackend, getBackend } from "@/server/backend";
 import { resetServerEnv } from "@/server/env";
 import { getEventHub, resetEventHub } from "@/server/events";
 import { createEventsHandler } from "@/server/events/sse-response";
-import { SseReader, waitFor } from "@/server/events/test-helpers";
+import { SseReader, waitFor } from "@/server/events/test/helpers";
 
 import { GET } from "./route";
 
 const REDIS_TEST_URL = process.env.REDIS_TEST_URL;
-const DB = 8;
+const DB = testRedisDb("apps/web/src/app/api/v1/events/route.test.ts");
 
 function dbUrl(base: string, db: number): string {
   const u = new URL(base);

@@ -1,5 +1,6 @@
 import net from "node:net";
 
+import { testRedisUrl } from "@fleet/backend/testing/redis-dbs";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 
 import { closeBackend } from "@/server/backend";
@@ -11,7 +12,7 @@ import { GET } from "./route";
 
 const REDIS_TEST_URL = process.env.REDIS_TEST_URL;
 
-async function useBackendUrl(url: string): Promise<void> {
+async function switchBackendUrl(url: string): Promise<void> {
   await closeBackend();
   process.env.FLEET_BACKEND_URL = url;
   resetServerEnv();
@@ -42,7 +43,7 @@ describe("GET /api/v1/health", () => {
   });
 
   it("answers 200 with the memory backend", async () => {
-    await useBackendUrl("memory://health-test");
+    await switchBackendUrl("memory://health-test");
     const { res, body } = await timedGet();
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
@@ -54,7 +55,7 @@ describe("GET /api/v1/health", () => {
   });
 
   it("answers 200 with a real Redis and reports its version", async () => {
-    await useBackendUrl(REDIS_TEST_URL!);
+    await switchBackendUrl(testRedisUrl("apps/web/src/app/api/v1/health/route.test.ts"));
     const { res, body } = await timedGet();
     expect(res.status).toBe(200);
     expect(body.ok).toBe(true);
@@ -67,7 +68,7 @@ describe("GET /api/v1/health", () => {
 
   it("answers 503 backend_unavailable when Redis refuses, by the connect timeout, saying nothing of the infrastructure", async () => {
     // Port 1 on loopback: nothing listens there, so the connection is refused at once.
-    await useBackendUrl("redis://admin:s3cret@pw@127.0.0.1:1/0");
+    await switchBackendUrl("redis://admin:s3cret@pw@127.0.0.1:1/0");
     const { res, body, ms, logged } = await timedGet();
     expect(res.status).toBe(503);
     expect(body.error.code).toBe("backend_unavailable");
@@ -95,7 +96,7 @@ describe("GET /api/v1/health", () => {
     it("still answers 503, by the connect timeout", async () => {
       await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
       const { port } = silent.address() as net.AddressInfo;
-      await useBackendUrl(`redis://:hang-pw@127.0.0.1:${port}/0`);
+      await switchBackendUrl(`redis://:hang-pw@127.0.0.1:${port}/0`);
       const { res, body, ms, logged } = await timedGet();
       expect(res.status).toBe(503);
       expect(body.error.code).toBe("backend_unavailable");

@@ -1,5 +1,4 @@
 import { isBackendUnavailable } from "@/server/api/errors";
-import { BackendUnavailableError } from "@fleet/backend";
 
 import { requireAllowedHost } from "@/server/api/authorize";
 import { ApiError } from "@/server/api/errors";

@@ -1,19 +1,20 @@
 // GET /api/v1/metrics: seeded data read back through the exposition, on a real Redis
-// (DB 9, flushed: DB 8 belongs to the events route test, which may run at the same time)
+// (its own database, flushed)
 // and on the memory backend.
+import { testRedisDb } from "@fleet/backend/testing/redis-dbs";
 import type { Backend } from "@fleet/backend";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 
 import { closeBackend, getBackend } from "@/server/backend";
 import { resetServerEnv } from "@/server/env";
-import { sleep } from "@/server/events/test-helpers";
-import { parseExposition, sampleValue } from "@/server/metrics/parse-exposition";
+import { sleep } from "@/server/events/test/helpers";
+import { parseExposition, sampleValue } from "@/server/metrics/test/parse-exposition";
 
 import { GET } from "./route";
 
 const REDIS_TEST_URL = process.env.REDIS_TEST_URL;
-const DB = 9;
+const DB = testRedisDb("apps/web/src/app/api/v1/metrics/route.test.ts");
 
 function dbUrl(base: string, db: number): string {
   const u = new URL(base);
@@ -21,7 +22,7 @@ function dbUrl(base: string, db: number): string {
   return u.toString();
 }
 
-async function useBackendUrl(url: string): Promise<Backend> {
+async function switchBackendUrl(url: string): Promise<Backend> {
   await closeBackend();
   process.env.FLEET_BACKEND_URL = url;
   resetServerEnv();
@@ -141,7 +142,7 @@ describe("GET /api/v1/metrics", () => {
       const url = dbUrl(REDIS_TEST_URL!, DB);
       admin = new Redis(url);
       await admin.flushdb();
-      const backend = await useBackendUrl(url);
+      const backend = await switchBackendUrl(url);
       await seed(backend, async () => {
         await admin!.hset("fleet:pool:proxies", "bad", "not a pool item");
       });
@@ -153,7 +154,7 @@ describe("GET /api/v1/metrics", () => {
   });
 
   it("exports the same numbers on the memory backend", async () => {
-    const backend = await useBackendUrl("memory://metrics-test");
+    const backend = await switchBackendUrl("memory://metrics-test");
     await seed(backend, async () => {
       (backend as unknown as { raw: { hset(k: string, f: Record<string, string>): void } }).raw.hset("fleet:pool:proxies", {
         bad: "not a pool item",
@@ -164,7 +165,7 @@ describe("GET /api/v1/metrics", () => {
   });
 
   it("answers 200 with fleet_backend_up 0, without hanging, when Redis is down", async () => {
-    await useBackendUrl("redis://:pw-secret@127.0.0.1:1/0");
+    await switchBackendUrl("redis://:pw-secret@127.0.0.1:1/0");
     const started = performance.now();
     const { res, text, metrics } = await scrape();
     expect(performance.now() - started).toBeLessThan(15_000); // a guard against hanging, not a latency claim

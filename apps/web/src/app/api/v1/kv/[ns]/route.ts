@@ -67,11 +67,11 @@ export const GET = route({
       );
     }
     let from = "0";
-    if (cursor !== undefined && cursor.startsWith("s")) from = Buffer.from(cursor.slice(1), "base64url").toString("utf8");
-    else if (cursor !== undefined && cursor.startsWith("o")) {
+    if (cursor?.startsWith("s")) from = Buffer.from(cursor.slice(1), "base64url").toString("utf8");
+    else if (cursor?.startsWith("o")) {
       throw badRequest(`The namespace '${ns}' grew too large for offsets while it was paged: start again with cursor=0.`);
     }
-    let page;
+    let page: Awaited<ReturnType<typeof backend.kvKeysPage>>;
     try {
       // the namespace's share of the database sizes the first SCAN step
       const keyCount = discovery.status().keyCount;

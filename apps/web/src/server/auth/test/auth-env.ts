@@ -8,8 +8,8 @@ import type { Backend } from "@fleet/backend";
 import { closeBackend, getBackend } from "@/server/backend";
 import { resetServerEnv } from "@/server/env";
 
-import { hashPassword } from "./password";
-import { peerHeaderValue, PEER_HEADER } from "./peer";
+import { hashPassword } from "../password";
+import { peerHeaderValue, PEER_HEADER } from "../peer";
 
 export const ORIGIN = "http://console.test";
 export const SECRET = "test-secret-0123456789-abcdefghijklmnop";
@@ -74,7 +74,7 @@ export type Handler = (request: Request, context?: { params: Promise<Record<stri
 export interface Reply {
   status: number;
   headers: Headers;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- checked field by field
+  // `any`: checked field by field
   json: any;
   text: string;
 }
@@ -88,7 +88,7 @@ export async function call(handler: Handler, method: string, path: string, opts:
   }
   const res = await handler(new Request(`${ORIGIN}/api/v1${path}`, { method, headers, body }), { params: Promise.resolve({}) });
   const text = await res.text();
-  let json: unknown = undefined;
+  let json: unknown ;
   try {
     json = JSON.parse(text);
   } catch {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { parseMonitorArgs } from "./test-monitor";
+import { parseMonitorArgs } from "./monitor";
 
 describe("MONITOR lines", () => {
   it("are split into their quoted arguments, escapes undone", () => {

@@ -37,7 +37,7 @@ export function parseExposition(text: string): Map<string, ParsedFamily> {
       const f = family(name);
       if (kind === "HELP") {
         if (f.help !== null) throw new Error(`${where}: second HELP for ${name}`);
-        f.help = unescape(rest, false, where);
+        f.help = unescapeExposition(rest, false, where);
       } else {
         if (f.type !== null || f.samples.length > 0) throw new Error(`${where}: TYPE for ${name} after its samples`);
         if (!["counter", "gauge", "histogram", "summary", "untyped"].includes(rest)) throw new Error(`${where}: bad type ${rest}`);
@@ -67,7 +67,7 @@ export function parseExposition(text: string): Map<string, ParsedFamily> {
         }
         pos++;
         if (label in labels) throw new Error(`${where}: label ${label} twice`);
-        labels[label] = unescape(raw, true, where);
+        labels[label] = unescapeExposition(raw, true, where);
         if (line[pos] === ",") pos++;
         else if (line[pos] !== "}") throw new Error(`${where}: expected , or } after a label`);
       }
@@ -88,7 +88,7 @@ export function parseExposition(text: string): Map<string, ParsedFamily> {
   return families;
 }
 
-function unescape(s: string, quoteAllowed: boolean, where: string): string {
+function unescapeExposition(s: string, quoteAllowed: boolean, where: string): string {
   return s.replace(/\\(.)/g, (_m, c: string) => {
     if (c === "\\") return "\\";
     if (c === "n") return "\n";
