@@ -10,7 +10,13 @@ async function expectNoSeriousViolations(page: Page, where: string): Promise<voi
   const results = await new AxeBuilder({ page }).analyze();
   const bad = results.violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id} (${v.impact}): ${v.help}\n${v.nodes.slice(0, 5).map((n) => `    ${n.target.join(" ")}  ${n.html.slice(0, 160)}`).join("\n")}`);
+    .map(
+      (v) =>
+        `${v.id} (${v.impact}): ${v.help}\n${v.nodes
+          .slice(0, 5)
+          .map((n) => `    ${n.target.join(" ")}  ${n.html.slice(0, 160)}`)
+          .join("\n")}`,
+    );
   expect(bad, `axe: serious or critical violations on ${where}`).toEqual([]);
 }
 

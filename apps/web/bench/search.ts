@@ -74,7 +74,12 @@ async function startRedis(): Promise<{ port: number; admin: Redis; proc: ChildPr
     if (proc.exitCode !== null) fail(`redis-server exited with ${proc.exitCode} (port ${port} taken?)`);
     const probe = new Redis({ port, lazyConnect: true, retryStrategy: () => null });
     probe.on("error", () => undefined);
-    if (await probe.connect().then(() => true, () => false)) {
+    if (
+      await probe.connect().then(
+        () => true,
+        () => false,
+      )
+    ) {
       probe.disconnect();
       break;
     }
@@ -123,7 +128,14 @@ async function startConsole(redisPort: number): Promise<string> {
   const port = await freePort();
   const child = spawn(path.join(WEB_DIR, "node_modules", ".bin", "next"), ["start", "-p", String(port), "-H", "127.0.0.1"], {
     cwd: WEB_DIR,
-    env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", NEXT_DIST_DIR: distDir, FLEET_BACKEND_URL: `redis://127.0.0.1:${redisPort}/0`, FLEET_INSECURE_NO_AUTH: "1" },
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      NEXT_TELEMETRY_DISABLED: "1",
+      NEXT_DIST_DIR: distDir,
+      FLEET_BACKEND_URL: `redis://127.0.0.1:${redisPort}/0`,
+      FLEET_INSECURE_NO_AUTH: "1",
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   children.push(child);
@@ -204,7 +216,12 @@ async function lrangeCalls(admin: Redis): Promise<number> {
 }
 
 async function main(): Promise<void> {
-  console.log(`bench:search on ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+  console.log(
+    `bench:search on ${os.cpus().length} cores, load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+  );
   const { port, admin, proc } = await startRedis();
   console.log(`private redis-server on 127.0.0.1:${port} (pid ${proc.pid})`);
   await seed(admin);
@@ -223,8 +240,8 @@ async function main(): Promise<void> {
 
   const cases: Array<[string, string]> = [
     ["text q=c17, all lists", `q=${encodeURIComponent('"customer": "c17"')}`],
-    ["filter payload.customer = \"c17\" and attempts >= 3", `where=${encodeURIComponent('payload.customer = "c17" and attempts >= 3')}`],
-    ["filter error_group = \"Timeout after <n>s\", dead only", `where=${encodeURIComponent('error_group = "Timeout after <n>s"')}&in=dead`],
+    ['filter payload.customer = "c17" and attempts >= 3', `where=${encodeURIComponent('payload.customer = "c17" and attempts >= 3')}`],
+    ['filter error_group = "Timeout after <n>s", dead only', `where=${encodeURIComponent('error_group = "Timeout after <n>s"')}&in=dead`],
   ];
   for (const [label, query] of cases) {
     const r = await timedSearch(base, query);
@@ -247,12 +264,7 @@ async function main(): Promise<void> {
   const atCancel = await lrangeCalls(admin);
   await sleep(1000);
   const after = await lrangeCalls(admin);
-  figure(
-    `cancelled after 500 ms: ${atCancel - before} chunks read, then in 1 s`,
-    `${after - atCancel} more`,
-    "0 more",
-    cancelled.done === null && after - atCancel === 0,
-  );
+  figure(`cancelled after 500 ms: ${atCancel - before} chunks read, then in 1 s`, `${after - atCancel} more`, "0 more", cancelled.done === null && after - atCancel === 0);
   admin.disconnect();
   cleanup();
   const missed = figures.filter((f) => f.ok === false);

@@ -132,7 +132,14 @@ export function describeSearchContract(name: string, factory: () => Promise<Back
         expect((await be.bulkJobGet(["j1"]))[0]).toMatchObject({ part: 0, cursor: 8, scanned: 11, done: 3, missing: 1 });
         // the same chunk again (a process that died before it learned the answer): nothing twice
         const again = await be.queueTakeMatches("q", {
-          jobId: "j1", owner: "tok", action: "requeue", part: "dead", start: 0, read: 11, partIndex: 0, partDone: true,
+          jobId: "j1",
+          owner: "tok",
+          action: "requeue",
+          part: "dead",
+          start: 0,
+          read: 11,
+          partIndex: 0,
+          partDone: true,
           items: [{ index: 2, body: dead[2]!, replacement: Buffer.from("r2") }],
         });
         expect(again).toMatchObject({ ok: true, taken: 0, missing: 1, cursor: 0 });
@@ -147,17 +154,39 @@ export function describeSearchContract(name: string, factory: () => Promise<Back
         // read at 10..19, then a worker takes three from the head
         for (let i = 0; i < 3; i++) await be.queueReserve("q", 0, 60);
         const res = await be.queueTakeMatches("q", {
-          jobId: "j2", owner: "tok", action: "delete", part: "normal", start: 10, read: 10, partIndex: 1, partDone: false,
+          jobId: "j2",
+          owner: "tok",
+          action: "delete",
+          part: "normal",
+          start: 10,
+          read: 10,
+          partIndex: 1,
+          partDone: false,
           items: [12, 15, 19].map((i) => ({ index: i, body: pending[i]!, replacement: pending[i]! })),
         });
         expect(res).toEqual({ ok: true, taken: 3, missing: 0, cursor: 14 });
-        expect(await listOf(keys.queue("q"))).toEqual(pending.slice(3).filter((_, i) => ![9, 12, 16].includes(i)).map(String));
+        expect(await listOf(keys.queue("q"))).toEqual(
+          pending
+            .slice(3)
+            .filter((_, i) => ![9, 12, 16].includes(i))
+            .map(String),
+        );
       });
 
       it("changes nothing for a job that is not running or not this owner's", async () => {
         await raw.rpush(keys.queueDead("q"), body("d0"));
         await job("j3", "someone-else");
-        const chunk = { jobId: "j3", owner: "tok", action: "delete" as const, part: "dead" as const, start: 0, read: 1, partIndex: 0, partDone: true, items: [{ index: 0, body: body("d0"), replacement: body("d0") }] };
+        const chunk = {
+          jobId: "j3",
+          owner: "tok",
+          action: "delete" as const,
+          part: "dead" as const,
+          start: 0,
+          read: 1,
+          partIndex: 0,
+          partDone: true,
+          items: [{ index: 0, body: body("d0"), replacement: body("d0") }],
+        };
         expect((await be.queueTakeMatches("q", chunk)).ok).toBe(false);
         await be.bulkJobSet("j3", { owner: "tok", state: "cancelled" });
         expect((await be.queueTakeMatches("q", chunk)).ok).toBe(false);

@@ -1,16 +1,7 @@
 import { describe, expect, it } from "vitest";
 
 import { normalizeErrorMessage } from "./error-group";
-import {
-  compileFilter,
-  FILTER_MAX_COMPARISONS,
-  FILTER_MAX_DEPTH,
-  FILTER_MAX_LENGTH,
-  FilterNodeSchema,
-  FilterSyntaxError,
-  parseFilter,
-  SearchQuerySchema,
-} from "./search";
+import { compileFilter, FILTER_MAX_COMPARISONS, FILTER_MAX_DEPTH, FILTER_MAX_LENGTH, FilterNodeSchema, FilterSyntaxError, parseFilter, SearchQuerySchema } from "./search";
 
 const match = (where: string, body: unknown) => compileFilter(parseFilter(where))(body);
 
@@ -39,13 +30,25 @@ describe("parseFilter", () => {
       kind: "or",
       items: [
         { kind: "cmp", path: ["a"], op: "=", value: 1 },
-        { kind: "and", items: [{ kind: "cmp", path: ["b"], op: "=", value: 2 }, { kind: "not", item: { kind: "cmp", path: ["c"], op: "=", value: "x" } }] },
+        {
+          kind: "and",
+          items: [
+            { kind: "cmp", path: ["b"], op: "=", value: 2 },
+            { kind: "not", item: { kind: "cmp", path: ["c"], op: "=", value: "x" } },
+          ],
+        },
       ],
     });
     expect(parseFilter("(a = 1 or b = 2) and c != null")).toEqual({
       kind: "and",
       items: [
-        { kind: "or", items: [{ kind: "cmp", path: ["a"], op: "=", value: 1 }, { kind: "cmp", path: ["b"], op: "=", value: 2 }] },
+        {
+          kind: "or",
+          items: [
+            { kind: "cmp", path: ["a"], op: "=", value: 1 },
+            { kind: "cmp", path: ["b"], op: "=", value: 2 },
+          ],
+        },
         { kind: "cmp", path: ["c"], op: "!=", value: null },
       ],
     });
@@ -100,9 +103,7 @@ describe("parseFilter", () => {
     // the depth limit itself parses
     expect(() => parseFilter(`${"(".repeat(FILTER_MAX_DEPTH)}a = 1${")".repeat(FILTER_MAX_DEPTH)}`)).not.toThrow();
     // too many comparisons
-    expect(syntaxError(Array.from({ length: FILTER_MAX_COMPARISONS + 1 }, (_, i) => `a = ${i}`).join(" or ")).message).toContain(
-      `at most ${FILTER_MAX_COMPARISONS} comparisons`,
-    );
+    expect(syntaxError(Array.from({ length: FILTER_MAX_COMPARISONS + 1 }, (_, i) => `a = ${i}`).join(" or ")).message).toContain(`at most ${FILTER_MAX_COMPARISONS} comparisons`);
     // a long path
     expect(syntaxError(`${Array.from({ length: 20 }, () => "a").join(".")} = 1`).message).toContain("a path of at most 16 members");
     // regex metacharacters, control characters, lone surrogates, NUL: data, never patterns
@@ -115,8 +116,11 @@ describe("parseFilter", () => {
     }
     // random garbage never throws anything else
     let seed = 7;
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff), seed);
-    const alphabet = ['(', ')', '"', "'", "\\", ".", "=", "!", "<", ">", "~", " ", "a", "1", "-", "e", "and", "or", "not", "null", "\u00e9", "\ud83d"];
+    const rnd = () => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed;
+    };
+    const alphabet = ["(", ")", '"', "'", "\\", ".", "=", "!", "<", ">", "~", " ", "a", "1", "-", "e", "and", "or", "not", "null", "\u00e9", "\ud83d"];
     for (let i = 0; i < 3000; i++) {
       const s = Array.from({ length: rnd() % 40 }, () => alphabet[rnd() % alphabet.length]).join("");
       try {
@@ -150,8 +154,8 @@ describe("compileFilter", () => {
     expect(match("payload.items.1.sku = 'B'", task)).toBe(true);
     expect(match("payload.items.01.sku = 'B'", task)).toBe(false);
     expect(match("payload.items.length = 2", task)).toBe(false);
-    expect(match('payload.customer.length = 3', task)).toBe(false);
-    expect(match('payload.__proto__ != null', task)).toBe(false);
+    expect(match("payload.customer.length = 3", task)).toBe(false);
+    expect(match("payload.__proto__ != null", task)).toBe(false);
     expect(match("not (attempts = 3 or attempts = 4)", task)).toBe(false);
   });
 

@@ -147,7 +147,10 @@ function tokenize(src: string): Token[] {
             let code = 0;
             for (const h of hex) {
               const v = parseInt(h, 16);
-              if (Number.isNaN(v)) { code = -1; break; }
+              if (Number.isNaN(v)) {
+                code = -1;
+                break;
+              }
               code = code * 16 + v;
             }
             if (hex.length !== 4 || code < 0) throw new FilterSyntaxError(i, "four hex digits after '\\u'", `'${src.slice(i, i + 6)}'`);
@@ -263,7 +266,8 @@ class Parser {
   private segment(first: boolean): string {
     const t = this.peek();
     const ok = t.kind === "name" || t.kind === "string" || (!first && t.kind === "number" && /^\d+$/.test(t.text));
-    if (!ok) this.fail(first ? 'a field (a name such as attempts or payload.customer, or a "quoted" name), not or (' : 'a member name after \'.\' (a name, a "quoted" name or an index)');
+    if (!ok)
+      this.fail(first ? 'a field (a name such as attempts or payload.customer, or a "quoted" name), not or (' : "a member name after '.' (a name, a \"quoted\" name or an index)");
     if (first && (keyword(t, "and") || keyword(t, "or") || keyword(t, "true") || keyword(t, "false") || keyword(t, "null"))) {
       this.fail('a field (a word such as and, or, true or null is a field only when "quoted")');
     }
@@ -327,7 +331,7 @@ function member(v: unknown, seg: string): unknown {
     if (seg.length > 1 && seg[0] === "0") return undefined;
     return v[Number(seg)];
   }
-  if (v !== null && typeof v === "object" && Object.prototype.hasOwnProperty.call(v, seg)) return (v as Record<string, unknown>)[seg];
+  if (v !== null && typeof v === "object" && Object.hasOwn(v, seg)) return (v as Record<string, unknown>)[seg];
   return undefined;
 }
 
@@ -376,7 +380,7 @@ export function compileFilter(node: FilterNode): (body: FilterSubject) => boolea
         const needle = String(value).toLowerCase();
         return (b) => {
           const t = textOf(resolve(b, path));
-          return t !== null && t.toLowerCase().includes(needle);
+          return t?.toLowerCase().includes(needle) === true;
         };
       }
       if (op === "=" || op === "!=") {
@@ -512,7 +516,12 @@ export const StartBulkJobBodySchema = z
     q: z.string().max(SEARCH_TEXT_MAX, `q must be at most ${SEARCH_TEXT_MAX} characters`).optional(),
     where: z.string().max(FILTER_MAX_LENGTH, `where must be at most ${FILTER_MAX_LENGTH} characters`).optional(),
     /** Tasks per second at most, so a redrive of 100k does not flood the workers. */
-    rate: z.number().int("rate must be a whole number of tasks per second").min(1, "rate must be at least 1 task per second").max(BULK_MAX_RATE, `rate must be at most ${BULK_MAX_RATE} tasks per second`).default(BULK_DEFAULT_RATE),
+    rate: z
+      .number()
+      .int("rate must be a whole number of tasks per second")
+      .min(1, "rate must be at least 1 task per second")
+      .max(BULK_MAX_RATE, `rate must be at most ${BULK_MAX_RATE} tasks per second`)
+      .default(BULK_DEFAULT_RATE),
     /** The count the confirmation named (from the preview): recorded with the job and in the audit trail. */
     expected: z.number().int().min(0),
   })

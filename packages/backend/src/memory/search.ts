@@ -102,7 +102,7 @@ export function memoryBulkJobSet(raw: MemoryStore, id: string, fields: Record<st
 
 export function memoryQueueTakeMatches(raw: MemoryStore, name: string, c: TakeMatchesChunk): { ok: boolean; taken: number; missing: number; cursor: number } {
   const job = jobOf(raw, c.jobId);
-  if (!job || job.state !== "running" || job.owner !== c.owner) return { ok: false, taken: 0, missing: 0, cursor: 0 };
+  if (job?.state !== "running" || job.owner !== c.owner) return { ok: false, taken: 0, missing: 0, cursor: 0 };
   const src = c.part === "dead" ? keys.queueDead(name) : queueKeyForPriority(name, c.part);
   const list = raw.lrange(src);
   const gone = new Set<number>();
@@ -130,7 +130,11 @@ export function memoryQueueTakeMatches(raw: MemoryStore, name: string, c: TakeMa
       if (c.action === "requeue") pushed.push(it.replacement);
     }
   }
-  if (gone.size > 0) raw.lreplace(src, list.filter((_, i) => !gone.has(i)));
+  if (gone.size > 0)
+    raw.lreplace(
+      src,
+      list.filter((_, i) => !gone.has(i)),
+    );
   if (pushed.length > 0) raw.rpush(keys.queue(name), ...pushed);
   const part = c.partDone ? c.partIndex + 1 : c.partIndex;
   const cursor = c.partDone ? 0 : Math.max(0, c.start + c.read - gone.size - drift);

@@ -66,4 +66,3 @@ export async function cancelJob(backend: Backend, queue: string, id: string, pri
   noteAction({ job: id, done: job.done });
   return (await readJob(backend, queue, id))!;
 }
-

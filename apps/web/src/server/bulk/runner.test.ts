@@ -21,7 +21,18 @@ afterAll(async () => {
 
 const task = (i: number) => pyJsonBytes({ id: `t${i}`, payload: { n: i, even: i % 2 === 0 }, attempts: 3 });
 const doc = (over: Partial<BulkJobDoc> = {}): Buffer =>
-  pyJsonBytes({ queue: "q", action: "requeue-dead", q: null, where: "payload.even = true", rate: 10_000, expected: 0, created_at: 1, created_by: "vera", role: "operator", ...over });
+  pyJsonBytes({
+    queue: "q",
+    action: "requeue-dead",
+    q: null,
+    where: "payload.even = true",
+    rate: 10_000,
+    expected: 0,
+    created_at: 1,
+    created_by: "vera",
+    role: "operator",
+    ...over,
+  });
 
 for (const kind of ["memory", "redis"] as const) {
   describe(`bulk runner: ${kind}`, () => {
@@ -49,7 +60,14 @@ for (const kind of ["memory", "redis"] as const) {
       const first = await backend.queueScan("q", "dead", 0, 100);
       const items = first.entries.filter((e) => (JSON.parse(e.body.toString()) as { payload: { even: boolean } }).payload.even);
       const r1 = await backend.queueTakeMatches("q", {
-        jobId: "j", owner: token, action: "requeue", part: "dead", start: 0, read: 100, partIndex: 0, partDone: false,
+        jobId: "j",
+        owner: token,
+        action: "requeue",
+        part: "dead",
+        start: 0,
+        read: 100,
+        partIndex: 0,
+        partDone: false,
         items: items.map((e) => ({ index: e.index, body: e.body, replacement: e.body })),
       });
       expect(r1).toMatchObject({ ok: true, taken: 50, cursor: 50 });

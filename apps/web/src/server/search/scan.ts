@@ -4,15 +4,7 @@
 // matches as they are found, progress, and a last summary. The caller pulls: nothing is
 // read ahead of a consumer that stops (a client that went away ends the scan at the next pull).
 import { sha1Hex, taskIdOfBody, type Backend, type QueueDepths, type QueueScanChunk, type QueueScanPart } from "@fleet/backend";
-import {
-  compileFilter,
-  SEARCH_BODY_PREVIEW,
-  type FilterNode,
-  type SearchDoneLine,
-  type SearchLine,
-  type SearchList,
-  type SearchMatchLine,
-} from "@fleet/schema";
+import { compileFilter, SEARCH_BODY_PREVIEW, type FilterNode, type SearchDoneLine, type SearchLine, type SearchList, type SearchMatchLine } from "@fleet/schema";
 
 /** Entries per queueScan call (LRANGE of 1000: a fraction of a millisecond of Redis). */
 export const SEARCH_CHUNK = 1000;
@@ -57,7 +49,7 @@ function parseBody(text: string): unknown {
 }
 
 const memberOf = (doc: unknown, key: string): unknown =>
-  doc !== null && typeof doc === "object" && !Array.isArray(doc) && Object.prototype.hasOwnProperty.call(doc, key) ? (doc as Record<string, unknown>)[key] : undefined;
+  doc !== null && typeof doc === "object" && !Array.isArray(doc) && Object.hasOwn(doc, key) ? (doc as Record<string, unknown>)[key] : undefined;
 
 /** Tests one body; null when it does not match. Exported for the bulk actions, which match alike. */
 export function makeMatcher(q: string | undefined, where: FilterNode | null | undefined): (body: Buffer) => { text: string; doc: unknown } | null {

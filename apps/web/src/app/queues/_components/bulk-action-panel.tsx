@@ -36,7 +36,8 @@ export function BulkActionPanel({ name, q, where }: { name: string; q: string; w
   const abort = useRef<AbortController | null>(null);
   const spec = ACTIONS.find((a) => a.id === action)!;
 
-  // a new search makes the old preview meaningless
+  // a new search (or action) makes the old preview meaningless: the effect runs on their change
+  // biome-ignore lint/correctness/useExhaustiveDependencies: q, where and action are what it reacts to, not what it reads
   useEffect(() => {
     setPreview(null);
     abort.current?.abort();
@@ -44,7 +45,7 @@ export function BulkActionPanel({ name, q, where }: { name: string; q: string; w
 
   // a running job: its progress, every second, until it ends
   useEffect(() => {
-    if (!job || job.state !== "running") return;
+    if (job?.state !== "running") return;
     const t = setTimeout(() => {
       apiGet<BulkJob>(`/queues/${seg(name)}/bulk/${seg(job.id)}`)
         .then(setJob)
@@ -103,7 +104,11 @@ export function BulkActionPanel({ name, q, where }: { name: string; q: string; w
 
   const jobSpec = job ? ACTIONS.find((a) => a.id === job.action)! : null;
   return (
-    <Section id="act" title="Act on the matches" description="Preview first: how many match, and the first ones. The job then runs at most at the rate given, and survives a restart of the console.">
+    <Section
+      id="act"
+      title="Act on the matches"
+      description="Preview first: how many match, and the first ones. The job then runs at most at the rate given, and survives a restart of the console."
+    >
       <div className="card grid gap-3 p-4">
         <div className="flex flex-wrap items-end gap-3 text-sm">
           <label className="grid gap-1">
@@ -124,7 +129,11 @@ export function BulkActionPanel({ name, q, where }: { name: string; q: string; w
             {previewing ? "Counting…" : "Preview"}
           </button>
         </div>
-        {error && <ResultNote kind="error" onDismiss={() => setError(null)}>{error}</ResultNote>}
+        {error && (
+          <ResultNote kind="error" onDismiss={() => setError(null)}>
+            {error}
+          </ResultNote>
+        )}
         {preview && (
           <div className="grid gap-2 text-sm" data-testid="bulk-preview">
             <p>
@@ -153,7 +162,9 @@ export function BulkActionPanel({ name, q, where }: { name: string; q: string; w
         {job && jobSpec && (
           <div className="grid gap-1 text-sm" data-testid="bulk-job">
             <p role="status">
-              {job.state === "running" ? `${jobSpec.verb === "Delete" ? "Deleting" : "Requeuing"}… ` : `${job.state === "done" ? "Done" : job.state === "cancelled" ? "Cancelled" : "Failed"}: `}
+              {job.state === "running"
+                ? `${jobSpec.verb === "Delete" ? "Deleting" : "Requeuing"}… `
+                : `${job.state === "done" ? "Done" : job.state === "cancelled" ? "Cancelled" : "Failed"}: `}
               {jobSpec.verb === "Delete" ? "deleted" : "requeued"} {count(job.done, jobSpec.noun)} of {formatNumber(job.expected)} previewed
               {job.missing > 0 ? ` (${formatNumber(job.missing)} were gone meanwhile)` : ""}.{job.note ? ` ${job.note}.` : ""}
             </p>

@@ -145,7 +145,15 @@ export function QueueSearchView({ name }: { name: string }) {
   const submit = (e: FormEvent) => {
     e.preventDefault();
     const all = LISTS.every((l) => lists.has(l.id));
-    setParams({ q: text.trim(), where: filter.trim(), in: all ? null : LISTS.filter((l) => lists.has(l.id)).map((l) => l.id).join(",") });
+    setParams({
+      q: text.trim(),
+      where: filter.trim(),
+      in: all
+        ? null
+        : LISTS.filter((l) => lists.has(l.id))
+            .map((l) => l.id)
+            .join(","),
+    });
   };
 
   const progress = run.state === "running" || run.state === "cancelled" ? run.progress : null;
@@ -183,8 +191,7 @@ export function QueueSearchView({ name }: { name: string }) {
             />
             <span id="where-help" className="text-xs text-slate-600 dark:text-slate-400">
               Fields <code>id</code>, <code>attempts</code>, <code>last_error</code>, <code>error_group</code>, <code>payload.&lt;path&gt;</code>; operators{" "}
-              <code>= != &lt; &lt;= &gt; &gt;=</code> and <code>~</code> (contains, any case); <code>and</code>, <code>or</code>, <code>not</code>, parentheses; texts in
-              quotes.
+              <code>= != &lt; &lt;= &gt; &gt;=</code> and <code>~</code> (contains, any case); <code>and</code>, <code>or</code>, <code>not</code>, parentheses; texts in quotes.
             </span>
           </label>
         </div>
@@ -226,14 +233,19 @@ export function QueueSearchView({ name }: { name: string }) {
         {run.state === "running" && (
           <div role="status" className="grid gap-1 text-sm">
             <span data-testid="search-progress">
-              Searching… {progress ? `${formatNumber(progress.scanned)} of ${formatNumber(progress.total)} tasks read, ${plural(progress.matched, "match", "matches")}` : "starting"}
+              Searching…{" "}
+              {progress ? `${formatNumber(progress.scanned)} of ${formatNumber(progress.total)} tasks read, ${plural(progress.matched, "match", "matches")}` : "starting"}
             </span>
             <progress className="h-2 w-full" max={Math.max(1, progress?.total ?? 1)} value={progress?.scanned ?? 0} aria-label="Tasks read" />
           </div>
         )}
         {run.state === "cancelled" && (
           <ResultNote kind="warn">
-            Cancelled{run.progress ? ` after ${formatNumber(run.progress.scanned)} of ${formatNumber(run.progress.total)} tasks, ${plural(run.progress.matched, "match", "matches")} so far` : ""}.
+            Cancelled
+            {run.progress
+              ? ` after ${formatNumber(run.progress.scanned)} of ${formatNumber(run.progress.total)} tasks, ${plural(run.progress.matched, "match", "matches")} so far`
+              : ""}
+            .
           </ResultNote>
         )}
         {run.state === "error" && (
@@ -251,7 +263,10 @@ export function QueueSearchView({ name }: { name: string }) {
         )}
         {run.state === "idle" && (
           <p className="text-sm text-slate-600 dark:text-slate-400">
-            Give a text or a filter. <Link className="link" href={`/queues/${seg(name)}`}>Back to the queue</Link>
+            Give a text or a filter.{" "}
+            <Link className="link" href={`/queues/${seg(name)}`}>
+              Back to the queue
+            </Link>
           </p>
         )}
       </div>

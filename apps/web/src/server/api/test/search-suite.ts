@@ -172,7 +172,8 @@ export function searchSuite(h: Harness): void {
 
   describe("bulk actions on a search's matches", () => {
     const dead = (id: string, customer: string, error: string) => task(id, { customer }, { attempts: 3, last_error: error });
-    const audit = async () => (await h.backend.auditRange(0, 20)).items.map((x) => JSON.parse(x.toString("utf8")) as { action: string; outcome: string; details?: Record<string, unknown> });
+    const audit = async () =>
+      (await h.backend.auditRange(0, 20)).items.map((x) => JSON.parse(x.toString("utf8")) as { action: string; outcome: string; details?: Record<string, unknown> });
 
     it("requeues every matching dead letter once, attempts back to 0, counted, audited at start and end", async () => {
       await h.backend.queueDead("jobs", dead("d1", "c17", "Timeout after 30s"));
