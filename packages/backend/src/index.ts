@@ -9,3 +9,4 @@ export * from "./pyjson-parse";
 export * from "./task-body";
 export * from "./discovery/name-discovery";
 export * from "./discovery/note-writes";
+export { QUEUE_SCAN_MAX } from "./types";

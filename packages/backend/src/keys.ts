@@ -45,6 +45,11 @@ export const consoleKeys = {
    * `|` joins type and id as `wkrs:all` does (a type cannot hold one).
    */
   workerErrors: (automationType: string, workerId: string) => `fleet:console:worker-errors:${automationType}|${workerId}`,
+  // ---- bulk actions on a search's matches (issue 14.2; apps/web/src/server/bulk)
+  /** hash: one bulk job's spec (`doc`, JSON), state, owner (lock token), part, cursor and counts. */
+  bulkJob: (id: string) => `fleet:console:bulk:job:${id}`,
+  /** zset job id -> creation (unix ms): the jobs, newest last; capped. */
+  bulkJobs: "fleet:console:bulk:jobs",
 } as const;
 
 /** Pools read whole for their counts up to this many items; bigger ones are sampled (PoolSummary.estimated). */

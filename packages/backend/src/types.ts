@@ -260,7 +260,7 @@ export interface KvKeysPage {
 }
 
 /** The console's watch (queue history, alerts) is part of the contract: ./watch-types. */
-export interface Backend extends WatchBackend, WorkerBulkBackend {
+export interface Backend extends WatchBackend, SearchBackend, WorkerBulkBackend {
   readonly kind: "redis" | "memory";
   /** The URL it was made from, password masked. */
   readonly url: string;
@@ -579,6 +579,96 @@ export interface SignInPolicy {
 }
 
 export type SignInReservation = { allowed: true } | { allowed: false; waitMs: number };
+
+// ---- search inside a queue (issue 14): chunked reads; the matching is done by the caller
+
+/** A part of a queue `queueScan` reads: a pending list, the reservations, the retries, the dead letters. */
+export type QueueScanPart = Priority | "processing" | "scheduled" | "dead";
+
+export interface QueueScanEntry {
+  /** Position in the list, or rank in the zset (processing by deadline, scheduled by ready time), when read. */
+  index: number;
+  body: Buffer;
+  /** processing: the task id the reservation is registered under. */
+  id?: string;
+  /** processing: the deadline; scheduled: the ready time (unix seconds). */
+  score?: number;
+}
+
+export interface QueueScanChunk {
+  /** How many entries the part held when the chunk was read. */
+  total: number;
+  /** Entries `start` .. `start + count - 1`, in order (processing: reservations whose body is missing are left out). */
+  entries: QueueScanEntry[];
+  /** The part's key holds another Redis type: read as empty. */
+  corrupt?: boolean;
+}
+
+/** Entries one queueScan may read (each call stays well under a millisecond of Redis). */
+export const QUEUE_SCAN_MAX = 2000;
+
+export interface SearchBackend {
+  /**
+   * One chunk of a queue's part, from `start`, at most `count` (<= QUEUE_SCAN_MAX) entries,
+   * in one round trip (two for processing: the ids, then their bodies). Lists may move
+   * between chunks (workers pop, producers push): a scan made of chunks is not a snapshot.
+   */
+  queueScan(name: string, part: QueueScanPart, start: number, count: number): Promise<QueueScanChunk>;
+
+  // ---- bulk actions on a search's matches (issue 14.2): job records under fleet:console:bulk:
+  /** Writes a new job record (state `running`, no owner, at part 0, cursor 0, counts 0) and indexes it. */
+  bulkJobCreate(id: string, doc: BytesLike, nowMs?: number): Promise<void>;
+  /** The records of these jobs, in the order given; null for one that does not exist. */
+  bulkJobGet(ids: string[]): Promise<Array<BulkJobRecord | null>>;
+  /** The newest `limit` job ids, newest first. */
+  bulkJobIds(limit: number): Promise<string[]>;
+  /**
+   * Sets fields (`state`, `owner`, `note`...) of a job only while its state is `ifState`
+   * (any existing job when absent), and optionally how long the record is kept from now.
+   * False when the job is missing or in another state.
+   */
+  bulkJobSet(id: string, fields: Record<string, string>, opts?: { ifState?: string; keepSeconds?: number }): Promise<boolean>;
+  /**
+   * One chunk of a job, atomically: removes `items` from the part's list, each re-checked
+   * byte for byte at its index (or just before it, where the list moved), pushes each one's
+   * `replacement` onto the normal pending list for "requeue", and advances the job's part,
+   * cursor and counts. Nothing happens unless the job is `running` and owned by `owner`
+   * (`ok` false). See src/lua/queue-take-matches-3.lua.
+   */
+  queueTakeMatches(name: string, chunk: TakeMatchesChunk): Promise<{ ok: boolean; taken: number; missing: number; cursor: number }>;
+}
+
+export interface BulkJobRecord {
+  id: string;
+  /** The spec as the console wrote it (JSON bytes); null when missing. */
+  doc: Buffer | null;
+  /** running, done, cancelled or failed (as written; null when missing). */
+  state: string | null;
+  /** Token of the lock of the process running it ("" when none yet). */
+  owner: string;
+  part: number;
+  cursor: number;
+  scanned: number;
+  done: number;
+  missing: number;
+  /** Free text: why it failed, who cancelled it. */
+  note: string;
+}
+
+export interface TakeMatchesChunk {
+  jobId: string;
+  owner: string;
+  action: "requeue" | "delete";
+  /** The list read: a pending list or the dead letters. */
+  part: Priority | "dead";
+  /** Where the chunk was read, and how many entries it held. */
+  start: number;
+  read: number;
+  partIndex: number;
+  /** This chunk was the last of its part: the job moves to the next part, cursor 0. */
+  partDone: boolean;
+  items: Array<{ index: number; body: Buffer; replacement: Buffer }>;
+}
 
 // ---- error groups and bulk actions on the worker list (issue 14.3 and 14.4)
 

@@ -2,6 +2,7 @@ import { createMemoryBackend } from "../src/memory";
 import { describeLeaseContract } from "./contract-lease";
 import { describeBackendContract, type BackendFixture, type RawPlanter } from "./contract";
 import { describeScaleContract } from "./contract-scale";
+import { describeSearchContract } from "./contract-search";
 import { describeWorkerBulkContract } from "./contract-worker-bulk";
 
 async function fixture(): Promise<BackendFixture> {
@@ -29,4 +30,5 @@ async function fixture(): Promise<BackendFixture> {
 describeBackendContract("memory", fixture);
 describeScaleContract("memory", fixture);
 describeLeaseContract("memory", fixture);
+describeSearchContract("memory", fixture);
 describeWorkerBulkContract("memory", fixture);

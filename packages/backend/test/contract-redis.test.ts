@@ -3,6 +3,7 @@ import { createRedisBackend } from "../src/redis";
 import { describeLeaseContract } from "./contract-lease";
 import { describeBackendContract, type BackendFixture, type RawPlanter, type RawType } from "./contract";
 import { describeScaleContract } from "./contract-scale";
+import { describeSearchContract } from "./contract-search";
 import { describeWorkerBulkContract } from "./contract-worker-bulk";
 import { testRedisUrl } from "./support/redis-dbs";
 
@@ -62,4 +63,5 @@ async function fixture(): Promise<BackendFixture> {
 describeBackendContract("redis", fixture);
 describeScaleContract("redis", fixture);
 describeLeaseContract("redis", fixture);
+describeSearchContract("redis", fixture);
 describeWorkerBulkContract("redis", fixture);

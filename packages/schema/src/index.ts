@@ -4,4 +4,5 @@ export * from "./events";
 export * from "./merge-patch";
 export * from "./watch";
 export * from "./error-group";
+export * from "./search";
 export * from "./error-groups-api";

@@ -24,6 +24,13 @@ describe("auditSentence", () => {
     expect(auditSentence({ ...base, action: "counter.set", target: "counter:hits", details: { value: 3 } })).toBe("set counter hits to 3");
     expect(auditSentence({ ...base, action: "tasks.submit", target: "queue:jobs", details: { ids: ["a", "b"] } })).toBe("submitted 2 tasks to jobs");
     expect(auditSentence({ ...base, outcome: "refused", action: "dead.delete", target: "queue:jobs" })).toBe("tried to delete dead letters of jobs");
+    expect(auditSentence({ ...base, action: "queue.bulk", target: "queue:jobs", details: { bulk_action: "requeue-dead", q: null, where: 'attempts >= 3', expected: 12 } })).toBe(
+      "started a job to requeue the matching dead letters of jobs (filter attempts >= 3), 12 tasks at the preview",
+    );
+    expect(auditSentence({ ...base, action: "queue.bulk.done", target: "queue:jobs", details: { bulk_action: "requeue-dead", done: 11, missing: 1 } })).toBe(
+      "ran a bulk job on jobs: finished, requeued 11 tasks (1 match gone meanwhile)",
+    );
+    expect(auditSentence({ ...base, action: "queue.bulk.cancel", target: "queue:jobs" })).toBe("cancelled a bulk job on jobs");
   });
   it("falls back to the action and target it does not know, as text", () => {
     expect(auditSentence({ ...base, action: "post /x/[y]", target: "<b>y</b>" })).toBe("post /x/[y] on <b>y</b>");

@@ -99,6 +99,20 @@ export function auditSentence(e: AuditEntryLike): string {
       return `${v("deleted", "delete")} ${num(d.deleted) === null ? "dead letters" : plural(num(d.deleted)!, "dead letter")} of ${t.name}`;
     case "queue.sweep":
       return `${v("swept", "sweep")} ${t.name}${num(d.requeued) !== null ? `: ${plural(num(d.requeued)!, "overdue task")} put back` : ""}`;
+    case "queue.bulk": {
+      const what = d.bulk_action === "requeue-dead" ? "requeue the matching dead letters" : d.bulk_action === "delete-pending" ? "delete the matching pending tasks" : "delete the matching dead letters";
+      const filter = [typeof d.q === "string" ? `text “${d.q}”` : null, typeof d.where === "string" ? `filter ${d.where}` : null].filter(Boolean).join(", ");
+      return `${v("started a job to", "start a job to")} ${what} of ${t.name}${filter ? ` (${filter})` : ""}${num(d.expected) !== null ? `, ${plural(num(d.expected)!, "task")} at the preview` : ""}`;
+    }
+    case "queue.bulk.done":
+    case "queue.bulk.cancelled":
+    case "queue.bulk.failed": {
+      const how = action === "queue.bulk.done" ? "finished" : action === "queue.bulk.cancelled" ? "cancelled" : "failed";
+      const verb = d.bulk_action === "requeue-dead" ? "requeued" : "deleted";
+      return `ran a bulk job on ${t.name}: ${how}, ${verb} ${num(d.done) === null ? "tasks" : plural(num(d.done)!, "task")}${num(d.missing) ? ` (${plural(num(d.missing)!, "match", "matches")} gone meanwhile)` : ""}`;
+    }
+    case "queue.bulk.cancel":
+      return `${v("cancelled", "cancel")} a bulk job on ${t.name}`;
     case "pool.item.release":
       return `${v("released", "release")} the claim on ${t.name} (pool ${t.parent ?? "?"})`;
     case "pool.item.delete":

@@ -31,7 +31,11 @@ const watchHolder = globalThis as typeof globalThis & { __fleetWatchArmed?: bool
 export async function getBackend(): Promise<Backend> {
   // The watch starts in the app's own module graph, with the first request the process
   // serves (src/server/watch/index.ts says why not from instrumentation.ts).
-  if (watchHolder.__fleetWatchArmed && !watchHolder.__fleetWatch) void import("./watch").then((m) => m.startWatchIfArmed());
+  if (watchHolder.__fleetWatchArmed && !watchHolder.__fleetWatch) {
+    void import("./watch").then((m) => m.startWatchIfArmed());
+    // bulk jobs left running by a console that died are continued (src/server/bulk)
+    void import("./bulk").then((m) => m.startBulkRunnerIfArmed());
+  }
   const url = serverEnv().FLEET_BACKEND_URL;
   let slot = holder.__fleetBackend;
   if (!slot || slot.url !== url) {

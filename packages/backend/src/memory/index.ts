@@ -29,6 +29,7 @@ import {
   parseJsonBytes,
   isJsonObject,
 } from "../codec";
+import { memoryBulkJobCreate, memoryBulkJobGet, memoryBulkJobIds, memoryBulkJobSet, memoryQueueScan, memoryQueueTakeMatches } from "./search";
 import { CorruptDataError, StaleGenerationError, checkCounterValue, checkHoldSeconds, maskUrl } from "../errors";
 import {
   AUDIT_LIST,
@@ -52,6 +53,10 @@ import {
 import { leaseNowSeconds } from "../lease-clock";
 import { pyFloatRepr, pyJsonBytes } from "../pyjson";
 import type {
+  BulkJobRecord,
+  QueueScanChunk,
+  QueueScanPart,
+  TakeMatchesChunk,
   Backend,
   BusMessage,
   BytesLike,
@@ -1277,6 +1282,32 @@ export class MemoryBackend implements Backend {
       this.raw.lpush(consoleKeys.alertHistory, ...change.history);
       this.raw.ltrim(consoleKeys.alertHistory, 0, Math.max(1, change.historyMax) - 1);
     }
+  }
+
+  // ---- search inside a queue (./search.ts)
+
+  async queueScan(name: string, part: QueueScanPart, start: number, count: number): Promise<QueueScanChunk> {
+    return memoryQueueScan(this.raw, name, part, start, count);
+  }
+
+  async bulkJobCreate(id: string, doc: BytesLike, nowMs: number = Date.now()): Promise<void> {
+    memoryBulkJobCreate(this.raw, id, toBuffer(doc), nowMs);
+  }
+
+  async bulkJobGet(ids: string[]): Promise<Array<BulkJobRecord | null>> {
+    return memoryBulkJobGet(this.raw, ids);
+  }
+
+  async bulkJobIds(limit: number): Promise<string[]> {
+    return memoryBulkJobIds(this.raw, limit);
+  }
+
+  async bulkJobSet(id: string, fields: Record<string, string>, opts: { ifState?: string; keepSeconds?: number } = {}): Promise<boolean> {
+    return memoryBulkJobSet(this.raw, id, fields, opts);
+  }
+
+  async queueTakeMatches(name: string, chunk: TakeMatchesChunk): Promise<{ ok: boolean; taken: number; missing: number; cursor: number }> {
+    return memoryQueueTakeMatches(this.raw, name, chunk);
   }
 }
 

@@ -48,6 +48,10 @@ import { leaseNowSeconds } from "../lease-clock";
 import { pyFloatRepr, pyJsonBytes } from "../pyjson";
 import { withAttemptsReset } from "../task-body";
 import type {
+  BulkJobRecord,
+  QueueScanChunk,
+  QueueScanPart,
+  TakeMatchesChunk,
   Backend,
   BusMessage,
   BytesLike,
@@ -93,6 +97,7 @@ import { callScript, isWrongTypeError, mapRedisError, RedisConnection, type Pipe
 import { EncodedCommand, keyAround, RespArgs, type KeyAround } from "./encoded-command";
 import { unpack, type Packed } from "./msgpack";
 import { QueueWaker } from "./queue-waker";
+import { redisBulkJobCreate, redisBulkJobGet, redisBulkJobIds, redisBulkJobSet, redisQueueScan, redisQueueTakeMatches } from "./search";
 import { luaScripts } from "./scripts.generated";
 import { asBuffer, asBufferArray, asNumber, hashRecord, parseInfo, scoredPairs } from "./replies";
 
@@ -1915,6 +1920,32 @@ export class RedisBackend implements Backend {
       }
       await this.conn.execValues(m);
     });
+  }
+
+  // ---- search inside a queue (./search.ts)
+
+  async queueScan(name: string, part: QueueScanPart, start: number, count: number): Promise<QueueScanChunk> {
+    return this.run((r) => redisQueueScan(this.conn, r, name, part, start, count));
+  }
+
+  async bulkJobCreate(id: string, doc: BytesLike, nowMs: number = Date.now()): Promise<void> {
+    await this.run((r) => redisBulkJobCreate(this.conn, r, id, toBuffer(doc), nowMs));
+  }
+
+  async bulkJobGet(ids: string[]): Promise<Array<BulkJobRecord | null>> {
+    return this.run((r) => redisBulkJobGet(this.conn, r, ids));
+  }
+
+  async bulkJobIds(limit: number): Promise<string[]> {
+    return this.run((r) => redisBulkJobIds(r, limit));
+  }
+
+  async bulkJobSet(id: string, fields: Record<string, string>, opts: { ifState?: string; keepSeconds?: number } = {}): Promise<boolean> {
+    return this.run((r) => redisBulkJobSet(r, id, fields, opts));
+  }
+
+  async queueTakeMatches(name: string, chunk: TakeMatchesChunk): Promise<{ ok: boolean; taken: number; missing: number; cursor: number }> {
+    return this.run((r) => redisQueueTakeMatches(r, name, chunk));
   }
 }
 

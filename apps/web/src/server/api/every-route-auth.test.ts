@@ -70,6 +70,12 @@ const ROLE: Record<string, Role> = {
   "GET /v1/alerts": "viewer",
   "GET /v1/alerts/rules": "viewer",
   "PUT /v1/alerts/rules": "admin",
+  // issue 14: search inside a queue
+  "GET /v1/queues/[name]/search": "viewer",
+  "GET /v1/queues/[name]/bulk": "viewer",
+  "POST /v1/queues/[name]/bulk": "operator",
+  "GET /v1/queues/[name]/bulk/[id]": "viewer",
+  "POST /v1/queues/[name]/bulk/[id]/cancel": "operator",
   // issue 14: error groups (reads) and the worker list's bulk actions (a removal and config writes: admin, as for one worker)
   "GET /v1/errors": "viewer",
   "GET /v1/queues/[name]/errors": "viewer",
@@ -104,6 +110,12 @@ const SELF_AUTHORIZED: Record<string, { reason: string; authorizes: () => boolea
     authorizes: () =>
       /createEventsHandler\(/.test(routeSource("/v1/events")) &&
       /await authorize\(request, "viewer"\)/.test(readFileSync(path.join(SRC, "server", "events", "sse-response.ts"), "utf8")),
+  },
+  "GET /v1/queues/[name]/search": {
+    reason: "an NDJSON stream; handleSearch authorizes before it opens",
+    authorizes: () =>
+      /handleSearch/.test(routeSource("/v1/queues/[name]/search")) &&
+      /await authorize\(request, "viewer"\)/.test(readFileSync(path.join(SRC, "server", "search", "handler.ts"), "utf8")),
   },
   "GET /v1/metrics": {
     reason: "Prometheus text exposition, not JSON",

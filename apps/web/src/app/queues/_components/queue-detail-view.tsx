@@ -104,6 +104,9 @@ export function QueueDetailView({ name }: { name: string }) {
       actions={
         data && (
           <>
+            <Link className="btn" href={`/queues/${seg(name)}/search`}>
+              Search tasks
+            </Link>
             <LimitSelect label="Items per list" value={limit} onChange={(l) => setParams({ limit: l })} />
             <Can role="operator">
               <button

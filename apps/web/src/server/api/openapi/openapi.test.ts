@@ -257,6 +257,12 @@ describe("the document describes the real answers", () => {
     await backend.lockAcquire("nightly", 60, 0);
     await backend.counterSet("pages", 7);
     await backend.kvSet("settings", "flags", JSON.stringify({ beta: true }), null);
+    // a finished bulk job of queue "scraper" under the id the walk fills [id] with
+    await backend.bulkJobCreate(
+      "w-1",
+      JSON.stringify({ queue: "scraper", action: "delete-dead", q: "x", where: null, rate: 10, expected: 0, created_at: 1, created_by: "vera", role: "operator" }),
+    );
+    await backend.bulkJobSet("w-1", { state: "done" });
   });
 
   /** The URL of a route filled with seeded names ("scraper" for queues, pools, streams too). */

@@ -7,7 +7,14 @@
 //
 // openapi.test.ts walks every route.ts (test/route-walk.ts): a route missing here, or an
 // entry naming a route or method that does not exist, fails it.
-import { ConfigBodySchema, DeadLetterActionBodySchema, HealthSchema, JsonObjectSchema, SubmitTasksBodySchema } from "@fleet/schema";
+import {
+  ConfigBodySchema,
+  DeadLetterActionBodySchema,
+  HealthSchema,
+  JsonObjectSchema,
+  SearchLineSchema,
+  SubmitTasksBodySchema,
+} from "@fleet/schema";
 import { z } from "zod";
 
 import type { Role } from "../authorize";
@@ -100,6 +107,7 @@ export const PATH_PARAM_DESCRIPTIONS: Record<string, string> = {
   "queues/name": "Queue name.",
   "pools/name": "Pool name.",
   "items/id": "Pool item id.",
+  "bulk/id": "Bulk job id.",
   "streams/name": "Stream name.",
   "locks/name": "Lock name.",
   "counters/name": "Counter name.",
@@ -108,6 +116,12 @@ export const PATH_PARAM_DESCRIPTIONS: Record<string, string> = {
 };
 
 const EventsQuerySchema = z.object({ topics: z.string().optional() });
+const SearchQueryDocSchema = z.object({
+  q: z.string().optional().describe("Case-insensitive substring of the task body (at most 500 characters)."),
+  where: z.string().optional().describe("A filter: fields (id, attempts, last_error, error_group, payload.<path>, any body member), = != < <= > >= ~, and, or, not, parentheses; at most 1000 characters."),
+  in: z.string().optional().describe("Comma-separated lists to search: pending, processing, scheduled, dead (default all)."),
+  limit: z.string().optional().describe("At most this many match lines (0 to 1000, default 200); further matches are counted in the last line."),
+});
 
 export const ROUTE_TABLE: RouteEntry[] = [
   {
@@ -378,6 +392,54 @@ export const ROUTE_TABLE: RouteEntry[] = [
     path: "/queues/[name]/dead/delete",
     load: () => import("@/app/api/v1/queues/[name]/dead/delete/route"),
     operations: { POST: { operationId: "deleteDeadLetters", summary: "Delete dead letters", body: DeadLetterActionBodySchema } },
+  },
+  {
+    path: "/queues/[name]/search",
+    load: () => import("@/app/api/v1/queues/[name]/search/route"),
+    operations: {
+      GET: {
+        operationId: "searchQueue",
+        summary: "Search a queue's tasks by text and by fields, streamed as found (NDJSON)",
+        description:
+          "Reads the queue's pending lists (high, normal, low), reservations, scheduled retries and dead letters in chunks and answers one JSON line per match as it is found " +
+          "(`type: match`: the list, priority, index, `ref` = hex SHA-1 of the body as the dead-letter routes address it, task id, attempts, last_error, the body as text cut to 1000 characters), " +
+          "`type: progress` lines, and a last `type: done` line with the counts (or `type: error` when the backend fails midway). " +
+          "`q` is a case-insensitive substring of the body; `where` a filter (`payload.customer = \"c17\" and attempts >= 3`, `last_error ~ \"timeout\"`, `error_group = \"Timeout after <n>s\"`; the language is in the README's Search section): " +
+          "one that does not parse answers 422 naming the position and what was expected. The scan stops when the client goes away.",
+        extension: true,
+        manual: {
+          role: "viewer",
+          query: SearchQueryDocSchema,
+          success: { status: 200, description: "NDJSON: one SearchLine per line, the last one `done` (or `error`).", contentType: "application/x-ndjson", schema: SearchLineSchema },
+          errors: [400, 401, 403, 404, 421, 422, 503],
+        },
+      },
+    },
+  },
+  {
+    path: "/queues/[name]/bulk",
+    load: () => import("@/app/api/v1/queues/[name]/bulk/route"),
+    operations: {
+      GET: { operationId: "listBulkJobs", summary: "This queue's bulk jobs, newest first", extension: true },
+      POST: {
+        operationId: "startBulkJob",
+        summary: "Requeue or delete every matching dead letter, or delete every matching pending task, as a job",
+        description:
+          "After a preview (the search with `in=dead` or `in=pending`), start a job that acts on every task matching `q` and `where` at no more than `rate` tasks per second, " +
+          "in atomic chunks that re-check each body (never lost or moved twice), resumed by another console if this one dies. `expected` is the count the confirmation named. Answers 202 with the job.",
+        extension: true,
+      },
+    },
+  },
+  {
+    path: "/queues/[name]/bulk/[id]",
+    load: () => import("@/app/api/v1/queues/[name]/bulk/[id]/route"),
+    operations: { GET: { operationId: "getBulkJob", summary: "One bulk job: its state and counts", extension: true } },
+  },
+  {
+    path: "/queues/[name]/bulk/[id]/cancel",
+    load: () => import("@/app/api/v1/queues/[name]/bulk/[id]/cancel/route"),
+    operations: { POST: { operationId: "cancelBulkJob", summary: "Stop a running bulk job after its current chunk", extension: true, errors: [409] } },
   },
   {
     path: "/queues/[name]/sweep",

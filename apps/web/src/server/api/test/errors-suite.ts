@@ -20,6 +20,7 @@ export const BODIES: Record<string, unknown> = {
   "PATCH /v1/workers/[type]/[id]/config": { slots: 1 },
   "PUT /v1/workers/[type]/[id]/config": { slots: 1 },
   "PUT /v1/alerts/rules": { webhooks: [], rules: [] },
+  "POST /v1/queues/[name]/bulk": { action: "delete-dead", q: "x", expected: 1 },
   "POST /v1/workers/bulk-remove": { workers: [{ automation_type: "t", worker_id: "w" }] },
   "POST /v1/workers/bulk-config": { automation_type: "t", patch: { slots: 1 }, workers: [{ worker_id: "w", config_gen: 0 }] },
 };

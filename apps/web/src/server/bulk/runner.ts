@@ -1,0 +1,203 @@
+// Bulk actions on a search's matches (issue 14.2): requeue or delete every matching dead
+// letter, delete every matching pending task. A job is a record in Redis
+// (fleet:console:bulk:job:<id>: its spec, state, owner, part, cursor and counts); the process
+// running it holds the Fleet lock `fleet-console-bulk:<id>` (as the watch holds its own,
+// ../watch/leader.ts), renewed every third of the hold. Each chunk is read (queueScan),
+// matched here, and taken with one atomic script that re-checks every body and advances the
+// record in the same step (Backend.queueTakeMatches): a body is never lost or moved twice, and
+// a job whose process died is continued where its last chunk ended by whichever console takes
+// the lock next (every console polls for running jobs; the lock of a dead process expires
+// after its hold). The rate cap is kept by sleeping between chunks.
+//
+// Framework-free (no Next, no env): tests build one over any Backend.
+import { withAttemptsReset, type Backend, type Priority } from "@fleet/backend";
+import { BulkJobDocSchema, parseFilter, type BulkAction, type BulkJob, type BulkJobDoc } from "@fleet/schema";
+
+import { makeMatcher } from "../search/scan";
+
+export const BULK_LOCK_PREFIX = "fleet-console-bulk:";
+/** Entries read per chunk, and tasks taken per chunk at most (fewer under a low rate). */
+export const BULK_READ = 1000;
+export const BULK_TAKE_MAX = 500;
+/** A finished job's record is kept this long. */
+export const BULK_KEEP_SECONDS = 7 * 24 * 3600;
+
+export function partsOfAction(action: BulkAction): Array<Priority | "dead"> {
+  return action === "delete-pending" ? ["high", "normal", "low"] : ["dead"];
+}
+
+export function jobFromRecord(rec: NonNullable<Awaited<ReturnType<Backend["bulkJobGet"]>>[number]>): BulkJob | null {
+  let doc: BulkJobDoc;
+  try {
+    doc = BulkJobDocSchema.parse(JSON.parse(rec.doc?.toString("utf8") ?? "null"));
+  } catch {
+    return null;
+  }
+  const state = rec.state === "running" || rec.state === "done" || rec.state === "cancelled" || rec.state === "failed" ? rec.state : "failed";
+  return { ...doc, id: rec.id, state, scanned: rec.scanned, done: rec.done, missing: rec.missing, note: rec.note };
+}
+
+export interface BulkRunnerOptions {
+  getBackend: () => Promise<Backend>;
+  holdSeconds?: number;
+  /** How often running jobs without a live owner are looked for. */
+  pollMs?: number;
+  /** Called once when a job this process ran ends (done, cancelled or failed). */
+  onFinished?: (job: BulkJob) => Promise<void>;
+  log?: (line: string) => void;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+const sleepMs = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export class BulkRunner {
+  private readonly running = new Map<string, Promise<void>>();
+  private stopped = false;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private readonly hold: number;
+  private readonly log: (line: string) => void;
+  private readonly sleep: (ms: number) => Promise<void>;
+
+  constructor(private readonly opts: BulkRunnerOptions) {
+    this.hold = opts.holdSeconds ?? 30;
+    this.log = opts.log ?? (() => {});
+    this.sleep = opts.sleep ?? sleepMs;
+  }
+
+  /** Polls for running jobs nobody runs (at once, then every pollMs). */
+  start(): void {
+    if (this.timer || this.stopped) return;
+    const tick = () => {
+      this.timer = null;
+      void this.pollOnce()
+        .catch((err: unknown) => this.log(`poll failed: ${err instanceof Error ? err.message : String(err)}`))
+        .finally(() => {
+          if (this.stopped) return;
+          this.timer = setTimeout(tick, this.opts.pollMs ?? 10_000);
+          this.timer.unref?.();
+        });
+    };
+    tick();
+  }
+
+  /** Takes every running job whose lock is free (its process died, or it was just created). */
+  async pollOnce(): Promise<void> {
+    const backend = await this.opts.getBackend();
+    const ids = await backend.bulkJobIds(200);
+    const recs = await backend.bulkJobGet(ids);
+    for (const rec of recs) {
+      if (rec?.state === "running" && !this.running.has(rec.id)) await this.claim(rec.id);
+    }
+  }
+
+  /** Tries to run one job here now; false when another process holds it. */
+  async claim(id: string): Promise<boolean> {
+    if (this.stopped || this.running.has(id)) return false;
+    const backend = await this.opts.getBackend();
+    const token = await backend.lockAcquire(`${BULK_LOCK_PREFIX}${id}`, this.hold, 0);
+    if (token === null) return false;
+    if (!(await backend.bulkJobSet(id, { owner: token }, { ifState: "running" }))) {
+      await backend.lockRelease(`${BULK_LOCK_PREFIX}${id}`, token).catch(() => false);
+      return false;
+    }
+    const run = this.run(id, token)
+      .catch((err: unknown) => this.log(`job ${id} stopped: ${err instanceof Error ? err.message : String(err)}`))
+      .finally(() => this.running.delete(id));
+    this.running.set(id, run);
+    return true;
+  }
+
+  /** Waits for a job this process runs (tests). */
+  async settle(id: string): Promise<void> {
+    await this.running.get(id);
+  }
+
+  private async run(id: string, token: string): Promise<void> {
+    const backend = await this.opts.getBackend();
+    const lock = `${BULK_LOCK_PREFIX}${id}`;
+    let lost = false;
+    const renewEvery = Math.max(100, (this.hold * 1000) / 3);
+    let renewedAt = Date.now();
+    const renew = async () => {
+      if (Date.now() - renewedAt < renewEvery) return;
+      renewedAt = Date.now();
+      lost = !(await backend.lockExtend(lock, token, this.hold).catch(() => false));
+    };
+    try {
+      const [rec] = await backend.bulkJobGet([id]);
+      const job = rec ? jobFromRecord(rec) : null;
+      if (!rec || !job) {
+        await backend.bulkJobSet(id, { state: "failed", note: "the job's record does not parse" }, { ifState: "running", keepSeconds: BULK_KEEP_SECONDS });
+        return;
+      }
+      this.log(`job ${id}: ${job.action} on queue ${job.queue}, from part ${rec.part} at ${rec.cursor}`);
+      const parts = partsOfAction(job.action);
+      const matches = makeMatcher(job.q ?? undefined, job.where ? parseFilter(job.where) : null);
+      const perChunk = Math.min(BULK_TAKE_MAX, job.rate);
+      let part = rec.part;
+      let cursor = rec.cursor;
+      let taken = 0;
+      const t0 = Date.now();
+      while (part < parts.length) {
+        if (this.stopped || lost) return;
+        const list = parts[part]!;
+        const chunk = await backend.queueScan(job.queue, list, cursor, BULK_READ);
+        const items: Array<{ index: number; body: Buffer; replacement: Buffer }> = [];
+        let read = chunk.entries.length;
+        for (let i = 0; i < chunk.entries.length; i++) {
+          const e = chunk.entries[i]!;
+          if (!matches(e.body)) continue;
+          items.push({ index: e.index, body: e.body, replacement: job.action === "requeue-dead" ? withAttemptsReset(e.body) : e.body });
+          if (items.length >= perChunk) {
+            read = i + 1;
+            break;
+          }
+        }
+        const partDone = chunk.corrupt === true || cursor + read >= chunk.total;
+        const res = await backend.queueTakeMatches(job.queue, {
+          jobId: id,
+          owner: token,
+          action: job.action === "requeue-dead" ? "requeue" : "delete",
+          part: list,
+          start: cursor,
+          read,
+          partIndex: part,
+          partDone,
+          items,
+        });
+        if (!res.ok) return; // cancelled, or another process owns it now
+        taken += res.taken;
+        if (partDone) {
+          part++;
+          cursor = 0;
+        } else cursor = res.cursor;
+        await renew();
+        // the rate cap: never more than `rate` tasks per second since the job (re)started here
+        const due = t0 + (taken / job.rate) * 1000 - Date.now();
+        if (due > 0) await this.sleep(due);
+      }
+      await backend.bulkJobSet(id, { state: "done" }, { ifState: "running", keepSeconds: BULK_KEEP_SECONDS });
+    } catch (err) {
+      if (!this.stopped) {
+        this.log(`job ${id} failed: ${err instanceof Error ? err.message : String(err)}`);
+        // Redis away: leave it running, another try (here or elsewhere) continues it
+        throw err;
+      }
+    } finally {
+      await backend.lockRelease(lock, token).catch(() => false);
+      if (!this.stopped) {
+        const [rec] = await backend.bulkJobGet([id]).catch(() => [null]);
+        const job = rec ? jobFromRecord(rec) : null;
+        if (job && job.state !== "running") await this.opts.onFinished?.(job).catch(() => undefined);
+      }
+    }
+  }
+
+  /** Stops taking chunks (the current one completes) and releases the locks: another console continues. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await Promise.all([...this.running.values()]);
+  }
+}

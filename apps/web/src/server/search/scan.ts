@@ -1,0 +1,138 @@
+// Search inside one queue (issue 14.1): reads the queue's parts chunk by chunk through
+// Backend.queueScan (each chunk one short Redis command; the next one already asked for
+// while this one is matched here), matches in Node, and yields NDJSON lines as it goes:
+// matches as they are found, progress, and a last summary. The caller pulls: nothing is
+// read ahead of a consumer that stops (a client that went away ends the scan at the next pull).
+import { sha1Hex, taskIdOfBody, type Backend, type QueueDepths, type QueueScanChunk, type QueueScanPart } from "@fleet/backend";
+import { compileFilter, SEARCH_BODY_PREVIEW, type FilterNode, type SearchDoneLine, type SearchLine, type SearchList, type SearchMatchLine } from "@fleet/schema";
+
+/** Entries per queueScan call (LRANGE of 1000: a fraction of a millisecond of Redis). */
+export const SEARCH_CHUNK = 1000;
+/** At most one progress line per this many milliseconds (and one after each part). */
+export const PROGRESS_EVERY_MS = 200;
+
+export interface SearchOptions {
+  /** Case-insensitive substring of the body's text. */
+  q?: string;
+  where?: FilterNode | null;
+  lists: readonly SearchList[];
+  /** Matches sent as lines; the rest are counted only. */
+  limit: number;
+  chunk?: number;
+  /** The depths read first (the route reads them anyway, to answer 404). */
+  depths?: QueueDepths;
+}
+
+/** The queue's parts to read, in order, for the lists asked for. */
+export function partsOf(lists: readonly SearchList[]): Array<{ list: SearchList; part: QueueScanPart }> {
+  const out: Array<{ list: SearchList; part: QueueScanPart }> = [];
+  for (const list of ["pending", "processing", "scheduled", "dead"] as const) {
+    if (!lists.includes(list)) continue;
+    if (list === "pending") for (const p of ["high", "normal", "low"] as const) out.push({ list, part: p });
+    else out.push({ list, part: list });
+  }
+  return out;
+}
+
+function sizeOf(d: QueueDepths, part: QueueScanPart): number {
+  if (part === "high" || part === "normal" || part === "low") return d.pending[part];
+  return d[part];
+}
+
+/** A body as a predicate input: the parsed JSON, or undefined when it is not JSON. */
+function parseBody(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+const memberOf = (doc: unknown, key: string): unknown =>
+  doc !== null && typeof doc === "object" && !Array.isArray(doc) && Object.hasOwn(doc, key) ? (doc as Record<string, unknown>)[key] : undefined;
+
+/** Tests one body; null when it does not match. Exported for the bulk actions, which match alike. */
+export function makeMatcher(q: string | undefined, where: FilterNode | null | undefined): (body: Buffer) => { text: string; doc: unknown } | null {
+  const needle = q ? q.toLowerCase() : "";
+  const predicate = where ? compileFilter(where) : null;
+  return (body) => {
+    const text = body.toString("utf8");
+    if (needle && !text.toLowerCase().includes(needle)) return null;
+    if (!predicate) return { text, doc: undefined };
+    const doc = parseBody(text);
+    return predicate(doc) ? { text, doc } : null;
+  };
+}
+
+export function matchLine(list: SearchList, part: QueueScanPart, entry: QueueScanChunk["entries"][number], text: string, doc: unknown): SearchMatchLine {
+  const d = doc === undefined ? parseBody(text) : doc;
+  const attempts = memberOf(d, "attempts");
+  const lastError = memberOf(d, "last_error");
+  const cut = text.length > SEARCH_BODY_PREVIEW;
+  return {
+    type: "match",
+    list,
+    priority: list === "pending" ? (part as "high" | "normal" | "low") : null,
+    index: entry.index,
+    ref: sha1Hex(entry.body),
+    task_id: entry.id ?? taskIdOfBody(entry.body),
+    attempts: typeof attempts === "number" && Number.isFinite(attempts) ? attempts : null,
+    last_error: typeof lastError === "string" ? (lastError.length > SEARCH_BODY_PREVIEW ? `${lastError.slice(0, SEARCH_BODY_PREVIEW)}…` : lastError) : null,
+    at: entry.score ?? null,
+    body: { text: cut ? text.slice(0, SEARCH_BODY_PREVIEW) : text, bytes: entry.body.length, truncated: cut },
+  };
+}
+
+export async function* searchQueue(backend: Backend, name: string, opts: SearchOptions): AsyncGenerator<SearchLine, void, undefined> {
+  const t0 = performance.now();
+  const chunk = opts.chunk ?? SEARCH_CHUNK;
+  const parts = partsOf(opts.lists);
+  const depths = opts.depths ?? (await backend.queueDepths([name]))[0]!;
+  const total = parts.reduce((n, p) => n + sizeOf(depths, p.part), 0);
+  const matches = makeMatcher(opts.q, opts.where);
+  const corrupt = new Set<string>();
+  let scanned = 0;
+  let matched = 0;
+  let returned = 0;
+  let lastProgress = performance.now();
+  for (const { list, part } of parts) {
+    let start = 0;
+    let next: Promise<QueueScanChunk> | null = backend.queueScan(name, part, 0, chunk);
+    while (next) {
+      const c: QueueScanChunk = await next;
+      next = null;
+      if (c.corrupt) corrupt.add(part === "normal" ? "normal" : part);
+      if (start + chunk < c.total) {
+        next = backend.queueScan(name, part, start + chunk, chunk);
+        // a scan abandoned by its consumer leaves this read unawaited: never an unhandled rejection
+        next.catch(() => undefined);
+      }
+      for (const entry of c.entries) {
+        const m = matches(entry.body);
+        if (!m) continue;
+        matched++;
+        if (returned < opts.limit) {
+          returned++;
+          yield matchLine(list, part, entry, m.text, m.doc);
+        }
+      }
+      scanned += c.entries.length;
+      start += chunk;
+      const now = performance.now();
+      if (next === null || now - lastProgress >= PROGRESS_EVERY_MS) {
+        lastProgress = now;
+        yield { type: "progress", list, scanned, total: Math.max(total, scanned), matched };
+      }
+    }
+  }
+  const done: SearchDoneLine = {
+    type: "done",
+    scanned,
+    total: Math.max(total, scanned),
+    matched,
+    returned,
+    elapsed_ms: Math.round(performance.now() - t0),
+    corrupt: [...corrupt],
+  };
+  yield done;
+}
