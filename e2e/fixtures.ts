@@ -40,10 +40,7 @@ export class Seeder {
 
   /** Catalog entry (JSON Schemas) for an automation type. */
   async automation(type: string, schemas: { config?: JsonObject | null; task_payload?: JsonObject | null; output?: JsonObject | null } = {}): Promise<void> {
-    await this.backend.catalogSet(
-      type,
-      JSON.stringify({ config: schemas.config ?? null, output: schemas.output ?? null, task_payload: schemas.task_payload ?? null }),
-    );
+    await this.backend.catalogSet(type, JSON.stringify({ config: schemas.config ?? null, output: schemas.output ?? null, task_payload: schemas.task_payload ?? null }));
   }
 
   /** Registers workers of a type with their state, config, stats and history, concurrently. */

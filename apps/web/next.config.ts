@@ -21,9 +21,7 @@ const nextConfig: NextConfig = {
   // The container image (Dockerfile) runs Next's standalone server: `pnpm --filter @fleet/web
   // build:image` builds it into .next-standalone/standalone, traced from the monorepo's root
   // so the workspace packages and their node_modules come along.
-  ...(process.env.FLEET_STANDALONE === "1"
-    ? { output: "standalone" as const, outputFileTracingRoot: fileURLToPath(new URL("../..", import.meta.url)) }
-    : {}),
+  ...(process.env.FLEET_STANDALONE === "1" ? { output: "standalone" as const, outputFileTracingRoot: fileURLToPath(new URL("../..", import.meta.url)) } : {}),
   // Internal packages ship TypeScript source; the app compiles them.
   transpilePackages: ["@fleet/backend", "@fleet/schema", "@fleet/worker"],
   // ioredis uses Node built-ins and dynamic requires: load it from node_modules at run time.

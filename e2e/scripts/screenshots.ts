@@ -201,9 +201,7 @@ async function sidewaysScroll(page: Page): Promise<string[]> {
 /** axe's colour-contrast rule alone (pages.spec runs all of axe, in the light scheme only). */
 async function lowContrast(page: Page): Promise<string[]> {
   const results = await new AxeBuilder({ page }).withRules(["color-contrast"]).analyze();
-  return results.violations.flatMap((v) =>
-    v.nodes.slice(0, 5).map((n) => `${n.target.join(" ")} ${(n.any[0]?.message ?? "").replace(/\s+/g, " ").slice(0, 160)}`),
-  );
+  return results.violations.flatMap((v) => v.nodes.slice(0, 5).map((n) => `${n.target.join(" ")} ${(n.any[0]?.message ?? "").replace(/\s+/g, " ").slice(0, 160)}`));
 }
 
 async function capture(page: Page, shot: Shot, file: string, scheme: Scheme): Promise<void> {
@@ -286,7 +284,9 @@ async function main(): Promise<void> {
     try {
       found = await discover(apiCtx.request);
     } catch (err) {
-      throw new Error(`cannot list the console's data at ${base} (${(err as Error).message})${user ? "" : "; a console with sign-in needs SCREENSHOTS_USER and SCREENSHOTS_PASSWORD"}`);
+      throw new Error(
+        `cannot list the console's data at ${base} (${(err as Error).message})${user ? "" : "; a console with sign-in needs SCREENSHOTS_USER and SCREENSHOTS_PASSWORD"}`,
+      );
     } finally {
       await apiCtx.close();
     }

@@ -17,7 +17,13 @@ async function expectNoSeriousViolations(page: Page, where: string): Promise<voi
   const results = await new AxeBuilder({ page }).analyze();
   const bad = results.violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id} (${v.impact}): ${v.help}\n${v.nodes.slice(0, 5).map((n) => `    ${n.target.join(" ")}  ${n.html.slice(0, 160)}`).join("\n")}`);
+    .map(
+      (v) =>
+        `${v.id} (${v.impact}): ${v.help}\n${v.nodes
+          .slice(0, 5)
+          .map((n) => `    ${n.target.join(" ")}  ${n.html.slice(0, 160)}`)
+          .join("\n")}`,
+    );
   expect(bad, `axe: serious or critical violations on ${where}`).toEqual([]);
 }
 
@@ -62,9 +68,7 @@ test("the API reference lists every operation of the OpenAPI document, reached f
     })),
   );
   expect(shown.sort((a, b) => String(a.id).localeCompare(String(b.id)))).toEqual(
-    ops
-      .map((op) => ({ id: `op-${op.operationId}`, heading: `${op.method}${op.path}`, role: op["x-fleet-role"], tag: op.tags[0] }))
-      .sort((a, b) => a.id.localeCompare(b.id)),
+    ops.map((op) => ({ id: `op-${op.operationId}`, heading: `${op.method}${op.path}`, role: op["x-fleet-role"], tag: op.tags[0] })).sort((a, b) => a.id.localeCompare(b.id)),
   );
   // parameters, request body and response schemas as text
   const listWorkers = page.locator('article[aria-labelledby="op-listWorkers"]');

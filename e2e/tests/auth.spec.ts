@@ -18,11 +18,7 @@ test.describe.configure({ timeout: 90_000 });
 test.beforeAll(async () => {
   c = await startConsole({
     FLEET_BACKEND_URL: process.env.E2E_REDIS_URL!,
-    FLEET_AUTH_USERS: [
-      `vera:viewer:${passwordHash(PASSWORDS.vera)}`,
-      `otto:operator:${passwordHash(PASSWORDS.otto)}`,
-      `ada:admin:${passwordHash(PASSWORDS.ada)}`,
-    ].join(","),
+    FLEET_AUTH_USERS: [`vera:viewer:${passwordHash(PASSWORDS.vera)}`, `otto:operator:${passwordHash(PASSWORDS.otto)}`, `ada:admin:${passwordHash(PASSWORDS.ada)}`].join(","),
     FLEET_AUTH_TOKENS: `e2e:admin:${sha256Hex(ADMIN_TOKEN)}`,
     FLEET_AUTH_SECRET: "e2e-session-secret-0123456789-0123456789",
   });

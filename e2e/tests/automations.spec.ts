@@ -25,7 +25,11 @@ const TASK_SCHEMA = {
 
 /** The number under a label in a `<dl>` of stat tiles. */
 function stat(page: Page, list: Locator, label: string): Locator {
-  return list.locator("div").filter({ has: page.getByRole("term").filter({ hasText: new RegExp(`^${label}$`) }) }).getByRole("definition").first();
+  return list
+    .locator("div")
+    .filter({ has: page.getByRole("term").filter({ hasText: new RegExp(`^${label}$`) }) })
+    .getByRole("definition")
+    .first();
 }
 
 test("a fleet-wide rollout reaches every worker of the type, offline and failing ones included", async ({ page, seed, backend }) => {

@@ -33,12 +33,7 @@ const TASK_SCHEMA = {
 // A loaded 2-core machine can take a while for the first paint of a page's data.
 test.describe.configure({ timeout: 60_000 });
 
-async function seed(
-  backend: Backend,
-  type: string,
-  workers: Record<string, Record<string, unknown>>,
-  schema: Record<string, unknown> | null = CONFIG_SCHEMA,
-): Promise<void> {
+async function seed(backend: Backend, type: string, workers: Record<string, Record<string, unknown>>, schema: Record<string, unknown> | null = CONFIG_SCHEMA): Promise<void> {
   // null: no catalog entry at all (any JSON object is a valid config).
   if (schema !== null) await backend.catalogSet(type, JSON.stringify({ config: schema, output: null, task_payload: TASK_SCHEMA }));
   const now = Date.now() / 1000;
@@ -48,7 +43,6 @@ async function seed(
     await backend.workerSetState(type, id, "RUNNING", null, now);
   }
 }
-
 
 async function openEditor(page: Page, type: string, id: string) {
   await page.goto(`/workers/${enc(type)}/${enc(id)}`);

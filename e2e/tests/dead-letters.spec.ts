@@ -29,7 +29,10 @@ test("dead letters: requeue two of five, then delete the rest, with the confirma
   await expect(dead.getByRole("checkbox", { name: /^Select dead letter / })).toHaveCount(3);
 
   const depths = page.locator("dl[aria-label='Depths']");
-  const normal = depths.locator("div").filter({ has: page.getByRole("term").filter({ hasText: /^Normal$/ }) }).getByRole("definition");
+  const normal = depths
+    .locator("div")
+    .filter({ has: page.getByRole("term").filter({ hasText: /^Normal$/ }) })
+    .getByRole("definition");
   await expect(normal).toHaveText("2");
   expect(await backend.dlqLength(queue)).toBe(3);
   const requeued = (await backend.queuePeek(queue, 10)).map((b) => (JSON.parse(b.toString("utf8")) as { id: string }).id).sort();

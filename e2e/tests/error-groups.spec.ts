@@ -54,9 +54,7 @@ test("error groups: top groups on the overview and a queue, linking to the searc
   // (the router may re-encode the query, spaces as "+": compare what it says, not its bytes)
   await expect(page).toHaveURL(
     (url) =>
-      url.pathname === `/queues/${enc(queue)}/search` &&
-      url.searchParams.get("in") === "dead" &&
-      url.searchParams.get("where") === `error_group = ${JSON.stringify(timeout)}`,
+      url.pathname === `/queues/${enc(queue)}/search` && url.searchParams.get("in") === "dead" && url.searchParams.get("where") === `error_group = ${JSON.stringify(timeout)}`,
   );
 
   // the workers of a group: the worker list filtered to it
@@ -102,10 +100,7 @@ test("worker list: remove offline workers in bulk, picked on the page and then a
 
   // more than one page: "all 103 matching this filter"
   const many = seed.name("fleet");
-  await seed.workers(many, [
-    ...Array.from({ length: 103 }, (_, i) => ({ id: `gone-${String(i).padStart(3, "0")}`, seenAgo: 900 })),
-    { id: "alive", state: "RUNNING" as const },
-  ]);
+  await seed.workers(many, [...Array.from({ length: 103 }, (_, i) => ({ id: `gone-${String(i).padStart(3, "0")}`, seenAgo: 900 })), { id: "alive", state: "RUNNING" as const }]);
   await page.goto(`/workers?type=${enc(many)}&status=offline`);
   await page.getByRole("checkbox", { name: "Select the workers of this page" }).check();
   await page.getByRole("button", { name: "Select all 103 matching this filter" }).click();

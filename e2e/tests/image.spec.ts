@@ -148,7 +148,11 @@ test("assembled as the image copies it, the console starts from its CMD, passes 
   try {
     // the HEALTHCHECK command, as Docker runs it inside the container
     const [hc, ...hcArgs] = stage.healthcheck;
-    await until("the HEALTHCHECK to pass", 60_000, () => spawnSync(hc === "node" ? process.execPath : hc!, hcArgs, { env: { PATH: process.env.PATH, PORT: String(port) }, timeout: 10_000 }).status === 0);
+    await until(
+      "the HEALTHCHECK to pass",
+      60_000,
+      () => spawnSync(hc === "node" ? process.execPath : hc!, hcArgs, { env: { PATH: process.env.PATH, PORT: String(port) }, timeout: 10_000 }).status === 0,
+    );
     expect(run.output()).not.toContain("Error");
     const assets: number[] = [];
     page.on("response", (r) => {
@@ -202,7 +206,11 @@ test("SIGTERM with the server's event loop stuck: the supervisor still ends it w
   try {
     await until("the console to answer", 60_000, async () => (await fetch(`http://127.0.0.1:${port}/api/v1/health`)).ok);
     // the server process is the supervisor's child; SIGSTOP freezes it as a stuck loop would (nothing of it runs)
-    const serverPid = Number(spawnSync("pgrep", ["-P", String(run.child.pid)], { encoding: "utf8" }).stdout.trim().split("\n")[0]);
+    const serverPid = Number(
+      spawnSync("pgrep", ["-P", String(run.child.pid)], { encoding: "utf8" })
+        .stdout.trim()
+        .split("\n")[0],
+    );
     expect(serverPid).toBeGreaterThan(0);
     process.kill(serverPid, "SIGSTOP");
     const t0 = Date.now();

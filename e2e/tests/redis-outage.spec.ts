@@ -88,9 +88,7 @@ test("Redis stopped: every page shows the banner and keeps working; Redis back: 
     await expect(page.getByRole("navigation", { name: "Main" }).first()).toBeVisible();
     await expect(page.getByText(/Application error|client-side exception/)).toHaveCount(0);
     // The stream itself stays up (the console answers, Redis does not): the indicator must not say "live".
-    await expect(page.getByRole("status", { name: /^Live updates:/ }), `${name}: the indicator`).toHaveAccessibleName(
-      "Live updates: Redis down",
-    );
+    await expect(page.getByRole("status", { name: /^Live updates:/ }), `${name}: the indicator`).toHaveAccessibleName("Live updates: Redis down");
   }
   await tab("workers").screenshot({ path: screenshotPath("flow-redis-down-workers") });
 

@@ -126,11 +126,18 @@ test("the audit trail is one: each replica reads the sign-ins and sign-outs of a
   const res = await fetch(`${replicas[2]!.baseURL}/api/v1/auth/signin`, { method: "POST", headers: jsonHeaders(replicas[2]!.baseURL), body: signInBody(PASSWORD) });
   // the throttle of the test before may still hold this name from this address: wait it out
   if (res.status === 429) await new Promise((r) => setTimeout(r, Number(res.headers.get("retry-after") ?? 1) * 1000 + 100));
-  const ok = res.status === 200 ? res : await fetch(`${replicas[2]!.baseURL}/api/v1/auth/signin`, { method: "POST", headers: jsonHeaders(replicas[2]!.baseURL), body: signInBody(PASSWORD) });
+  const ok =
+    res.status === 200
+      ? res
+      : await fetch(`${replicas[2]!.baseURL}/api/v1/auth/signin`, { method: "POST", headers: jsonHeaders(replicas[2]!.baseURL), body: signInBody(PASSWORD) });
   expect(ok.status).toBe(200);
   const set = ok.headers.get("set-cookie")!;
   const asAda = { cookie: set.split(";")[0]! };
-  const trails = await Promise.all(replicas.map(async (c) => ((await (await fetch(`${c.baseURL}/api/v1/audit?limit=50`, { headers: asAda })).json()) as { items: Array<{ action: string }> }).items.map((e) => e.action)));
+  const trails = await Promise.all(
+    replicas.map(async (c) =>
+      ((await (await fetch(`${c.baseURL}/api/v1/audit?limit=50`, { headers: asAda })).json()) as { items: Array<{ action: string }> }).items.map((e) => e.action),
+    ),
+  );
   for (const t of trails) {
     expect(t).toEqual(trails[0]);
     expect(t).toContain("auth.signout");
@@ -148,7 +155,9 @@ test("each replica keeps one Redis subscription, however many live streams", asy
   try {
     expect(streams.map((s) => s.status)).toEqual(Array(9).fill(200));
     const subscribers = await until("a subscription on every replica", 15_000, async () => {
-      const n = cli("CLIENT", "LIST").split("\n").filter((l) => /\bpsub=1\b/.test(l)).length;
+      const n = cli("CLIENT", "LIST")
+        .split("\n")
+        .filter((l) => /\bpsub=1\b/.test(l)).length;
       return n >= 3 ? n : null;
     });
     expect(subscribers).toBe(3);

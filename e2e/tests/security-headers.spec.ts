@@ -18,7 +18,10 @@ test("a stream envelope holding markup is shown as text and runs nothing", async
   const table = page.getByRole("table", { name: /^Entries of stream/ });
   await expect(table.getByText(ENVELOPE, { exact: true })).toBeVisible();
   await expect(table.getByText(JSON.stringify({ html: ENVELOPE }), { exact: true })).toBeVisible();
-  await table.getByRole("button", { name: /^Show message/ }).first().click();
+  await table
+    .getByRole("button", { name: /^Show message/ })
+    .first()
+    .click();
   await expect(page.locator("img[src='x']")).toHaveCount(0);
   const flags = await page.evaluate(() => [(window as unknown as Record<string, unknown>).__xssStream, (window as unknown as Record<string, unknown>).__xssStream2]);
   expect(flags).toEqual([undefined, undefined]);

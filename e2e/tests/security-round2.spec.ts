@@ -33,18 +33,20 @@ async function openStream(url: string): Promise<{ status: number; text: () => st
 }
 
 /** A raw request with a Host header of our choosing (a browser reaching the console under a rebound name). */
-function rawRequest(base: string, path: string, host: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; body: string }> {
+function rawRequest(
+  base: string,
+  path: string,
+  host: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number; body: string }> {
   const u = new URL(base);
   return new Promise((resolve, reject) => {
-    const req = http.request(
-      { host: u.hostname, port: u.port, path, method: init.method ?? "GET", headers: { ...init.headers, host } },
-      (res) => {
-        let body = "";
-        res.setEncoding("utf8");
-        res.on("data", (c: string) => (body += c));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
-      },
-    );
+    const req = http.request({ host: u.hostname, port: u.port, path, method: init.method ?? "GET", headers: { ...init.headers, host } }, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (c: string) => (body += c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+    });
     req.on("error", reject);
     req.setTimeout(10_000, () => req.destroy(new Error(`no answer to ${path} within 10 s`)));
     if (init.body !== undefined) req.write(init.body);
@@ -233,7 +235,10 @@ test.describe("with sign-in (a console of its own)", () => {
     const api = await ctx.get("/api/v1/health", { headers: { "x-forwarded-proto": "https" } });
     expect(api.headers()["strict-transport-security"]).toBe("max-age=31536000");
     // a cross-site text/plain sign-in (login CSRF) is refused
-    const forged = await ctx.post("/api/v1/auth/signin", { headers: { origin: "https://evil.example", "content-type": "text/plain" }, data: JSON.stringify({ username: "ada", password: PASSWORD }) });
+    const forged = await ctx.post("/api/v1/auth/signin", {
+      headers: { origin: "https://evil.example", "content-type": "text/plain" },
+      data: JSON.stringify({ username: "ada", password: PASSWORD }),
+    });
     expect(forged.status()).toBe(403);
     await ctx.dispose();
   });

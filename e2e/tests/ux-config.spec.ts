@@ -25,7 +25,11 @@ function field(rollout: Locator, path: string): Locator {
   return rollout.locator(`[data-testid="rollout-field"][data-path="${path}"]`);
 }
 
-test("rollout: settings start as keep current with the workers' values; the button, the review and the write count only the workers that change", async ({ page, seed, backend }) => {
+test("rollout: settings start as keep current with the workers' values; the button, the review and the write count only the workers that change", async ({
+  page,
+  seed,
+  backend,
+}) => {
   const type = seed.name("scraper");
   await seed.automation(type, { config: CONFIG_SCHEMA });
   await seed.workers(type, [
@@ -101,7 +105,10 @@ test("rollout: settings start as keep current with the workers' values; the butt
   await mode.getByRole("radio", { name: "Set to" }).check();
   await mode.getByLabel("Mode: new value").selectOption("fast");
   await rollout.getByRole("button", { name: "Review the change to 5 workers…" }).click();
-  await page.getByRole("dialog", { name: `Apply to 5 workers of ${type}?` }).getByRole("button", { name: "Apply to 5 workers" }).click();
+  await page
+    .getByRole("dialog", { name: `Apply to 5 workers of ${type}?` })
+    .getByRole("button", { name: "Apply to 5 workers" })
+    .click();
   await expect(result).toContainText("Applied to 5 workers");
   expect(await backend.workerGetConfig(type, "a")).toEqual({ config: { slots: 4, mode: "fast" }, gen: 2 });
   expect(await backend.workerGetConfig(type, "c")).toEqual({ config: { slots: 4, mode: "fast" }, gen: 3 });
@@ -207,9 +214,7 @@ test("after a save the page waits for the worker's reported generation and says 
   await gone.getByLabel("Slots", { exact: true }).fill("4");
   await gone.getByRole("button", { name: "Review and save…" }).click();
   const review2 = page.getByRole("dialog", { name: "Review 1 change" });
-  await expect(review2.getByTestId("offline-warning")).toHaveText(
-    "⚠ This worker is offline: the config is saved now, but it picks it up only when it comes back, if ever.",
-  );
+  await expect(review2.getByTestId("offline-warning")).toHaveText("⚠ This worker is offline: the config is saved now, but it picks it up only when it comes back, if ever.");
   await expectAxeClean(page, "the review of an offline worker");
   await review2.screenshot({ path: screenshotPath("ux-config-offline-review") });
   await review2.getByRole("button", { name: "Save changes" }).click();

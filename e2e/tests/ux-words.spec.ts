@@ -67,7 +67,10 @@ test("queue depths, the sweep, config versions and the catalog line lead with pl
     await page.screenshot({ path: screenshotPath(`ux-words-queue-${size.label}`) });
 
     await page.goto(`/workers/${enc(type)}/w1`);
-    const version = page.getByRole("region", { name: "Summary" }).locator("div").filter({ has: page.getByRole("term").filter({ hasText: /^Config version$/ }) });
+    const version = page
+      .getByRole("region", { name: "Summary" })
+      .locator("div")
+      .filter({ has: page.getByRole("term").filter({ hasText: /^Config version$/ }) });
     await expect(version).toContainText("Goes up by one on every save.");
     await expect(version).toContainText("config_gen");
     await expect(page.getByRole("term").filter({ hasText: /^Config gen$/ })).toHaveCount(0);

@@ -44,7 +44,13 @@ async function expectNoSeriousViolations(page: Page, where: string): Promise<voi
   const results = await new AxeBuilder({ page }).analyze();
   const bad = results.violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id} (${v.impact}): ${v.help} ${v.nodes.slice(0, 4).map((n) => n.target.join(" ")).join(", ")}`);
+    .map(
+      (v) =>
+        `${v.id} (${v.impact}): ${v.help} ${v.nodes
+          .slice(0, 4)
+          .map((n) => n.target.join(" "))
+          .join(", ")}`,
+    );
   expect(bad, `axe on ${where}`).toEqual([]);
 }
 
@@ -154,7 +160,12 @@ test.describe("alerts", () => {
     await text.fill('{"rules": [');
     await expect(editor.getByText(/This is not valid JSON/)).toBeVisible();
     await text.fill(JSON.stringify({ rules: [{ id: "Bad Id", name: "x", kind: "overdue_leases", queue: queue, more_than: 0 }] }));
-    await expect(editor.getByRole("alert").or(editor.getByText(/must match pattern|does not match|pattern/i)).first()).toBeVisible();
+    await expect(
+      editor
+        .getByRole("alert")
+        .or(editor.getByText(/must match pattern|does not match|pattern/i))
+        .first(),
+    ).toBeVisible();
     await expect(review).toBeDisabled();
 
     // a valid document: one webhook, one rule on this test's queue (a template, then edited)

@@ -248,7 +248,10 @@ describe("the closing line", () => {
   it("counts the tests of a file whose beforeAll failed (vitest reports them skipped) as failed", () => {
     const root = workspace();
     green(root);
-    const tests: T[] = [{ title: "a", status: "skipped" }, { title: "b", status: "skipped" }];
+    const tests: T[] = [
+      { title: "a", status: "skipped" },
+      { title: "b", status: "skipped" },
+    ];
     write(path.join(root, "apps/web/test-results/vitest.json"), JSON.stringify(vitest(tests, { status: "failed", message: "hook boom" })));
     expect(sum(root).line).toBe("tests: 6 passed, 2 failed, 0 skipped");
   });
@@ -328,8 +331,7 @@ describe("the closing line", () => {
 });
 
 describe("the command", () => {
-  const run = (root: string, env: NodeJS.ProcessEnv = {}) =>
-    spawnSync(process.execPath, [SUMMER, root], { encoding: "utf8", env: { PATH: process.env.PATH, ...env } });
+  const run = (root: string, env: NodeJS.ProcessEnv = {}) => spawnSync(process.execPath, [SUMMER, root], { encoding: "utf8", env: { PATH: process.env.PATH, ...env } });
 
   it("prints only the line on stdout, the reasons on stderr, and exits 1 when red", () => {
     const root = workspace();

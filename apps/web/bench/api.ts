@@ -83,10 +83,7 @@ async function seed(backend: Backend): Promise<void> {
   const types = Array.from({ length: AUTOMATION_TYPES }, (_, i) => `bench-type-${String(i).padStart(2, "0")}`);
   for (const [i, type] of types.entries()) {
     if (i % 2 === 0) {
-      await backend.catalogSet(
-        type,
-        JSON.stringify({ config: { type: "object" }, output: null, task_payload: { type: "object" } }),
-      );
+      await backend.catalogSet(type, JSON.stringify({ config: { type: "object" }, output: null, task_payload: { type: "object" } }));
     }
   }
   const workers = Array.from({ length: WORKERS }, (_, i) => ({ type: types[i % types.length]!, id: `w-${String(i).padStart(5, "0")}` }));
@@ -199,32 +196,29 @@ function openSseClient(port: number): SseClient {
     bytes: 0,
     frames: new Map(),
   };
-  client.req = http.get(
-    { host: "127.0.0.1", port, path: "/api/v1/events?topics=bench.*", agent: false, headers: { Accept: "text/event-stream" } },
-    (res) => {
-      res.setEncoding("utf8");
-      let buffer = "";
-      res.on("data", (chunk: string) => {
-        const at = wallMs();
-        client.bytes += Buffer.byteLength(chunk);
-        buffer += chunk;
-        let end: number;
-        while ((end = buffer.indexOf("\n\n")) >= 0) {
-          const frame = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          if (frame.startsWith(": connected")) client.connected = true;
-          const event = /(?:^|\n)event: ([a-z]+)/.exec(frame)?.[1];
-          if (event) client.frames.set(event, (client.frames.get(event) ?? 0) + 1);
-          if (event !== "bus") continue;
-          const data = frame.slice(frame.indexOf("\ndata: ") + 7);
-          const msg = JSON.parse(data) as { topic: string; payload: { seq?: number; probe?: string } };
-          if (msg.payload.probe !== undefined) client.probes.add(msg.payload.probe);
-          else if (msg.payload.seq !== undefined) client.arrivals.set(msg.payload.seq, at);
-        }
-      });
-      res.on("error", () => undefined);
-    },
-  );
+  client.req = http.get({ host: "127.0.0.1", port, path: "/api/v1/events?topics=bench.*", agent: false, headers: { Accept: "text/event-stream" } }, (res) => {
+    res.setEncoding("utf8");
+    let buffer = "";
+    res.on("data", (chunk: string) => {
+      const at = wallMs();
+      client.bytes += Buffer.byteLength(chunk);
+      buffer += chunk;
+      let end: number;
+      while ((end = buffer.indexOf("\n\n")) >= 0) {
+        const frame = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        if (frame.startsWith(": connected")) client.connected = true;
+        const event = /(?:^|\n)event: ([a-z]+)/.exec(frame)?.[1];
+        if (event) client.frames.set(event, (client.frames.get(event) ?? 0) + 1);
+        if (event !== "bus") continue;
+        const data = frame.slice(frame.indexOf("\ndata: ") + 7);
+        const msg = JSON.parse(data) as { topic: string; payload: { seq?: number; probe?: string } };
+        if (msg.payload.probe !== undefined) client.probes.add(msg.payload.probe);
+        else if (msg.payload.seq !== undefined) client.arrivals.set(msg.payload.seq, at);
+      }
+    });
+    res.on("error", () => undefined);
+  });
   client.req.on("error", () => undefined);
   return client;
 }
@@ -260,9 +254,7 @@ async function benchSse(port: number, publisher: Redis): Promise<void> {
       await publisher.publish("event:bench.latency", JSON.stringify({ seq, sent_at_ms: t }));
       await new Promise((r) => setTimeout(r, MESSAGE_GAP_MS));
     }
-    await waitUntil("the last message to arrive everywhere", 10_000, () => clients.every((c) => c.arrivals.size === MESSAGES)).catch(
-      () => undefined,
-    );
+    await waitUntil("the last message to arrive everywhere", 10_000, () => clients.every((c) => c.arrivals.size === MESSAGES)).catch(() => undefined);
 
     const delays: number[] = [];
     let missing = 0;
@@ -328,26 +320,28 @@ async function main(): Promise<void> {
 
     const sections = (process.env.BENCH_SECTIONS || "rest,sse").split(",");
     if (sections.includes("rest")) {
-    console.log(`  REST (${WARMUP} warm-up, then ${REQUESTS} sequential requests each):`);
-    for (const [label, p] of [
-      ["GET /api/v1/workers?limit=1000", "/api/v1/workers?limit=1000"],
-      // What the /workers page asks for: one page of 100, sorted by last seen on the server,
-      // then narrowed by a search and a status (every worker is still read to filter and count).
-      ["GET /workers page, -last_seen", "/api/v1/workers?limit=100&sort=-last_seen"],
-      ["GET /workers page, q + status", "/api/v1/workers?limit=100&sort=-last_seen&q=w-01&status=running"],
-      ["GET /api/v1/queues", "/api/v1/queues"],
-      ["GET /api/v1/automations", "/api/v1/automations"],
-      ["GET /api/v1/metrics", "/api/v1/metrics"],
-    ] as const) {
-      const { samples, bytes, failures } = await timeGets(base, p);
-      console.log(`  ${label.padEnd(34)} ${summary(samples)}   ${(bytes / 1024).toFixed(0)} KiB`);
-      if (failures.length > 0) console.log(`    ${failures.length} of ${REQUESTS} failed, first: ${failures[0]}`);
-      if (p.startsWith("/api/v1/workers")) {
-        const p50 = percentile([...samples].sort((a, b) => a - b), 50);
-        console.log(`    target p50 < 150 ms: ${p50 < 150 && failures.length === 0 ? "met" : "NOT met"}`);
+      console.log(`  REST (${WARMUP} warm-up, then ${REQUESTS} sequential requests each):`);
+      for (const [label, p] of [
+        ["GET /api/v1/workers?limit=1000", "/api/v1/workers?limit=1000"],
+        // What the /workers page asks for: one page of 100, sorted by last seen on the server,
+        // then narrowed by a search and a status (every worker is still read to filter and count).
+        ["GET /workers page, -last_seen", "/api/v1/workers?limit=100&sort=-last_seen"],
+        ["GET /workers page, q + status", "/api/v1/workers?limit=100&sort=-last_seen&q=w-01&status=running"],
+        ["GET /api/v1/queues", "/api/v1/queues"],
+        ["GET /api/v1/automations", "/api/v1/automations"],
+        ["GET /api/v1/metrics", "/api/v1/metrics"],
+      ] as const) {
+        const { samples, bytes, failures } = await timeGets(base, p);
+        console.log(`  ${label.padEnd(34)} ${summary(samples)}   ${(bytes / 1024).toFixed(0)} KiB`);
+        if (failures.length > 0) console.log(`    ${failures.length} of ${REQUESTS} failed, first: ${failures[0]}`);
+        if (p.startsWith("/api/v1/workers")) {
+          const p50 = percentile(
+            [...samples].sort((a, b) => a - b),
+            50,
+          );
+          console.log(`    target p50 < 150 ms: ${p50 < 150 && failures.length === 0 ? "met" : "NOT met"}`);
+        }
       }
-    }
-
     }
     if (sections.includes("sse")) await benchSse(port, admin);
   } finally {

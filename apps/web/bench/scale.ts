@@ -123,18 +123,21 @@ function p50(samples: number[]): number {
 async function startRedis(): Promise<{ port: number; admin: Redis; proc: ChildProcess }> {
   const port = Number(process.env.BENCH_SCALE_REDIS_PORT) || (await freePort());
   redisDir = mkdtempSync(path.join(os.tmpdir(), "fleet-bench-scale-"));
-  const proc = spawn(
-    "redis-server",
-    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", redisDir, "--enable-debug-command", "yes"],
-    { stdio: ["ignore", "ignore", "inherit"] },
-  );
+  const proc = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", redisDir, "--enable-debug-command", "yes"], {
+    stdio: ["ignore", "ignore", "inherit"],
+  });
   children.push(proc);
   const deadline = Date.now() + 15_000;
   for (;;) {
     if (proc.exitCode !== null) fail(`redis-server exited with ${proc.exitCode} (port ${port} taken?)`);
     const probe = new Redis({ port, lazyConnect: true, retryStrategy: () => null });
     probe.on("error", () => undefined);
-    if (await probe.connect().then(() => true, () => false)) {
+    if (
+      await probe.connect().then(
+        () => true,
+        () => false,
+      )
+    ) {
       probe.disconnect();
       break;
     }
@@ -482,7 +485,11 @@ async function pageSection(base: string): Promise<void> {
     for (let round = 0; round <= PAGE_ROUNDS; round++) {
       const t0 = performance.now();
       await page.goto(`${base}/queues/bench`, { waitUntil: "commit" });
-      await page.getByRole("definition").filter({ hasText: num(PENDING) }).first().waitFor({ timeout: 30_000 });
+      await page
+        .getByRole("definition")
+        .filter({ hasText: num(PENDING) })
+        .first()
+        .waitFor({ timeout: 30_000 });
       await page.getByText(firstShown).waitFor({ timeout: 30_000 });
       await page.locator("table").filter({ hasText: "d0" }).first().waitFor({ timeout: 30_000 });
       const painted = performance.now() - t0;
@@ -574,7 +581,12 @@ async function hub(port: number, base: string, admin: Redis): Promise<void> {
   const scan = after.get("scan")?.usec ?? 0;
   const scanPct = ((scan - (before.get("scan")?.usec ?? 0)) / 1e6 / seconds) * 100;
   const cpuPct = ((cpuAfter - cpuBefore) / seconds) * 100;
-  console.log(`  Redis commands over ${seconds.toFixed(0)} s with one live client: ${deltas.slice(0, 8).map(([c, n, u]) => `${c} ${n}x ${(u / 1000).toFixed(0)} ms`).join(", ")}`);
+  console.log(
+    `  Redis commands over ${seconds.toFixed(0)} s with one live client: ${deltas
+      .slice(0, 8)
+      .map(([c, n, u]) => `${c} ${n}x ${(u / 1000).toFixed(0)} ms`)
+      .join(", ")}`,
+  );
   figure(`Redis busy with commands, 1 live client (commandstats, leaves)`, `${leafPct.toFixed(2)} %`, `< ${TARGET.hubCpuPct} % of a core`, leafPct < TARGET.hubCpuPct);
   figure(`...of which the name discovery's walk (SCAN)`, `${scanPct.toFixed(2)} %`, "(figure only)", null);
   figure(`Redis process CPU meanwhile (INFO cpu: scripts, I/O, all)`, `${cpuPct.toFixed(2)} %`, `< ${TARGET.hubCpuPct} % of a core`, cpuPct < TARGET.hubCpuPct);
@@ -601,10 +613,15 @@ async function walkOnly(port: number, admin: Redis): Promise<void> {
       await sleep(100);
     }
     const seconds = (performance.now() - t0) / 1000;
-    const scanPct = (((((await commandUsec(admin)).get("scan")?.usec ?? 0) - before) / 1e6) / seconds) * 100;
+    const scanPct = ((((await commandUsec(admin)).get("scan")?.usec ?? 0) - before) / 1e6 / seconds) * 100;
     const st = d.status();
     figure(`walk only (no tracking): a pass takes`, `${((st.lastPassMs ?? NaN) / 1000).toFixed(1)} s`, "(figure only)", null);
-    figure(`walk only: foreign counter listed after`, Number.isNaN(appeared) ? `> ${WALK_SECONDS} s` : `${appeared.toFixed(1)} s`, `<= ${TARGET.appearS} s`, !Number.isNaN(appeared) && appeared <= TARGET.appearS);
+    figure(
+      `walk only: foreign counter listed after`,
+      Number.isNaN(appeared) ? `> ${WALK_SECONDS} s` : `${appeared.toFixed(1)} s`,
+      `<= ${TARGET.appearS} s`,
+      !Number.isNaN(appeared) && appeared <= TARGET.appearS,
+    );
     figure(`walk only: Redis busy with SCAN`, `${scanPct.toFixed(2)} %`, "(figure only)", null);
   } finally {
     await d.close();
@@ -621,8 +638,7 @@ async function dlq(base: string, admin: Redis): Promise<void> {
   await admin.call("SLOWLOG", "RESET");
   const requeue = await post(base, "/api/v1/queues/bench/dead/requeue", { refs: [sha1(a), missing] });
   const del = await post(base, "/api/v1/queues/bench/dead/delete", { refs: [sha1(b)] });
-  const ok =
-    requeue.status === 200 && requeue.json.requeued === 1 && requeue.json.missing?.[0] === missing && del.status === 200 && del.json.deleted === 1;
+  const ok = requeue.status === 200 && requeue.json.requeued === 1 && requeue.json.missing?.[0] === missing && del.status === 200 && del.json.deleted === 1;
   if (!ok) console.log("  unexpected answers:", JSON.stringify(requeue.json), JSON.stringify(del.json));
   figure("dead letters by ref (200k): requeue 1 + 1 missing, wall", ms(requeue.ms), "(figure only)", ok ? null : false);
   figure("dead letters by ref (200k): delete 1, wall", ms(del.ms), "(figure only)", null);
@@ -674,7 +690,12 @@ async function chunks(base: string, admin: Redis): Promise<void> {
 // ---------- main
 
 async function main(): Promise<void> {
-  console.log(`bench:scale on ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+  console.log(
+    `bench:scale on ${os.cpus().length} cores, load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+  );
   const { port, admin, proc } = await startRedis();
   console.log(`private redis-server on 127.0.0.1:${port} (pid ${proc.pid})`);
   await seed(admin);

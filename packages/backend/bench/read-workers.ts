@@ -146,7 +146,11 @@ async function naiveReader(url: string, refs: WorkerRef[], probe: Redis): Promis
   return {
     async run() {
       const traffic = countTraffic(r);
-      const { ms, cpuMs, value: running } = await timed(probe, async () => {
+      const {
+        ms,
+        cpuMs,
+        value: running,
+      } = await timed(probe, async () => {
         let n = 0;
         for (const { automationType: t, workerId: w } of refs) {
           const member = await r.sismember(keys.workerTypeIndex(t), w);
@@ -232,7 +236,11 @@ async function main() {
     if (i === 0) console.log(widths.map((w) => "-".repeat(w)).join("  "));
   }
   // wall times on a busy machine mostly measure the scheduler: say how busy it was
-  console.log(`\nload average ${loadavg().map((x) => x.toFixed(2)).join(" ")} on ${cpus().length} CPUs; best of ${RUNS} alternating runs each`);
+  console.log(
+    `\nload average ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(" ")} on ${cpus().length} CPUs; best of ${RUNS} alternating runs each`,
+  );
   console.log("cpu ms: this process plus redis-server, during the best run of each side");
   console.log(
     `workersIndex (state and last_seen only, as GET /workers reads every worker) of ${SIZES.at(-1)!.toLocaleString("en-US")} workers: ${index.plain.toFixed(1)} ms, with hostnames ${index.hostname.toFixed(1)} ms`,

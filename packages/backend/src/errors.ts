@@ -89,7 +89,15 @@ class CorruptDataErrorClass extends FleetBackendErrorClass {
  * to recognise an error by its name. test/one-error-class.test.ts loads a second copy.
  */
 const SHARED = Symbol.for("@fleet/backend/errors");
-const classes = { FleetBackendErrorClass, BackendUnavailableErrorClass, ClusterNotSupportedErrorClass, UnsupportedBackendUrlErrorClass, StaleGenerationErrorClass, NotFoundErrorClass, CorruptDataErrorClass };
+const classes = {
+  FleetBackendErrorClass,
+  BackendUnavailableErrorClass,
+  ClusterNotSupportedErrorClass,
+  UnsupportedBackendUrlErrorClass,
+  StaleGenerationErrorClass,
+  NotFoundErrorClass,
+  CorruptDataErrorClass,
+};
 const shared = ((globalThis as { [SHARED]?: typeof classes })[SHARED] ??= classes);
 
 export const FleetBackendError = shared.FleetBackendErrorClass;

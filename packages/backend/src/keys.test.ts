@@ -1,16 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import {
-  QUEUE_SUFFIXES,
-  automationTypeProblem,
-  keys,
-  poolNameOfKey,
-  poolNameProblem,
-  queueNameOfKey,
-  queueNameProblem,
-  workerKeyTwins,
-  WORKER_ALL_INDEX,
-} from "./keys";
+import { QUEUE_SUFFIXES, automationTypeProblem, keys, poolNameOfKey, poolNameProblem, queueNameOfKey, queueNameProblem, workerKeyTwins, WORKER_ALL_INDEX } from "./keys";
 
 describe("names that would build another structure's keys", () => {
   it("a queue name ending in a queue suffix names another queue's list", () => {

@@ -118,7 +118,12 @@ export function describeLeaseContract(name: string, factory: () => Promise<Backe
 
     it("catalogReplace clears fleet:catalog and writes the given entries", async () => {
       await be.catalogSet("old", Buffer.from('{"config": null}'));
-      await be.catalogReplace(new Map([["a", Buffer.from('{"config": {}}')], ["b", Buffer.from('{"config": null}')]]));
+      await be.catalogReplace(
+        new Map([
+          ["a", Buffer.from('{"config": {}}')],
+          ["b", Buffer.from('{"config": null}')],
+        ]),
+      );
       const all = await be.catalogAll();
       expect([...all.keys()].sort()).toEqual(["a", "b"]);
       expect(all.get("a")?.toString()).toBe('{"config": {}}');

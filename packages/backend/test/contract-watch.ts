@@ -104,7 +104,13 @@ export function describeWatchContract(name: string, factory: () => Promise<Backe
       });
 
       it("replaces the latest hash as a whole", async () => {
-        await backend.historyWrite([], { ttlSeconds: 60, latest: new Map([["a", b("1")], ["b", b("2")]]) });
+        await backend.historyWrite([], {
+          ttlSeconds: 60,
+          latest: new Map([
+            ["a", b("1")],
+            ["b", b("2")],
+          ]),
+        });
         await backend.historyWrite([], { ttlSeconds: 60, latest: new Map([["b", b("3")]]) });
         expect(Object.fromEntries([...(await backend.historyLatest())].map(([k, v]) => [k, v.toString()]))).toEqual({ b: "3" });
       });
@@ -146,7 +152,10 @@ export function describeWatchContract(name: string, factory: () => Promise<Backe
     describe("alert state", () => {
       it("sets and deletes firing alerts and outbox entries and appends history, capped, newest first", async () => {
         await backend.alertStateWrite({
-          firingSet: new Map([["r1|q", b("f1")], ["r2|q", b("f2")]]),
+          firingSet: new Map([
+            ["r1|q", b("f1")],
+            ["r2|q", b("f2")],
+          ]),
           outboxSet: new Map([["d1", b("o1")]]),
           history: [b("h1"), b("h2"), b("h3")],
           historyMax: 2,

@@ -66,7 +66,11 @@ export function describeWorkerBulkContract(name: string, factory: () => Promise<
     });
 
     it("workersRemoveOffline removes only workers last seen before the cutoff, every key and both index entries", async () => {
-      for (const [id, seen] of [["old", 100], ["new", 300], ["edge", 200]] as const) {
+      for (const [id, seen] of [
+        ["old", 100],
+        ["new", 300],
+        ["edge", 200],
+      ] as const) {
         await be.workerRegister("t", id, { host: id });
         await be.workerSetState("t", id, "IDLE", null, seen);
         await be.workerStatsPush("t", id, seen, { n: 1 });

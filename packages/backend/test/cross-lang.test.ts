@@ -262,7 +262,12 @@ async function rawDump(r: Redis, key: string): Promise<unknown> {
       return { type, value: b64((await r.getBuffer(key))!) };
     case "hash": {
       const h = await r.hgetallBuffer(key);
-      return { type, value: Object.keys(h).sort().map((k) => [k, b64(h[k]!)]) };
+      return {
+        type,
+        value: Object.keys(h)
+          .sort()
+          .map((k) => [k, b64(h[k]!)]),
+      };
     }
     case "list":
       return { type, value: (await r.lrangeBuffer(key, 0, -1)).map(b64) };
@@ -437,14 +442,22 @@ describe.skipIf(pyRef.skip)(pyRef.title("both write the same bytes"), () => {
         continue;
       }
       if (TIME_SCORED.some((re) => re.test(k))) {
-        expect(b.value.map((p: string[]) => p[0]), k).toEqual(a.value.map((p: string[]) => p[0]));
+        expect(
+          b.value.map((p: string[]) => p[0]),
+          k,
+        ).toEqual(a.value.map((p: string[]) => p[0]));
         continue;
       }
       expect(b, k).toEqual(a);
     }
     for (const idx of ["wkrs:all"]) {
       const members = await raw.smembers(idx);
-      expect(members.filter((m) => m.startsWith("ts-")).map((m) => m.replace(/^ts/, "py")).sort()).toEqual(members.filter((m) => m.startsWith("py-")).sort());
+      expect(
+        members
+          .filter((m) => m.startsWith("ts-"))
+          .map((m) => m.replace(/^ts/, "py"))
+          .sort(),
+      ).toEqual(members.filter((m) => m.startsWith("py-")).sort());
     }
     const catalog = await raw.hgetallBuffer("fleet:catalog");
     expect(catalog[`ts-scrapér`]).toEqual(catalog[`py-scrapér`]);
@@ -515,7 +528,10 @@ describe("mixed fleets (issue 13)", () => {
       '{"id": 7, "payload": [1.5e-07, 1e+16, -0.0], "attempts": 2, "last_error": "before", "z": null}',
       '{"payload": {}, "id": "r3"}',
     ];
-    const failures = [[1, "Error: boom \u2603 \"quoted\""], [3, ""]] as const;
+    const failures = [
+      [1, 'Error: boom \u2603 "quoted"'],
+      [3, ""],
+    ] as const;
     const cases = bodies.flatMap((body) => failures.map(([attempts, error]) => ({ body, attempts, error })));
     const py = pythonOps(cases.map((c) => ({ op: "retry_body", body_b64: b64(c.body), attempts: c.attempts, last_error: c.error })));
     cases.forEach((c, i) => {
@@ -581,7 +597,10 @@ describe("mixed fleets (issue 13)", () => {
     for (const k of ["hardware", "stats"]) expect(await raw.getBuffer(`wkr:ts-nan:w:${k}`), k).toEqual(await raw.getBuffer(`wkr:py-nan:w:${k}`));
     expect(await raw.zrangeBuffer("wkr:ts-nan:w:stats:history", 0, "-1")).toEqual(await raw.zrangeBuffer("wkr:py-nan:w:stats:history", 0, "-1"));
     // and the reference reads it back
-    const [pyGet, pyHistory] = pythonOps([{ op: "worker_get", type: "ts-nan", id: "w" }, { op: "stats_history", type: "ts-nan", id: "w" }]);
+    const [pyGet, pyHistory] = pythonOps([
+      { op: "worker_get", type: "ts-nan", id: "w" },
+      { op: "stats_history", type: "ts-nan", id: "w" },
+    ]);
     expect(okOf(pyGet)).toMatchObject({ stats, hardware });
     expect(okOf(pyHistory)).toEqual([{ rate: NaN }]);
   });

@@ -13,7 +13,15 @@ describe("the backend's error classes", () => {
     expect(copy).not.toBe(errors);
     const own = { ...errors };
     const theirs = { ...copy };
-    for (const name of ["FleetBackendError", "BackendUnavailableError", "ClusterNotSupportedError", "UnsupportedBackendUrlError", "StaleGenerationError", "NotFoundError", "CorruptDataError"] as const) {
+    for (const name of [
+      "FleetBackendError",
+      "BackendUnavailableError",
+      "ClusterNotSupportedError",
+      "UnsupportedBackendUrlError",
+      "StaleGenerationError",
+      "NotFoundError",
+      "CorruptDataError",
+    ] as const) {
       expect(theirs[name], name).toBe(own[name]);
     }
     const made = new copy.BackendUnavailableError("redis://:pw@h:1/0", "connection refused");

@@ -57,9 +57,7 @@ describe("pyReferenceSuite", () => {
     const s = pyReferenceSuite({}, repo);
     expect(s.skip).toBe(true);
     expect(s.file).toBeNull();
-    expect(s.title("cross-lang")).toBe(
-      `cross-lang [skipped: ${PY_REFERENCE_SKIP} (set FLEET_PY_BACKEND or put ../shared/spec beside the repo)]`,
-    );
+    expect(s.title("cross-lang")).toBe(`cross-lang [skipped: ${PY_REFERENCE_SKIP} (set FLEET_PY_BACKEND or put ../shared/spec beside the repo)]`);
   });
 
   it("fails instead with FLEET_REQUIRE_PY_REFERENCE=1 (CI), saying where it looked", () => {

@@ -65,9 +65,7 @@ export function pyReferenceSuite(env: NodeJS.ProcessEnv = process.env, repoRoot 
     throw new Error(`FLEET_PY_BACKEND=${env.FLEET_PY_BACKEND} holds no backend.py (looked at ${ref.looked.join(", ")})`);
   }
   if (env.FLEET_REQUIRE_PY_REFERENCE === "1") {
-    throw new Error(
-      `FLEET_REQUIRE_PY_REFERENCE=1 but the upstream Python reference is absent (looked at ${ref.looked.join(", ")}); ${HOW}`,
-    );
+    throw new Error(`FLEET_REQUIRE_PY_REFERENCE=1 but the upstream Python reference is absent (looked at ${ref.looked.join(", ")}); ${HOW}`);
   }
   return { skip: true, file: null, title: (name) => `${name} [skipped: ${PY_REFERENCE_SKIP} (${HOW})]` };
 }

@@ -87,7 +87,11 @@ function shuffled(n: number): number[] {
  */
 async function allAtOnce<T>(fn: (c: RedisBackend, i: number) => Promise<T>): Promise<Array<PromiseSettledResult<T>>> {
   const results = new Array<Promise<PromiseSettledResult<T>>>(N);
-  for (const i of shuffled(N)) results[i] = fn(conns[i]!, i).then((value) => ({ status: "fulfilled" as const, value }), (reason: unknown) => ({ status: "rejected" as const, reason }));
+  for (const i of shuffled(N))
+    results[i] = fn(conns[i]!, i).then(
+      (value) => ({ status: "fulfilled" as const, value }),
+      (reason: unknown) => ({ status: "rejected" as const, reason }),
+    );
   return Promise.all(results);
 }
 
@@ -117,9 +121,7 @@ describe("config compare-and-set from N connections", () => {
     const ids = ["a", "b", "c", "d"];
     for (const id of ids) await conns[0]!.workerRegister(type, id, {});
     for (let round = 0; round < 100; round++) {
-      const results = await allAtOnce((c, i) =>
-        c.workerSetConfigMany(ids.map((id) => ({ automationType: type, workerId: id, config: { writer: i, round }, expectedGen: round }))),
-      );
+      const results = await allAtOnce((c, i) => c.workerSetConfigMany(ids.map((id) => ({ automationType: type, workerId: id, config: { writer: i, round }, expectedGen: round }))));
       const won = results.flatMap((r, i) => (r.status === "fulfilled" ? [i] : []));
       expect(won, `round ${round}`).toHaveLength(1);
       for (const r of results) if (r.status === "rejected") expect(r.reason).toBeInstanceOf(StaleGenerationError);
@@ -181,7 +183,10 @@ describe("dead letters: requeue against delete against a worker dead-lettering",
     const q = fresh("dlq");
     const ids = Array.from({ length: opts.bodies }, (_, i) => `t${i}`);
     const bodies = new Map(ids.map((id) => [sha1Hex(body(id)), text(body(id))]));
-    await conns[0]!.queuePushMany(q, ids.map((id) => ({ body: body(id) })));
+    await conns[0]!.queuePushMany(
+      q,
+      ids.map((id) => ({ body: body(id) })),
+    );
     const deletedByRef = new Map<string, number>();
     let deletedByAll = 0;
     let requeued = 0;
@@ -281,7 +286,10 @@ describe("the sweep against ack and nack", () => {
     let round = 0;
     for (; round < maxRounds && (round < 20 || endedWon === 0 || sweepWon === 0); round++) {
       const ids = Array.from({ length: K }, (_, i) => `r${round}-${i}`);
-      await conns[0]!.queuePushMany(q, ids.map((id) => ({ body: body(id) })));
+      await conns[0]!.queuePushMany(
+        q,
+        ids.map((id) => ({ body: body(id) })),
+      );
       const held = await Promise.all(ids.map(() => conns[0]!.queueReserveLease(q, 0, 1)));
       for (const h of held) expect(h?.lease).toBeTruthy();
       const future = Date.now() / 1000 + 3600;
@@ -296,7 +304,11 @@ describe("the sweep against ack and nack", () => {
         const lease = opts.lease ? { lease: h!.lease } : {};
         return opts.end === "ack" ? c.queueAck(q, id, lease) : c.queueNack(q, id, h!.body, { delaySeconds: opts.delay ?? 0, ...lease });
       });
-      for (const c of sweepers) calls.push(() => c.queueSweepExpired(q, future), () => c.queueSweepExpired(q, future));
+      for (const c of sweepers)
+        calls.push(
+          () => c.queueSweepExpired(q, future),
+          () => c.queueSweepExpired(q, future),
+        );
       const issued = new Array<Promise<unknown>>(calls.length);
       for (const i of shuffled(calls.length)) issued[i] = calls[i]!();
       const ends = issued.slice(0, K) as Array<Promise<boolean>>;
@@ -356,7 +368,12 @@ describe("the sweep against ack and nack", () => {
       expect(w.processingBodyIds).toEqual(w.processingIds);
       // the second holder's reservations were not touched by the first holders (leases)
       if (opts.secondHolder) {
-        expect(w.processingIds).toEqual(second.filter((s) => s.lease !== null).map((s) => s.id).sort());
+        expect(w.processingIds).toEqual(
+          second
+            .filter((s) => s.lease !== null)
+            .map((s) => s.id)
+            .sort(),
+        );
         for (const s of second) expect(await conns[N - 1]!.queueAck(q, s.id, { lease: s.lease })).toBe(true);
       } else {
         expect(w.processingIds).toEqual([]);

@@ -80,7 +80,26 @@ describe("a Redis Cluster node", () => {
       });
     });
     const dir = mkdtempSync(join(tmpdir(), "fleet-cluster-"));
-    const server = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--cluster-enabled", "yes", "--cluster-config-file", join(dir, "nodes.conf"), "--save", "", "--appendonly", "no", "--dir", dir], { stdio: "ignore" });
+    const server = spawn(
+      "redis-server",
+      [
+        "--port",
+        String(port),
+        "--bind",
+        "127.0.0.1",
+        "--cluster-enabled",
+        "yes",
+        "--cluster-config-file",
+        join(dir, "nodes.conf"),
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--dir",
+        dir,
+      ],
+      { stdio: "ignore" },
+    );
     const b = createRedisBackend(`redis://127.0.0.1:${port}/0`, { connectTimeoutMs: 1000 });
     try {
       const err = await waitFor("the cluster node to answer", 10_000, () =>

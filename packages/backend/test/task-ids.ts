@@ -104,7 +104,34 @@ export function generatedTaskBodies(seed: number, n: number): Buffer[] {
   let state = seed;
   const rnd = () => (state = (state * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
   const pick = <T>(a: readonly T[]): T => a[Math.floor(rnd() * a.length)]!;
-  const atoms = ['"id"', '"x"', '"\\u0069d"', "1", "-0", "0.5", "1e5", "1E-2", "NaN", "Infinity", "-Infinity", "true", "false", "null", '"é"', '"\\ud83d\\ude00"', '"\\ud800"', '""', "[]", "{}", "12345678901234567890", "01", "1.", "+1", '"a\\tb"', '"\\x"'];
+  const atoms = [
+    '"id"',
+    '"x"',
+    '"\\u0069d"',
+    "1",
+    "-0",
+    "0.5",
+    "1e5",
+    "1E-2",
+    "NaN",
+    "Infinity",
+    "-Infinity",
+    "true",
+    "false",
+    "null",
+    '"é"',
+    '"\\ud83d\\ude00"',
+    '"\\ud800"',
+    '""',
+    "[]",
+    "{}",
+    "12345678901234567890",
+    "01",
+    "1.",
+    "+1",
+    '"a\\tb"',
+    '"\\x"',
+  ];
   const ws = () => pick(["", " ", "\n", "\t", "\r\n", "  "]);
   const value = (d: number): string => {
     const r = rnd();

@@ -12,19 +12,7 @@ import { tail } from "./commands/tail";
 import { workersList, workersRemove, workersShow } from "./commands/workers";
 import { CliError, EXIT, UsageError, type ExitCode } from "./exit-codes";
 
-export const COMMANDS: CommandSpec[] = [
-  workersList,
-  workersShow,
-  workersRemove,
-  queuesList,
-  queuesShow,
-  deadSearch,
-  deadRequeue,
-  deadDelete,
-  configGet,
-  configPatch,
-  tail,
-];
+export const COMMANDS: CommandSpec[] = [workersList, workersShow, workersRemove, queuesList, queuesShow, deadSearch, deadRequeue, deadDelete, configGet, configPatch, tail];
 
 const GROUPS: Record<string, string> = {
   workers: "Workers: list, show, remove",
@@ -80,11 +68,7 @@ function wrap(text: string, width = 96): string {
 }
 
 export function commandHelp(cmd: CommandSpec): string {
-  const parts = [
-    `usage: fleet ${name(cmd)}${cmd.args ? ` ${cmd.args}` : ""} [options]`,
-    "",
-    `${cmd.summary}.`,
-  ];
+  const parts = [`usage: fleet ${name(cmd)}${cmd.args ? ` ${cmd.args}` : ""} [options]`, "", `${cmd.summary}.`];
   if (cmd.description) parts.push("", wrap(cmd.description));
   if (Object.keys(cmd.options).length > 0) parts.push("", "Options:", ...optionLines(cmd.options));
   parts.push("", "Global options:", ...optionLines(GLOBAL_OPTIONS));
@@ -141,7 +125,11 @@ export interface Io {
 }
 
 /** The global options that take a value: their value is not a command word. */
-const VALUE_OPTIONS = new Set(Object.entries(GLOBAL_OPTIONS).filter(([, o]) => o.type === "string").map(([k]) => `--${k}`));
+const VALUE_OPTIONS = new Set(
+  Object.entries(GLOBAL_OPTIONS)
+    .filter(([, o]) => o.type === "string")
+    .map(([k]) => `--${k}`),
+);
 
 const hasSubcommands = (group: string) => COMMANDS.some((c) => c.words[0] === group && c.words.length > 1);
 
@@ -224,7 +212,8 @@ export async function run(io: Io): Promise<ExitCode> {
 
     const timeoutText = typeof parsed.values.timeout === "string" ? parsed.values.timeout : undefined;
     const timeoutSeconds = timeoutText === undefined ? 30 : Number(timeoutText);
-    if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) throw new UsageError(`--timeout must be a positive number of seconds, got ${JSON.stringify(timeoutText)}`, commandName);
+    if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0)
+      throw new UsageError(`--timeout must be a positive number of seconds, got ${JSON.stringify(timeoutText)}`, commandName);
     let token = io.env.FLEET_TOKEN;
     const tokenFile = parsed.values["token-file"];
     if (typeof tokenFile === "string") {

@@ -11,7 +11,7 @@ import { printable, table } from "./format";
 describe("--set KEY=VALUE", () => {
   it("parses JSON values, keeps other text as strings, and nests dotted keys", () => {
     const patch: Record<string, unknown> = {};
-    for (const s of ["slots=4", "mode=fast", "flag=true", "proxy.region=eu", "proxy.port=8080", "list=[1,2]", "empty=", "quoted=\"4\"", "eq=a=b"]) setPatch(patch, s, "config patch");
+    for (const s of ["slots=4", "mode=fast", "flag=true", "proxy.region=eu", "proxy.port=8080", "list=[1,2]", "empty=", 'quoted="4"', "eq=a=b"]) setPatch(patch, s, "config patch");
     expect(patch).toEqual({ slots: 4, mode: "fast", flag: true, proxy: { region: "eu", port: 8080 }, list: [1, 2], empty: "", quoted: "4", eq: "a=b" });
   });
 
@@ -33,7 +33,8 @@ function streamOf(chunks: string[]): ReadableStream<Uint8Array> {
 describe("sseFrames", () => {
   it("splits frames across chunk boundaries, joins multi-line data, drops comments, takes CRLF", async () => {
     const frames = [];
-    for await (const f of sseFrames(streamOf([": hello\n\nid: 1\nevent: bus\nda", "ta: {\"a\":\ndata: 1}\n\n", "id: 2\r\nevent: workers\r\ndata: {}\r\n\r\n", ": heartbeat\n\n"]))) frames.push(f);
+    for await (const f of sseFrames(streamOf([": hello\n\nid: 1\nevent: bus\nda", 'ta: {"a":\ndata: 1}\n\n', "id: 2\r\nevent: workers\r\ndata: {}\r\n\r\n", ": heartbeat\n\n"])))
+      frames.push(f);
     expect(frames).toEqual([
       { id: "1", event: "bus", data: '{"a":\n1}' },
       { id: "2", event: "workers", data: "{}" },

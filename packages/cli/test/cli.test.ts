@@ -50,7 +50,11 @@ async function purge(b: Backend): Promise<void> {
   if (!(b instanceof RedisBackend)) return;
   await b.health();
   const r = b.client;
-  for (const [cmd, key] of [["scan", ""], ["sscan", "wkrs:all"], ["hscan", "fleet:catalog"]] as const) {
+  for (const [cmd, key] of [
+    ["scan", ""],
+    ["sscan", "wkrs:all"],
+    ["hscan", "fleet:catalog"],
+  ] as const) {
     let cursor = "0";
     do {
       if (cmd === "scan") {
@@ -319,7 +323,11 @@ describe("dead letters", () => {
     const matches = DeadLettersSchema.shape.items.parse(byId.matches);
     expect(matches).toHaveLength(1);
     expect(matches[0]!.body.text).toContain("HTTP 503");
-    expect(matches[0]!.ref).toBe(createHash("sha1").update(task(7, { url: "https://a.example/7", note: "HTTP 503 from upstream" })).digest("hex"));
+    expect(matches[0]!.ref).toBe(
+      createHash("sha1")
+        .update(task(7, { url: "https://a.example/7", note: "HTTP 503 from upstream" }))
+        .digest("hex"),
+    );
     const none = await fleet(["dead", "search", `${prefix}no-queue`], "viewer");
     expect(none.code).toBe(EXIT.NOT_FOUND);
   });
@@ -426,7 +434,11 @@ describe("tail", () => {
     await backend.eventPublish(`${prefix}a`, JSON.stringify({ n: 1 }));
     await backend.eventPublish(`${prefix}b`, "plain text");
     expect(await t.exited).toBe(EXIT.OK);
-    const frames = t.out().trimEnd().split("\n").map((l) => JSON.parse(l) as { event: string; data: { topic: string; payload: unknown } });
+    const frames = t
+      .out()
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { event: string; data: { topic: string; payload: unknown } });
     expect(frames.map((f) => [f.event, f.data.topic, f.data.payload])).toEqual([
       ["bus", `${prefix}a`, { n: 1 }],
       ["bus", `${prefix}b`, "plain text"],

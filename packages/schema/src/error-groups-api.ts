@@ -79,7 +79,12 @@ export const BulkRemoveWorkersBodySchema = z.union([
   z.strictObject({
     all: z.literal(true),
     filter: WorkerFilterBodySchema,
-    expected: z.number().int().min(0).optional().describe("the count the confirmation named: 409 and nothing removed when the offline workers matching the filter are now another number"),
+    expected: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe("the count the confirmation named: 409 and nothing removed when the offline workers matching the filter are now another number"),
   }),
 ]);
 export type BulkRemoveWorkersBody = z.infer<typeof BulkRemoveWorkersBodySchema>;

@@ -1,13 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  CatalogDocSchema,
-  ConfigGenTextSchema,
-  CounterTextSchema,
-  LockTokenSchema,
-  PoolItemDocSchema,
-  TaskBodySchema,
-  WorkerStateHashSchema,
-} from "./redis";
+import { CatalogDocSchema, ConfigGenTextSchema, CounterTextSchema, LockTokenSchema, PoolItemDocSchema, TaskBodySchema, WorkerStateHashSchema } from "./redis";
 import { DeadLetterActionBodySchema, ErrorEnvelopeSchema, LimitSchema, SubmitTasksBodySchema } from "./api";
 
 describe("Redis value formats", () => {

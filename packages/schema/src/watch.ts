@@ -106,7 +106,11 @@ export const AlertRuleSchema = z.discriminatedUnion("kind", [
       kind: z.literal("workers_down"),
       automation_type: SubjectSchema,
       more_than: count("more_than"),
-      states: z.array(z.enum(["offline", "error"])).min(1, "name offline, error or both").max(2).default(["offline", "error"]),
+      states: z
+        .array(z.enum(["offline", "error"]))
+        .min(1, "name offline, error or both")
+        .max(2)
+        .default(["offline", "error"]),
     })
     .strict(),
   z.object({ ...ruleBase, kind: z.literal("overdue_leases"), queue: SubjectSchema, more_than: count("more_than") }).strict(),

@@ -9,44 +9,14 @@ export type AutomationKind = "batch" | "continuous";
  * form shows them; a stored config of `{}` is valid because each key has a default.
  */
 export const runtimeConfigShape = {
-  slots: z
-    .number()
-    .int()
-    .min(0)
-    .max(64)
-    .default(1)
-    .meta({ title: "Slots", description: "Concurrent slots this worker runs (0 pauses it)." }),
-  max_attempts: z
-    .number()
-    .int()
-    .min(1)
-    .max(100)
-    .default(3)
-    .meta({ title: "Max attempts", description: "Runs of a task before it is dead-lettered." }),
-  visibility_seconds: z
-    .number()
-    .int()
-    .min(1)
-    .max(86_400)
-    .default(30)
-    .meta({
-      title: "Task lease (seconds)",
-      description: "How long a worker may hold a task before it counts as lost; past it the sweep puts the task back on the queue.",
-    }),
-  retry_base_ms: z
-    .number()
-    .int()
-    .min(0)
-    .max(3_600_000)
-    .default(1000)
-    .meta({ title: "Retry base delay (ms)", description: "First retry delay; doubles on every further attempt." }),
-  retry_max_ms: z
-    .number()
-    .int()
-    .min(0)
-    .max(86_400_000)
-    .default(60_000)
-    .meta({ title: "Retry max delay (ms)", description: "Upper bound of the retry delay." }),
+  slots: z.number().int().min(0).max(64).default(1).meta({ title: "Slots", description: "Concurrent slots this worker runs (0 pauses it)." }),
+  max_attempts: z.number().int().min(1).max(100).default(3).meta({ title: "Max attempts", description: "Runs of a task before it is dead-lettered." }),
+  visibility_seconds: z.number().int().min(1).max(86_400).default(30).meta({
+    title: "Task lease (seconds)",
+    description: "How long a worker may hold a task before it counts as lost; past it the sweep puts the task back on the queue.",
+  }),
+  retry_base_ms: z.number().int().min(0).max(3_600_000).default(1000).meta({ title: "Retry base delay (ms)", description: "First retry delay; doubles on every further attempt." }),
+  retry_max_ms: z.number().int().min(0).max(86_400_000).default(60_000).meta({ title: "Retry max delay (ms)", description: "Upper bound of the retry delay." }),
 };
 
 export const RuntimeConfigSchema = z.object(runtimeConfigShape);
@@ -89,16 +59,10 @@ export interface BatchAutomation<
   /** Queue to consume; defaults to the type. */
   queue?: string;
   /** Return a value to emit it to the automation's stream; throw to fail the attempt. */
-  run(
-    ctx: AutomationContext<z.output<C>>,
-    task: Task<P extends z.ZodType ? z.output<P> : unknown>,
-  ): Promise<OutputOf<O> | undefined | void>;
+  run(ctx: AutomationContext<z.output<C>>, task: Task<P extends z.ZodType ? z.output<P> : unknown>): Promise<OutputOf<O> | undefined | void>;
 }
 
-export interface ContinuousAutomation<
-  C extends ConfigSchema = ConfigSchema,
-  O extends z.ZodType | undefined = z.ZodType | undefined,
-> extends AutomationBase<C, O> {
+export interface ContinuousAutomation<C extends ConfigSchema = ConfigSchema, O extends z.ZodType | undefined = z.ZodType | undefined> extends AutomationBase<C, O> {
   kind: "continuous";
   taskPayload?: undefined;
   /** Called in a loop per slot; pace it with `ctx.sleep`. A returned value is emitted. Throwing counts as a slot crash. */
@@ -113,9 +77,7 @@ const TYPE_RE = /^[^\s|]+$/;
 export function defineAutomation<C extends ConfigSchema, P extends z.ZodType | undefined = undefined, O extends z.ZodType | undefined = undefined>(
   def: BatchAutomation<C, P, O>,
 ): BatchAutomation<C, P, O>;
-export function defineAutomation<C extends ConfigSchema, O extends z.ZodType | undefined = undefined>(
-  def: ContinuousAutomation<C, O>,
-): ContinuousAutomation<C, O>;
+export function defineAutomation<C extends ConfigSchema, O extends z.ZodType | undefined = undefined>(def: ContinuousAutomation<C, O>): ContinuousAutomation<C, O>;
 export function defineAutomation(def: Automation): Automation {
   // `|` separates type and id in `wkrs:all`; whitespace makes keys unreadable in redis-cli
   if (!TYPE_RE.test(def.type)) throw new TypeError(`automation type ${JSON.stringify(def.type)} must be non-empty, without whitespace or '|'`);

@@ -87,11 +87,7 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const log = args.quiet ? () => {} : (line: string) => console.log(`${new Date().toISOString()} ${line}`);
-  const automations = args.automations
-    ? await loadAutomations(args.automations)
-    : args["demo-catalog"]
-      ? [scraperAutomation(), cfCookiesAutomation(), enricherAutomation()]
-      : [];
+  const automations = args.automations ? await loadAutomations(args.automations) : args["demo-catalog"] ? [scraperAutomation(), cfCookiesAutomation(), enricherAutomation()] : [];
   if (!args.automations && !args["demo-catalog"] && !args["no-catalog"]) {
     log("master: no --automations given: fleet:catalog will be cleared when this master leads (--no-catalog leaves it alone)");
   }

@@ -11,7 +11,7 @@ export function onShutdownSignal(shutdown: (signal: NodeJS.Signals) => Promise<v
     shutdown(signal).then(
       () => process.exit(0),
       (err: unknown) => {
-        log(`shutdown failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+        log(`shutdown failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
         process.exit(1);
       },
     );

@@ -60,5 +60,5 @@ export function retryDelayMs(attempts: number, baseMs: number, maxMs: number, ra
 
 export function errorText(err: unknown): string {
   if (err instanceof Error) return `${err.name}: ${err.message}`;
-  return typeof err === "string" ? err : JSON.stringify(err) ?? String(err);
+  return typeof err === "string" ? err : (JSON.stringify(err) ?? String(err));
 }

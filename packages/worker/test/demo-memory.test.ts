@@ -39,10 +39,14 @@ describe("demo fleet", () => {
 
     // the flapping host turns ERROR with a last_error, then RUNNING again
     const flapper = DEMO_HOSTS.find((h) => h.flaps)!;
-    const erred = await waitUntil(async () => {
-      const w = await backend.workerGet(flapper.type, flapper.id);
-      return w?.state === "ERROR" ? w : null;
-    }, 20_000, "the flapping host to turn ERROR");
+    const erred = await waitUntil(
+      async () => {
+        const w = await backend.workerGet(flapper.type, flapper.id);
+        return w?.state === "ERROR" ? w : null;
+      },
+      20_000,
+      "the flapping host to turn ERROR",
+    );
     expect(erred.lastError).toBeTruthy();
     await waitUntil(async () => (await backend.workerGet(flapper.type, flapper.id))?.state === "RUNNING", 20_000, "the flapping host to recover");
 

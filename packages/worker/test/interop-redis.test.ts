@@ -23,7 +23,18 @@ import { isJsonObject, parseJsonBytes, taskIdOfBody, withTaskFailure } from "@fl
 import { createHash } from "node:crypto";
 import { createRedisBackend } from "@fleet/backend/redis";
 import { pyReferenceSuite } from "@fleet/backend/testing/py-reference";
-import { defineAutomation, encodeTaskBody, parseTaskBody, runtimeConfigShape, startHousekeeping, startMaster, startWorker, type Housekeeping, type Master, type WorkerHandle } from "../src/index";
+import {
+  defineAutomation,
+  encodeTaskBody,
+  parseTaskBody,
+  runtimeConfigShape,
+  startHousekeeping,
+  startMaster,
+  startWorker,
+  type Housekeeping,
+  type Master,
+  type WorkerHandle,
+} from "../src/index";
 import { testRedisUrl } from "@fleet/backend/testing/redis-dbs";
 import { uniqueName, waitUntil } from "./helpers";
 
@@ -110,7 +121,8 @@ describe.skipIf(pyRef.skip)(pyRef.title("interop: Python and TypeScript workers 
         // the process is mid-task, holding a reservation: kill it hard, as a host dies
         pyKills++;
         p.child.kill("SIGKILL");
-        if (pyKills < 8) pys.push(startPython(`py-${++pyCount}`, ["run", "--url", url, "--queue", type, "--ns", ns, "--visibility", String(visibility), "--atomic-drain"], onPyLine));
+        if (pyKills < 8)
+          pys.push(startPython(`py-${++pyCount}`, ["run", "--url", url, "--queue", type, "--ns", ns, "--visibility", String(visibility), "--atomic-drain"], onPyLine));
       } else if (what === "SUBMITTED" && rest) {
         const ids = rest.split(",");
         // mirrors worker.py's submit: the first `hang` are hang tasks, the next `fail` fail
@@ -134,7 +146,11 @@ describe.skipIf(pyRef.skip)(pyRef.title("interop: Python and TypeScript workers 
     // 1. a hang task at the head of the high list, then Python A: it submits 40 tasks (2 hang, 3 fail),
     //    reserves the hang task first, and is SIGKILLed holding it
     const firstHang = await push({ n: -1, src: "ts", hang: true, fail: false }, "high");
-    const a = startPython("py-a", ["run", "--url", url, "--queue", type, "--ns", ns, "--visibility", String(visibility), "--atomic-drain", "--submit", "40", "--hang", "2", "--fail", "3"], onPyLine);
+    const a = startPython(
+      "py-a",
+      ["run", "--url", url, "--queue", type, "--ns", ns, "--visibility", String(visibility), "--atomic-drain", "--submit", "40", "--hang", "2", "--fail", "3"],
+      onPyLine,
+    );
     pys.push(a);
     await waitUntil(() => a.lines.includes(`HANG ${firstHang}`), 20_000, "python A to hang on the first task");
     await a.exited;
@@ -189,7 +205,8 @@ describe.skipIf(pyRef.skip)(pyRef.title("interop: Python and TypeScript workers 
       await waitUntil(() => tsSlotKills >= 1, 20_000, "a TS slot to be killed mid-task");
 
       // 3. two Python processes join (each replaced by a fresh one when it is killed)
-      for (let i = 0; i < 2; i++) pys.push(startPython(`py-${++pyCount}`, ["run", "--url", url, "--queue", type, "--ns", ns, "--visibility", String(visibility), "--atomic-drain"], onPyLine));
+      for (let i = 0; i < 2; i++)
+        pys.push(startPython(`py-${++pyCount}`, ["run", "--url", url, "--queue", type, "--ns", ns, "--visibility", String(visibility), "--atomic-drain"], onPyLine));
 
       const isSettled = async () => {
         const [d] = await backend.queueDepths([type]);
@@ -229,11 +246,14 @@ describe.skipIf(pyRef.skip)(pyRef.title("interop: Python and TypeScript workers 
     });
     if (process.env.INTEROP_TIMELINE) {
       const { writeFileSync } = await import("node:fs");
-      writeFileSync(process.env.INTEROP_TIMELINE, `${timeline.map((e) => `${String(e.t).padStart(6)} ms ${e.id ?? "-"} ${e.what}`).join("\n")}\nDLQ ids: ${dead.map((d) => String(d.id)).join(" ")}\n`);
+      writeFileSync(
+        process.env.INTEROP_TIMELINE,
+        `${timeline.map((e) => `${String(e.t).padStart(6)} ms ${e.id ?? "-"} ${e.what}`).join("\n")}\nDLQ ids: ${dead.map((d) => String(d.id)).join(" ")}\n`,
+      );
     }
     if (problems.length) {
       const bad = new Set(problems.map((p) => /task (\w+)/.exec(p)?.[1]));
-      const lines = timeline.filter((e) => e.id === null ? e.what.startsWith("sweep") : bad.has(e.id)).map((e) => `${String(e.t).padStart(6)} ms ${e.id ?? ""} ${e.what}`);
+      const lines = timeline.filter((e) => (e.id === null ? e.what.startsWith("sweep") : bad.has(e.id))).map((e) => `${String(e.t).padStart(6)} ms ${e.id ?? ""} ${e.what}`);
       console.error(`interop problems:\n${problems.join("\n")}\ntimeline:\n${lines.join("\n")}`);
     }
     expect(problems).toEqual([]);
@@ -335,7 +355,8 @@ describe.skipIf(pyRef.skip)(pyRef.title("interop: Python and TypeScript workers 
           pys.push(startPython(`py-m${pyKills}`, ["run", "--url", url, "--queue", type, "--ns", ns, "--visibility", String(visibility), "--atomic-drain"], onLine));
         }
       };
-      for (let i = 0; i < 2; i++) pys.push(startPython(`py-m-start${i}`, ["run", "--url", url, "--queue", type, "--ns", ns, "--visibility", String(visibility), "--atomic-drain"], onLine));
+      for (let i = 0; i < 2; i++)
+        pys.push(startPython(`py-m-start${i}`, ["run", "--url", url, "--queue", type, "--ns", ns, "--visibility", String(visibility), "--atomic-drain"], onLine));
 
       try {
         const settled = async () => {

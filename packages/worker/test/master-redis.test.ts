@@ -15,8 +15,7 @@ import { uniqueName, waitUntil } from "./helpers";
 const here = path.dirname(fileURLToPath(import.meta.url));
 const url = testRedisUrl("packages/worker/test/master-redis.test.ts");
 
-const automation = (type: string) =>
-  defineAutomation({ type, kind: "batch", config: z.object(runtimeConfigShape), run: async () => undefined });
+const automation = (type: string) => defineAutomation({ type, kind: "batch", config: z.object(runtimeConfigShape), run: async () => undefined });
 
 describe("master on real Redis", () => {
   let backend: Backend;
@@ -34,8 +33,7 @@ describe("master on real Redis", () => {
   it("of three copies exactly one leads; when it dies another takes over and replaces the catalog", async () => {
     const lockName = uniqueName("master");
     const logs: string[] = [];
-    const start = (types: string[]) =>
-      startMaster({ backend, automations: types.map(automation), lockName, holdSeconds: 1, sweepIntervalMs: 200, log: (l) => logs.push(l) });
+    const start = (types: string[]) => startMaster({ backend, automations: types.map(automation), lockName, holdSeconds: 1, sweepIntervalMs: 200, log: (l) => logs.push(l) });
     await backend.catalogSet("left-over", Buffer.from('{"config": null}'));
     const a = await start(["alpha"]);
     const b = await start(["beta"]);
@@ -83,9 +81,23 @@ describe("master on real Redis", () => {
 
   it("`pnpm master` leads, publishes the demo catalog, and releases the lock on SIGTERM", async () => {
     const lockName = uniqueName("master-cli");
-    const child = spawn(process.execPath, [path.join(here, "..", "node_modules", "tsx", "dist", "cli.mjs"), path.join(here, "..", "src", "master-cli.ts"), "--backend", url, "--demo-catalog", "--lock", lockName, "--hold-seconds", "30"], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        path.join(here, "..", "node_modules", "tsx", "dist", "cli.mjs"),
+        path.join(here, "..", "src", "master-cli.ts"),
+        "--backend",
+        url,
+        "--demo-catalog",
+        "--lock",
+        lockName,
+        "--hold-seconds",
+        "30",
+      ],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let out = "";
     child.stdout.on("data", (d: Buffer) => (out += d.toString()));
     child.stderr.on("data", (d: Buffer) => (out += d.toString()));
@@ -105,7 +117,9 @@ describe("master on real Redis", () => {
   it("`pnpm master` refuses a memory:// backend and bad numbers, with exit code 2", async () => {
     const run = (args: string[]) =>
       new Promise<{ code: number | null; err: string }>((resolve) => {
-        const child = spawn(process.execPath, [path.join(here, "..", "node_modules", "tsx", "dist", "cli.mjs"), path.join(here, "..", "src", "master-cli.ts"), ...args], { stdio: ["ignore", "pipe", "pipe"] });
+        const child = spawn(process.execPath, [path.join(here, "..", "node_modules", "tsx", "dist", "cli.mjs"), path.join(here, "..", "src", "master-cli.ts"), ...args], {
+          stdio: ["ignore", "pipe", "pipe"],
+        });
         let err = "";
         child.stderr.on("data", (d: Buffer) => (err += d.toString()));
         child.on("exit", (code) => resolve({ code, err }));

@@ -116,10 +116,14 @@ export function describeWorkerSuite(name: string, factory: BackendFactory): void
       const w = await start(a, { heartbeatMs: 30, statsHistoryMax: 4 });
       await submit(a.type, [{ n: 1 }, { n: 2 }]);
       await w.waitFor((s) => s.tasksDone === 2, 5000);
-      await waitUntil(async () => {
-        const rec = await backend.workerGet(a.type, w.workerId);
-        return rec?.stats?.tasks_done === 2 && rec.historyLen === 4 ? rec : null;
-      }, 5000, "stats with tasks_done 2 and 4 history frames");
+      await waitUntil(
+        async () => {
+          const rec = await backend.workerGet(a.type, w.workerId);
+          return rec?.stats?.tasks_done === 2 && rec.historyLen === 4 ? rec : null;
+        },
+        5000,
+        "stats with tasks_done 2 and 4 history frames",
+      );
       const rec = await backend.workerGet(a.type, w.workerId);
       for (const k of ["slots_running", "slots_target", "tasks_done", "tasks_failed", "latency_ms", "memory_mb", "cpu_pct"]) expect(rec?.stats).toHaveProperty(k);
       expect(rec?.stats?.slots_target).toBe(1);
@@ -340,17 +344,25 @@ export function describeWorkerSuite(name: string, factory: BackendFactory): void
       });
       const w = await start(a, { crashBackoffMs: { base: 10, max: 20 }, errorAfterCrashes: 3 });
       await w.waitFor((s) => s.state === "ERROR", 3000);
-      const rec = await waitUntil(async () => {
-        const r = await backend.workerGet(a.type, w.workerId);
-        return r?.state === "ERROR" ? r : null;
-      }, 3000, "ERROR written");
+      const rec = await waitUntil(
+        async () => {
+          const r = await backend.workerGet(a.type, w.workerId);
+          return r?.state === "ERROR" ? r : null;
+        },
+        3000,
+        "ERROR written",
+      );
       expect(rec.lastError).toMatch(/browser crashed/);
       failing = false;
       await w.waitFor((s) => s.state === "RUNNING", 3000);
-      await waitUntil(async () => {
-        const r = await backend.workerGet(a.type, w.workerId);
-        return r?.state === "RUNNING" && r.lastError === null;
-      }, 3000, "RUNNING written with last_error cleared");
+      await waitUntil(
+        async () => {
+          const r = await backend.workerGet(a.type, w.workerId);
+          return r?.state === "RUNNING" && r.lastError === null;
+        },
+        3000,
+        "RUNNING written with last_error cleared",
+      );
     });
 
     it("graceful stop finishes in-flight work and reports IDLE", async () => {
@@ -550,7 +562,16 @@ export function describeWorkerSuite(name: string, factory: BackendFactory): void
       const w = await start(a);
       await submit(t, [{}]);
       await w.waitFor((s) => s.tasksDone === 1, 5000);
-      expect(result).toMatchObject({ claimed: "cookie-2", second: null, again: "c2", contended: null, viaWith: { acquired: true, value: 42 }, c: 5, kv: { é: 1 }, raw: '{"\\u00e9": 1}' });
+      expect(result).toMatchObject({
+        claimed: "cookie-2",
+        second: null,
+        again: "c2",
+        contended: null,
+        viaWith: { acquired: true, value: 42 },
+        c: 5,
+        kv: { é: 1 },
+        raw: '{"\\u00e9": 1}',
+      });
       const pushed = await backend.queuePeek(`${t}-other`, 5);
       expect(json(pushed[0])).toEqual({ id: (result as unknown as { sub: string }).sub, payload: { x: 1 } });
       expect((result as unknown as { sub: string }).sub).toMatch(/^[0-9a-f]{32}$/);
@@ -597,10 +618,14 @@ export function describeWorkerSuite(name: string, factory: BackendFactory): void
       expect((await backend.catalogGet(a.type))!.toString()).toContain('"config": {"$schema": ');
 
       // the timer's sweep finds both queues once their 1 s visibility passes
-      await waitUntil(async () => {
-        const ds = await backend.queueDepths([q1, q2]);
-        return ds.every((d) => d.processing === 0) && ds[0]!.pending.total === 1 && ds[1]!.pending.total === 2;
-      }, 5000, "both reservations re-queued");
+      await waitUntil(
+        async () => {
+          const ds = await backend.queueDepths([q1, q2]);
+          return ds.every((d) => d.processing === 0) && ds[0]!.pending.total === 1 && ds[1]!.pending.total === 2;
+        },
+        5000,
+        "both reservations re-queued",
+      );
       expect(hk.sweeps).toBeGreaterThan(1);
       // an explicit sweep at a future time with nothing reserved re-queues nothing
       expect((await hk.sweep()).requeued).toBe(0);

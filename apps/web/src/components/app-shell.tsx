@@ -146,9 +146,7 @@ export function AppShell({ children }: { children: ReactNode }) {
         key={n.href}
         href={n.href}
         aria-current={active ? "page" : undefined}
-        className={`rounded-md px-2.5 py-1.5 text-sm font-medium focus-visible:outline-2 focus-visible:outline-sky-500 ${
-          mobile ? "block" : ""
-        } ${
+        className={`rounded-md px-2.5 py-1.5 text-sm font-medium focus-visible:outline-2 focus-visible:outline-sky-500 ${mobile ? "block" : ""} ${
           active
             ? "bg-slate-900 text-white dark:bg-slate-100 dark:text-slate-900"
             : "text-slate-600 hover:bg-slate-100 hover:text-slate-900 dark:text-slate-300 dark:hover:bg-slate-800 dark:hover:text-white"
@@ -180,14 +178,7 @@ export function AppShell({ children }: { children: ReactNode }) {
           <div className="ml-auto flex items-center gap-2">
             <LiveIndicator backendDown={down} />
             <ThemeToggle />
-            <button
-              ref={menuButton}
-              type="button"
-              className="btn-ghost lg:hidden"
-              aria-expanded={menuOpen}
-              aria-controls={menuId}
-              onClick={() => setMenuOpen((o) => !o)}
-            >
+            <button ref={menuButton} type="button" className="btn-ghost lg:hidden" aria-expanded={menuOpen} aria-controls={menuId} onClick={() => setMenuOpen((o) => !o)}>
               <span aria-hidden>{menuOpen ? "✕" : "☰"}</span>
               Menu
             </button>
@@ -205,10 +196,13 @@ export function AppShell({ children }: { children: ReactNode }) {
       </header>
 
       {down && (
-        <div role="alert" data-testid="backend-unavailable" className="border-b border-red-300 bg-red-50 text-sm text-red-900 dark:border-red-900 dark:bg-red-950 dark:text-red-100">
+        <div
+          role="alert"
+          data-testid="backend-unavailable"
+          className="border-b border-red-300 bg-red-50 text-sm text-red-900 dark:border-red-900 dark:bg-red-950 dark:text-red-100"
+        >
           <div className="mx-auto max-w-7xl px-4 py-2">
-            <strong>The backend is unavailable.</strong> {message ?? "Redis does not answer."} Pages show the last data they
-            had and recover on their own when it is back.
+            <strong>The backend is unavailable.</strong> {message ?? "Redis does not answer."} Pages show the last data they had and recover on their own when it is back.
           </div>
         </div>
       )}

@@ -57,11 +57,7 @@ export function BusEventItem({ event, defaultOpen = false }: { event: BusFrame; 
           <div className="mb-1 flex justify-end">
             <CopyButton text={full} label="Copy payload" className="text-xs" />
           </div>
-          {isObject ? (
-            <JsonView value={event.payload} expandDepth={3} />
-          ) : (
-            <pre className="font-mono text-xs break-all whitespace-pre-wrap">{full}</pre>
-          )}
+          {isObject ? <JsonView value={event.payload} expandDepth={3} /> : <pre className="font-mono text-xs break-all whitespace-pre-wrap">{full}</pre>}
         </div>
       )}
     </li>

@@ -77,13 +77,7 @@ export function ConfirmDialog({
             <button type="button" className="btn" onClick={onCancel} disabled={busy} autoFocus>
               {cancelLabel}
             </button>
-            <button
-              type="button"
-              className={destructive ? "btn-danger" : "btn-primary"}
-              onClick={onConfirm}
-              disabled={busy}
-              aria-busy={busy}
-            >
+            <button type="button" className={destructive ? "btn-danger" : "btn-primary"} onClick={onConfirm} disabled={busy} aria-busy={busy}>
               {busy ? "Working…" : confirmLabel}
             </button>
           </div>

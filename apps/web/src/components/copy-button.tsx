@@ -21,22 +21,15 @@ async function copyText(text: string): Promise<void> {
 }
 
 /** Copies `text` (or what `getText` returns) to the clipboard and says so. */
-export function CopyButton({
-  text,
-  getText,
-  label = "Copy",
-  className,
-}: {
-  text?: string;
-  getText?: () => string;
-  label?: string;
-  className?: string;
-}) {
+export function CopyButton({ text, getText, label = "Copy", className }: { text?: string; getText?: () => string; label?: string; className?: string }) {
   const [state, setState] = useState<"idle" | "copied" | "failed">("idle");
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
-  useEffect(() => () => {
-    if (timer.current) clearTimeout(timer.current);
-  }, []);
+  useEffect(
+    () => () => {
+      if (timer.current) clearTimeout(timer.current);
+    },
+    [],
+  );
 
   const onClick = async () => {
     try {

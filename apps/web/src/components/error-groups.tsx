@@ -21,7 +21,10 @@ function GroupRow({ g, queue }: { g: ErrorGroup; queue: string | null }) {
   return (
     <li className="py-2 text-sm" data-testid="error-group">
       <div className="flex min-w-0 items-baseline gap-2">
-        <span className="shrink-0 rounded-full bg-red-100 px-2 py-0.5 text-xs font-semibold text-red-800 tabular-nums dark:bg-red-950 dark:text-red-200" title="dead letters read plus workers showing it">
+        <span
+          className="shrink-0 rounded-full bg-red-100 px-2 py-0.5 text-xs font-semibold text-red-800 tabular-nums dark:bg-red-950 dark:text-red-200"
+          title="dead letters read plus workers showing it"
+        >
           {formatNumber(g.count)}
         </span>
         <code className="min-w-0 truncate font-mono text-xs" title={g.group} data-testid="error-group-text">
@@ -52,7 +55,9 @@ function GroupRow({ g, queue }: { g: ErrorGroup; queue: string | null }) {
             workers seen <RelativeTime at={g.first_seen} /> to <RelativeTime at={g.last_seen} />
           </span>
         )}
-        {g.newest_dead_rank !== null && <span>{g.newest_dead_rank === 1 ? "in the newest dead letter" : `newest is dead letter #${formatNumber(g.newest_dead_rank)} from the end`}</span>}
+        {g.newest_dead_rank !== null && (
+          <span>{g.newest_dead_rank === 1 ? "in the newest dead letter" : `newest is dead letter #${formatNumber(g.newest_dead_rank)} from the end`}</span>
+        )}
       </div>
     </li>
   );

@@ -28,7 +28,9 @@ function RangePicker({ value, onChange, label }: { value: HistoryRangeName; onCh
           aria-pressed={value === r.id}
           onClick={() => onChange(r.id)}
           className={`px-2.5 py-1 focus-visible:outline-2 focus-visible:outline-sky-500 ${
-            value === r.id ? "bg-slate-800 font-medium text-white dark:bg-slate-200 dark:text-slate-900" : "bg-white text-slate-700 hover:bg-slate-100 dark:bg-slate-900 dark:text-slate-300 dark:hover:bg-slate-800"
+            value === r.id
+              ? "bg-slate-800 font-medium text-white dark:bg-slate-200 dark:text-slate-900"
+              : "bg-white text-slate-700 hover:bg-slate-100 dark:bg-slate-900 dark:text-slate-300 dark:hover:bg-slate-800"
           }`}
         >
           {r.label}
@@ -40,8 +42,7 @@ function RangePicker({ value, onChange, label }: { value: HistoryRangeName; onCh
 
 const seconds = (v: number | null | undefined) => (v === null || v === undefined || !Number.isFinite(v) ? "—" : formatAge(v));
 
-const sum = (...cols: Array<ReadonlyArray<number | null>>) =>
-  cols[0]!.map((_, i) => (cols.every((c) => c[i] === null) ? null : cols.reduce((s, c) => s + (c[i] ?? 0), 0)));
+const sum = (...cols: Array<ReadonlyArray<number | null>>) => cols[0]!.map((_, i) => (cols.every((c) => c[i] === null) ? null : cols.reduce((s, c) => s + (c[i] ?? 0), 0)));
 
 /** "Drains in ~12 min at the current rate", from the latest figures the watch wrote. */
 export function drainText(h: History, pending: number | null): string {
@@ -81,7 +82,8 @@ export function HistoryCharts({
   else if (!h || recorded === 0)
     body = (
       <p className="text-sm text-slate-600 dark:text-slate-400" data-testid="history-empty">
-        Nothing recorded over {rangeLong} yet. The console records every queue every 10 seconds (one console process does it, whichever leads); the first points appear within a minute.
+        Nothing recorded over {rangeLong} yet. The console records every queue every 10 seconds (one console process does it, whichever leads); the first points appear within a
+        minute.
       </p>
     );
   else {
@@ -105,7 +107,11 @@ export function HistoryCharts({
           </div>
           <div>
             <dt className="text-xs font-medium tracking-wide text-slate-500 uppercase dark:text-slate-400">Oldest pending</dt>
-            <dd>{latest?.oldest_pending_age_seconds === null || latest?.oldest_pending_age_seconds === undefined ? "—" : `waiting at least ${formatAge(latest.oldest_pending_age_seconds)}`}</dd>
+            <dd>
+              {latest?.oldest_pending_age_seconds === null || latest?.oldest_pending_age_seconds === undefined
+                ? "—"
+                : `waiting at least ${formatAge(latest.oldest_pending_age_seconds)}`}
+            </dd>
           </div>
         </dl>
       );
@@ -146,8 +152,8 @@ export function HistoryCharts({
             <TimeSeriesChart testId="history-chart" title="Oldest pending wait" times={p.ts} values={p.oldest_pending_age_seconds} colorIndex={2} syncKey={sync} format={seconds} />
           </div>
           <p className="mt-2 text-xs text-slate-500 dark:text-slate-400">
-            One point per {formatDuration(h.step_seconds)} over {rangeLong}. Finished counts reservations that ended (acked, failed or retried), measured from what left the
-            pending lists; &quot;at least&quot; where tasks came and went between two looks. The oldest wait is measured from when the console first saw a task.
+            One point per {formatDuration(h.step_seconds)} over {rangeLong}. Finished counts reservations that ended (acked, failed or retried), measured from what left the pending
+            lists; &quot;at least&quot; where tasks came and went between two looks. The oldest wait is measured from when the console first saw a task.
           </p>
         </>
       );

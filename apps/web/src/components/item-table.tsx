@@ -74,8 +74,7 @@ export function ItemTable<T>({
     });
   const hide = (c: { hideOnMobile?: boolean }) => (c.hideOnMobile ? "hidden md:table-cell" : "");
   const span = columns.length + 1 + (leading ? 1 : 0) + (trailing ? 1 : 0);
-  const loaderOf = (row: T, i: number, value: RawValue | null | undefined): LoadFull | undefined =>
-    value?.truncated && loadFull ? loadFull(row, i, value) : undefined;
+  const loaderOf = (row: T, i: number, value: RawValue | null | undefined): LoadFull | undefined => (value?.truncated && loadFull ? loadFull(row, i, value) : undefined);
   // Whole values fetched per row survive the switch between the table and the phone cards.
   const fulls = useRef(new Map<Key, RawValue>());
   const fullProps = (k: Key) => ({
@@ -114,17 +113,8 @@ export function ItemTable<T>({
                   ))}
                 </dl>
               )}
-              <PreviewToggle
-                className="mt-2"
-                value={value}
-                field={previewField}
-                isOpen={isOpen}
-                name={`${payloadLabel} of ${rowName(row)}`}
-                onToggle={() => toggle(k)}
-              />
-              {isOpen && (
-                <RawValueView value={value} label={payloadLabel} loadFull={loaderOf(row, i, value)} fileName={fileName?.(row)} {...fullProps(k)} className="mt-2" />
-              )}
+              <PreviewToggle className="mt-2" value={value} field={previewField} isOpen={isOpen} name={`${payloadLabel} of ${rowName(row)}`} onToggle={() => toggle(k)} />
+              {isOpen && <RawValueView value={value} label={payloadLabel} loadFull={loaderOf(row, i, value)} fileName={fileName?.(row)} {...fullProps(k)} className="mt-2" />}
             </li>
           );
         })}
@@ -138,7 +128,11 @@ export function ItemTable<T>({
         <caption className="sr-only">{caption}</caption>
         <thead className="bg-slate-100 text-left text-xs font-semibold tracking-wide text-slate-600 uppercase dark:bg-slate-900 dark:text-slate-400">
           <tr>
-            {leading && <th scope="col" className="w-10 px-3 py-2">{leading.header}</th>}
+            {leading && (
+              <th scope="col" className="w-10 px-3 py-2">
+                {leading.header}
+              </th>
+            )}
             {columns.map((c) => (
               <th key={c.id} scope="col" className={`px-3 py-2 whitespace-nowrap ${c.className ?? ""} ${hide(c)}`}>
                 {c.header}
@@ -147,7 +141,11 @@ export function ItemTable<T>({
             <th scope="col" className="w-full min-w-48 px-3 py-2">
               {payloadLabel}
             </th>
-            {trailing && <th scope="col" className="px-3 py-2 text-right whitespace-nowrap">{trailing.header}</th>}
+            {trailing && (
+              <th scope="col" className="px-3 py-2 text-right whitespace-nowrap">
+                {trailing.header}
+              </th>
+            )}
           </tr>
         </thead>
         <tbody>

@@ -20,8 +20,7 @@ export function JsonView({ value, expandDepth = 2, className }: { value: unknown
 
 function Scalar({ value }: { value: Json }) {
   if (value === null) return <span className="text-slate-500 dark:text-slate-400">null</span>;
-  if (typeof value === "string")
-    return <span className="whitespace-pre-wrap text-emerald-700 dark:text-emerald-400">{JSON.stringify(value)}</span>;
+  if (typeof value === "string") return <span className="whitespace-pre-wrap text-emerald-700 dark:text-emerald-400">{JSON.stringify(value)}</span>;
   if (typeof value === "number") return <span className="text-blue-700 dark:text-sky-400">{String(value)}</span>;
   if (typeof value === "boolean") return <span className="text-purple-700 dark:text-purple-400">{String(value)}</span>;
   return <span>{String(value)}</span>;
@@ -33,19 +32,7 @@ function Key({ name }: { name: string | number | null }) {
   return <span className="text-slate-700 dark:text-slate-300">{JSON.stringify(name)}: </span>;
 }
 
-function Node({
-  value,
-  depth,
-  expandDepth,
-  name,
-  last,
-}: {
-  value: Json;
-  depth: number;
-  expandDepth: number;
-  name: string | number | null;
-  last: boolean;
-}) {
+function Node({ value, depth, expandDepth, name, last }: { value: Json; depth: number; expandDepth: number; name: string | number | null; last: boolean }) {
   const isArray = Array.isArray(value);
   const isObject = value !== null && typeof value === "object";
   const [open, setOpen] = useState(depth < expandDepth);
@@ -62,9 +49,7 @@ function Node({
     );
   }
 
-  const entries: [string | number, Json][] = isArray
-    ? (value as Json[]).map((v, i) => [i, v])
-    : Object.entries(value as Record<string, Json>);
+  const entries: [string | number, Json][] = isArray ? (value as Json[]).map((v, i) => [i, v]) : Object.entries(value as Record<string, Json>);
   const [openB, closeB] = isArray ? ["[", "]"] : ["{", "}"];
   const summary = isArray ? `${entries.length} item${entries.length === 1 ? "" : "s"}` : `${entries.length} key${entries.length === 1 ? "" : "s"}`;
 
@@ -104,14 +89,7 @@ function Node({
       {open && (
         <>
           {entries.slice(0, shown).map(([k, v], i) => (
-            <Node
-              key={String(k)}
-              value={v}
-              depth={depth + 1}
-              expandDepth={expandDepth}
-              name={isArray ? (k as number) : k}
-              last={i === entries.length - 1}
-            />
+            <Node key={String(k)} value={v} depth={depth + 1} expandDepth={expandDepth} name={isArray ? (k as number) : k} last={i === entries.length - 1} />
           ))}
           {entries.length > shown && (
             <div style={{ paddingLeft: "1.25rem" }}>

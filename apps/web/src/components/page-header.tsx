@@ -7,17 +7,7 @@ export interface Crumb {
 }
 
 /** The page's h1, an optional line under it, breadcrumbs above and actions on the right. */
-export function PageHeader({
-  title,
-  description,
-  actions,
-  breadcrumbs,
-}: {
-  title: ReactNode;
-  description?: ReactNode;
-  actions?: ReactNode;
-  breadcrumbs?: readonly Crumb[];
-}) {
+export function PageHeader({ title, description, actions, breadcrumbs }: { title: ReactNode; description?: ReactNode; actions?: ReactNode; breadcrumbs?: readonly Crumb[] }) {
   return (
     <header className="mb-6">
       {breadcrumbs && breadcrumbs.length > 0 && (

@@ -5,17 +5,7 @@ import type { RawValue } from "@fleet/schema";
 
 import { errorMessage } from "@/lib/api";
 import { formatBytes } from "@/lib/format";
-import {
-  DOWNLOAD_CAP,
-  SHOW_ALL_CAP,
-  TREE_MAX_BYTES,
-  base64ToBlob,
-  downloadName,
-  sameValue,
-  saveBlob,
-  shownBytes,
-  type LoadFull,
-} from "@/lib/full-value";
+import { DOWNLOAD_CAP, SHOW_ALL_CAP, TREE_MAX_BYTES, base64ToBlob, downloadName, sameValue, saveBlob, shownBytes, type LoadFull } from "@/lib/full-value";
 import { base64ToBytes, classifyRaw, hexDump } from "@/lib/raw-value";
 
 import { CopyButton } from "./copy-button";
@@ -89,8 +79,7 @@ export function RawValueView({
 
   const kind = v ? classifyRaw(v) : "binary";
   const big = v ? shownBytes(v) > TREE_MAX_BYTES : false;
-  const modes: Mode[] =
-    kind === "json" ? (big ? ["text", "base64"] : ["tree", "text", "base64"]) : kind === "text" ? ["text", "hex", "base64"] : ["hex", "base64"];
+  const modes: Mode[] = kind === "json" ? (big ? ["text", "base64"] : ["tree", "text", "base64"]) : kind === "text" ? ["text", "hex", "base64"] : ["hex", "base64"];
   const effectiveMode: Mode = mode !== null && modes.includes(mode) ? mode : modes[0]!;
 
   // A big value is shown as stored: pretty-printing megabytes costs more than it helps.
@@ -104,8 +93,7 @@ export function RawValueView({
 
   if (!v) return <span className="text-sm text-slate-500 italic">missing</span>;
 
-  const textForMode =
-    effectiveMode === "text" ? (pretty ?? v.text ?? "") : effectiveMode === "base64" ? v.base64 : effectiveMode === "hex" ? hex : (pretty ?? "");
+  const textForMode = effectiveMode === "text" ? (pretty ?? v.text ?? "") : effectiveMode === "base64" ? v.base64 : effectiveMode === "hex" ? hex : (pretty ?? "");
   const truncated = v.truncated === true;
   // A truncated preview of JSON is cut mid-document: not corrupt, just incomplete.
   const corrupt = !truncated && expectJson && kind !== "json";
@@ -147,13 +135,7 @@ export function RawValueView({
   };
 
   const shown = shownBytes(v);
-  const toggleLabel = canLoad
-    ? v.bytes > SHOW_ALL_CAP
-      ? `Show the first ${formatBytes(SHOW_ALL_CAP)}`
-      : `Show all ${formatBytes(v.bytes)}`
-    : expanded
-      ? "Show less"
-      : "Show all";
+  const toggleLabel = canLoad ? (v.bytes > SHOW_ALL_CAP ? `Show the first ${formatBytes(SHOW_ALL_CAP)}` : `Show all ${formatBytes(v.bytes)}`) : expanded ? "Show less" : "Show all";
   const downloadTitle = !truncated
     ? `Save the ${formatBytes(v.bytes)} as a file`
     : loadFull
@@ -200,14 +182,7 @@ export function RawValueView({
           </div>
           <div className="flex items-center gap-1 whitespace-nowrap">
             <CopyButton getText={() => (effectiveMode === "tree" ? (pretty ?? "") : textForMode)} label={`Copy ${label}`} className="text-xs" />
-            <button
-              type="button"
-              className="btn-ghost text-xs"
-              onClick={() => void download()}
-              disabled={busy !== null}
-              aria-label={`Download ${label}`}
-              title={downloadTitle}
-            >
+            <button type="button" className="btn-ghost text-xs" onClick={() => void download()} disabled={busy !== null} aria-label={`Download ${label}`} title={downloadTitle}>
               <svg aria-hidden viewBox="0 0 16 16" className="size-3.5 fill-none stroke-current" strokeWidth="1.5">
                 <path d="M8 2.5v8M4.5 7 8 10.5 11.5 7M3 13.5h10" strokeLinecap="round" strokeLinejoin="round" />
               </svg>
@@ -251,9 +226,7 @@ export function RawValueView({
               Showing the first {formatBytes(shown)}; Download saves {v.bytes > DOWNLOAD_CAP ? `the first ${formatBytes(DOWNLOAD_CAP)}` : "all of it"}.
             </span>
           )}
-          {big && kind === "json" && (
-            <span className="text-slate-600 dark:text-slate-400">Over {formatBytes(TREE_MAX_BYTES)}: shown as stored, without the tree.</span>
-          )}
+          {big && kind === "json" && <span className="text-slate-600 dark:text-slate-400">Over {formatBytes(TREE_MAX_BYTES)}: shown as stored, without the tree.</span>}
           {truncated && !loadFull && <span className="text-slate-600 dark:text-slate-400">The API returns a preview of large values.</span>}
           {loadError && (
             <span role="alert" className="text-red-700 dark:text-red-400">

@@ -26,27 +26,14 @@ export function RelativeTime({ at, className }: { at: number | null | undefined;
 }
 
 /** Time left until `to` (unix seconds), ticking; past it shows "overdue by …" in red. */
-export function Countdown({
-  to,
-  className,
-  overdueLabel = "overdue",
-}: {
-  to: number | null | undefined;
-  className?: string;
-  overdueLabel?: string;
-}) {
+export function Countdown({ to, className, overdueLabel = "overdue" }: { to: number | null | undefined; className?: string; overdueLabel?: string }) {
   const now = useNow();
   if (to === null || to === undefined || !Number.isFinite(to)) return <span className={className}>—</span>;
   const iso = new Date(to * 1000).toISOString();
   const left = now === null ? null : to - now;
   if (left !== null && left < 0) {
     return (
-      <time
-        dateTime={iso}
-        title={absoluteTime(to)}
-        data-overdue="true"
-        className={`font-medium text-red-700 dark:text-red-400 ${className ?? ""}`}
-      >
+      <time dateTime={iso} title={absoluteTime(to)} data-overdue="true" className={`font-medium text-red-700 dark:text-red-400 ${className ?? ""}`}>
         <span aria-hidden>⚠ </span>
         {overdueLabel} by {formatDuration(-left)}
       </time>

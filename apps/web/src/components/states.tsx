@@ -25,27 +25,10 @@ export function EmptyState({ title, children, className }: { title: string; chil
 }
 
 /** A failed load: the API's own sentence, its code, and a retry button when given onRetry. */
-export function ErrorState({
-  error,
-  title,
-  onRetry,
-  className,
-}: {
-  error: unknown;
-  title?: string;
-  onRetry?: () => void;
-  className?: string;
-}) {
+export function ErrorState({ error, title, onRetry, className }: { error: unknown; title?: string; onRetry?: () => void; className?: string }) {
   const api = error instanceof ApiError ? error : null;
   const heading =
-    title ??
-    (api?.backendUnavailable
-      ? "The backend is unavailable"
-      : api?.status === 404
-        ? "Not found"
-        : api?.status === 403
-          ? "Not allowed"
-          : "Something went wrong");
+    title ?? (api?.backendUnavailable ? "The backend is unavailable" : api?.status === 404 ? "Not found" : api?.status === 403 ? "Not allowed" : "Something went wrong");
   return (
     <div
       role="alert"
@@ -63,7 +46,12 @@ export function ErrorState({
           ))}
         </ul>
       )}
-      {api && <p className="mt-1 text-xs opacity-75">code: {api.code}{api.status ? ` · HTTP ${api.status}` : ""}</p>}
+      {api && (
+        <p className="mt-1 text-xs opacity-75">
+          code: {api.code}
+          {api.status ? ` · HTTP ${api.status}` : ""}
+        </p>
+      )}
       {onRetry && (
         <button type="button" onClick={onRetry} className="btn mt-3">
           Try again

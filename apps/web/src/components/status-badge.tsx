@@ -32,10 +32,7 @@ export function StatusBadge({ status, className }: { status: WorkerStatus | stri
     label: status,
   };
   return (
-    <span
-      data-status={status}
-      className={`inline-flex items-center gap-1.5 rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${s.cls} ${className ?? ""}`}
-    >
+    <span data-status={status} className={`inline-flex items-center gap-1.5 rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${s.cls} ${className ?? ""}`}>
       <span aria-hidden className={`inline-block size-2 shrink-0 rounded-full ${s.dot}`} />
       {s.label}
     </span>

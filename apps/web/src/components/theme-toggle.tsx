@@ -13,7 +13,9 @@ export function ThemeToggle() {
       title={dark ? "Switch to light mode" : "Switch to dark mode"}
       className="btn-ghost size-8 justify-center p-0 text-base"
     >
-      <span aria-hidden suppressHydrationWarning>{dark ? "☀" : "☾"}</span>
+      <span aria-hidden suppressHydrationWarning>
+        {dark ? "☀" : "☾"}
+      </span>
     </button>
   );
 }

@@ -95,8 +95,7 @@ export function TimeSeriesChart({
           space: 50,
           incrs: TIME_INCRS,
           // Time of day only (seconds when ticks are closer than a minute); the legend has the date.
-          values: (_u, splits, _axis, _space, incr) =>
-            splits.map((v) => clockTime(v, { seconds: incr < 60 })),
+          values: (_u, splits, _axis, _space, incr) => splits.map((v) => clockTime(v, { seconds: incr < 60 })),
         },
         { stroke: axis, grid: { stroke: grid }, ticks: { stroke: grid }, size: 52, values: (_u, splits) => splits.map((v) => format(v)) },
       ],

@@ -36,15 +36,7 @@ export function Stat({
 }
 
 /** The outcome of the last action (role=status, or role=alert for a failure), dismissible. */
-export function ResultNote({
-  kind = "ok",
-  children,
-  onDismiss,
-}: {
-  kind?: "ok" | "warn" | "error";
-  children: ReactNode;
-  onDismiss?: () => void;
-}) {
+export function ResultNote({ kind = "ok", children, onDismiss }: { kind?: "ok" | "warn" | "error"; children: ReactNode; onDismiss?: () => void }) {
   const cls =
     kind === "error"
       ? "border-red-300 bg-red-50 text-red-900 dark:border-red-900 dark:bg-red-950/50 dark:text-red-200"
@@ -178,11 +170,7 @@ export function Num({ value, tone }: { value: number | null | undefined; tone?: 
 
 /** A quiet "nothing here" line inside a section (EmptyState is for whole pages). */
 export function InlineEmpty({ children }: { children: ReactNode }) {
-  return (
-    <p className="rounded-lg border border-dashed border-slate-300 px-4 py-4 text-center text-sm text-slate-500 dark:border-slate-700 dark:text-slate-400">
-      {children}
-    </p>
-  );
+  return <p className="rounded-lg border border-dashed border-slate-300 px-4 py-4 text-center text-sm text-slate-500 dark:border-slate-700 dark:text-slate-400">{children}</p>;
 }
 
 /**

@@ -109,7 +109,7 @@ export async function apiFetchWithHeaders<T>(path: string, init: ApiInit = {}): 
   }
 
   const text = await res.text();
-  let parsed: unknown ;
+  let parsed: unknown;
   if (text !== "") {
     try {
       parsed = JSON.parse(text);
@@ -121,8 +121,7 @@ export async function apiFetchWithHeaders<T>(path: string, init: ApiInit = {}): 
   if (!res.ok) {
     const env = (parsed as { error?: { code?: unknown; message?: unknown; details?: unknown } } | undefined)?.error;
     const code = typeof env?.code === "string" ? env.code : `http_${res.status}`;
-    const message =
-      typeof env?.message === "string" ? env.message : `The console answered ${res.status} ${res.statusText || ""}`.trim();
+    const message = typeof env?.message === "string" ? env.message : `The console answered ${res.status} ${res.statusText || ""}`.trim();
     const details = Array.isArray(env?.details) ? (env.details as ErrorDetail[]) : [];
     const err = new ApiError(res.status, code, message, details);
     if (err.backendUnavailable) backendAvailability.set({ unavailable: true, message });
@@ -142,12 +141,9 @@ function redirectToSignIn(): void {
 }
 
 export const apiGet = <T>(path: string, signal?: AbortSignal) => apiFetch<T>(path, { signal });
-export const apiPost = <T>(path: string, body?: unknown, init: ApiInit = {}) =>
-  apiFetch<T>(path, { ...init, method: "POST", body });
-export const apiPut = <T>(path: string, body?: unknown, init: ApiInit = {}) =>
-  apiFetch<T>(path, { ...init, method: "PUT", body });
-export const apiPatch = <T>(path: string, body?: unknown, init: ApiInit = {}) =>
-  apiFetch<T>(path, { ...init, method: "PATCH", body });
+export const apiPost = <T>(path: string, body?: unknown, init: ApiInit = {}) => apiFetch<T>(path, { ...init, method: "POST", body });
+export const apiPut = <T>(path: string, body?: unknown, init: ApiInit = {}) => apiFetch<T>(path, { ...init, method: "PUT", body });
+export const apiPatch = <T>(path: string, body?: unknown, init: ApiInit = {}) => apiFetch<T>(path, { ...init, method: "PATCH", body });
 export const apiDelete = <T>(path: string, init: ApiInit = {}) => apiFetch<T>(path, { ...init, method: "DELETE" });
 
 /** A sentence for an error of any kind, for ErrorState and toasts. */

@@ -13,10 +13,20 @@ describe("auditSentence", () => {
     expect(configChangeText({ a: 1 }, { a: 1 })).toBe("no setting changed");
   });
   it("says pauses, resumes, rollouts and the other actions", () => {
-    expect(auditSentence({ ...base, action: "worker.config.patch", target: "worker:t/w1", details: { intent: "pause", slots_before: 3, slots_after: 0 } })).toBe("paused w1 (t): slots 3 → 0");
-    expect(auditSentence({ ...base, action: "worker.config.patch", target: "worker:t/w1", details: { intent: "resume", slots_before: 0, slots_after: 3 } })).toBe("resumed w1 (t): slots 0 → 3");
+    expect(auditSentence({ ...base, action: "worker.config.patch", target: "worker:t/w1", details: { intent: "pause", slots_before: 3, slots_after: 0 } })).toBe(
+      "paused w1 (t): slots 3 → 0",
+    );
+    expect(auditSentence({ ...base, action: "worker.config.patch", target: "worker:t/w1", details: { intent: "resume", slots_before: 0, slots_after: 3 } })).toBe(
+      "resumed w1 (t): slots 0 → 3",
+    );
     expect(
-      auditSentence({ ...base, action: "automation.config.rollout", target: "automation:scraper", changes_total: 4, changes: [{ worker_id: "a", before: { mode: "fast" }, after: { mode: "stealth" } }] }),
+      auditSentence({
+        ...base,
+        action: "automation.config.rollout",
+        target: "automation:scraper",
+        changes_total: 4,
+        changes: [{ worker_id: "a", before: { mode: "fast" }, after: { mode: "stealth" } }],
+      }),
     ).toBe("rolled a config change out to 4 workers of scraper: Mode fast → stealth (first worker shown)");
     expect(auditSentence({ ...base, action: "dead.requeue", target: "queue:jobs", details: { queue: "jobs", requeued: 1 } })).toBe("requeued 1 dead letter of jobs");
     expect(auditSentence({ ...base, action: "pool.delete", target: "pool:cookies", details: { items: 8 } })).toBe("removed pool cookies and its 8 items");
@@ -24,7 +34,7 @@ describe("auditSentence", () => {
     expect(auditSentence({ ...base, action: "counter.set", target: "counter:hits", details: { value: 3 } })).toBe("set counter hits to 3");
     expect(auditSentence({ ...base, action: "tasks.submit", target: "queue:jobs", details: { ids: ["a", "b"] } })).toBe("submitted 2 tasks to jobs");
     expect(auditSentence({ ...base, outcome: "refused", action: "dead.delete", target: "queue:jobs" })).toBe("tried to delete dead letters of jobs");
-    expect(auditSentence({ ...base, action: "queue.bulk", target: "queue:jobs", details: { bulk_action: "requeue-dead", q: null, where: 'attempts >= 3', expected: 12 } })).toBe(
+    expect(auditSentence({ ...base, action: "queue.bulk", target: "queue:jobs", details: { bulk_action: "requeue-dead", q: null, where: "attempts >= 3", expected: 12 } })).toBe(
       "started a job to requeue the matching dead letters of jobs (filter attempts >= 3), 12 tasks at the preview",
     );
     expect(auditSentence({ ...base, action: "queue.bulk.done", target: "queue:jobs", details: { bulk_action: "requeue-dead", done: 11, missing: 1 } })).toBe(

@@ -100,7 +100,12 @@ export function auditSentence(e: AuditEntryLike): string {
     case "queue.sweep":
       return `${v("swept", "sweep")} ${t.name}${num(d.requeued) !== null ? `: ${plural(num(d.requeued)!, "overdue task")} put back` : ""}`;
     case "queue.bulk": {
-      const what = d.bulk_action === "requeue-dead" ? "requeue the matching dead letters" : d.bulk_action === "delete-pending" ? "delete the matching pending tasks" : "delete the matching dead letters";
+      const what =
+        d.bulk_action === "requeue-dead"
+          ? "requeue the matching dead letters"
+          : d.bulk_action === "delete-pending"
+            ? "delete the matching pending tasks"
+            : "delete the matching dead letters";
       const filter = [typeof d.q === "string" ? `text “${d.q}”` : null, typeof d.where === "string" ? `filter ${d.where}` : null].filter(Boolean).join(", ");
       return `${v("started a job to", "start a job to")} ${what} of ${t.name}${filter ? ` (${filter})` : ""}${num(d.expected) !== null ? `, ${plural(num(d.expected)!, "task")} at the preview` : ""}`;
     }

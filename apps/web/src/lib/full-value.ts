@@ -1,15 +1,7 @@
 // "Show all" and "Download" of a truncated RawValue: how each page fetches the whole value
 // through the API's `preview_bytes` (apps/web/README.md), and how it makes sure that what
 // came back is the value the preview was cut from, not whatever sits at that place now.
-import {
-  MAX_PREVIEW_BYTES,
-  type DeadLetter,
-  type PoolItem,
-  type Priority,
-  type QueueDetail,
-  type RawValue,
-  type StreamDetail,
-} from "@fleet/schema";
+import { MAX_PREVIEW_BYTES, type DeadLetter, type PoolItem, type Priority, type QueueDetail, type RawValue, type StreamDetail } from "@fleet/schema";
 
 import { ApiError, apiGet, qs, seg } from "./api";
 import type { KvValue } from "./query";
@@ -158,9 +150,7 @@ export function poolPayloadLoader(pool: string, id: string, preview: RawValue): 
 export function deadLetterLoader(queue: string, index: number, ref: string, preview: RawValue): LoadFull {
   return async (maxBytes) => {
     const page = await notFoundAs(
-      apiGet<{ total: number; items: DeadLetter[] }>(
-        `/queues/${seg(queue)}/dead${qs({ offset: index, limit: 1, preview_bytes: previewBytesFor(preview.bytes, maxBytes) })}`,
-      ),
+      apiGet<{ total: number; items: DeadLetter[] }>(`/queues/${seg(queue)}/dead${qs({ offset: index, limit: 1, preview_bytes: previewBytesFor(preview.bytes, maxBytes) })}`),
       "This dead letter has moved: the queue is gone. Reload.",
     );
     const item = page.items[0];
@@ -169,10 +159,7 @@ export function deadLetterLoader(queue: string, index: number, ref: string, prev
   };
 }
 
-export type QueueRow =
-  | { section: "pending"; priority: Priority }
-  | { section: "processing"; id: string }
-  | { section: "scheduled"; readyAt: number };
+export type QueueRow = { section: "pending"; priority: Priority } | { section: "processing"; id: string } | { section: "scheduled"; readyAt: number };
 
 /** Queue items have no single-item read: the list is read again, far enough down, in full. */
 export function queueItemLoader(queue: string, position: number, row: QueueRow, preview: RawValue): LoadFull {
@@ -183,10 +170,28 @@ export function queueItemLoader(queue: string, position: number, row: QueueRow, 
     );
     const found =
       row.section === "pending"
-        ? findSameValue(d.pending_items, (i) => i.body, preview, position, (i) => i.priority === row.priority)?.body
+        ? findSameValue(
+            d.pending_items,
+            (i) => i.body,
+            preview,
+            position,
+            (i) => i.priority === row.priority,
+          )?.body
         : row.section === "processing"
-          ? findSameValue(d.processing_items, (i) => i.body, preview, position, (i) => i.id === row.id)?.body
-          : findSameValue(d.scheduled_items, (i) => i.body, preview, position, (i) => i.ready_at === row.readyAt)?.body;
+          ? findSameValue(
+              d.processing_items,
+              (i) => i.body,
+              preview,
+              position,
+              (i) => i.id === row.id,
+            )?.body
+          : findSameValue(
+              d.scheduled_items,
+              (i) => i.body,
+              preview,
+              position,
+              (i) => i.ready_at === row.readyAt,
+            )?.body;
     if (!found) throw new ValueGoneError("This task is gone from where it was (taken by a worker, retried or removed): reload.");
     return found;
   };
@@ -198,7 +203,13 @@ export function streamEntryLoader(stream: string, order: "newest" | "oldest", po
       apiGet<StreamDetail>(`/streams/${seg(stream)}${qs({ limit: listLimitFor(position), order, preview_bytes: previewBytesFor(preview.bytes, maxBytes) })}`),
       "This entry is gone: the stream is empty now. Reload.",
     );
-    const found = findSameValue(d.entries, (e) => e.envelope, preview, position, (e) => e.score === score);
+    const found = findSameValue(
+      d.entries,
+      (e) => e.envelope,
+      preview,
+      position,
+      (e) => e.score === score,
+    );
     if (!found) throw new ValueGoneError("This entry is gone from the stream (popped or trimmed): reload.");
     return found.envelope;
   };

@@ -94,7 +94,15 @@ describe("applyQueues", () => {
 
 describe("upsertByName", () => {
   it("sorts by name and lets a later entry win", () => {
-    expect(upsertByName([{ name: "b", v: 1 }], [{ name: "a", v: 2 }, { name: "b", v: 3 }])).toEqual([
+    expect(
+      upsertByName(
+        [{ name: "b", v: 1 }],
+        [
+          { name: "a", v: 2 },
+          { name: "b", v: 3 },
+        ],
+      ),
+    ).toEqual([
       { name: "a", v: 2 },
       { name: "b", v: 3 },
     ]);

@@ -78,7 +78,10 @@ export function routeFrame(client: QueryClient, kind: string, raw: string, inval
     case "sync": {
       // an unknown mode is treated as the safe one: refetch
       const mode = data.mode === "fresh" || data.mode === "replayed" ? data.mode : "refetch";
-      return { kind, data: { mode, ...(typeof data.reason === "string" ? { reason: data.reason } : {}), ...(typeof data.replayed === "number" ? { replayed: data.replayed } : {}) } };
+      return {
+        kind,
+        data: { mode, ...(typeof data.reason === "string" ? { reason: data.reason } : {}), ...(typeof data.replayed === "number" ? { replayed: data.replayed } : {}) },
+      };
     }
     default:
       return null;

@@ -150,8 +150,7 @@ export function startLiveTabs(options: LiveTabsOptions): LiveTabs {
     if (msg.t === "frame") {
       seen(msg.id);
       sink.frame(msg.kind, msg.id, msg.data);
-    }
-    else if (msg.t === "status") sink.status(msg.status);
+    } else if (msg.t === "status") sink.status(msg.status);
     // Until the next leader reports, frames may be missed: not "live".
     else if (msg.t === "bye") sink.status("reconnecting");
   };

@@ -179,9 +179,7 @@ export function LiveEventsProvider({ children }: { children: ReactNode }): React
             type: "active",
             // The full worker list costs a registry read per page: poll it at a slower pace.
             predicate: (q) =>
-              q.queryKey[1] !== "everything" ||
-              ((q.state.data as WorkersEverything | undefined)?.total ?? 0) <= 1000 ||
-              Date.now() - q.state.dataUpdatedAt > 30_000,
+              q.queryKey[1] !== "everything" || ((q.state.data as WorkersEverything | undefined)?.total ?? 0) <= 1000 || Date.now() - q.state.dataUpdatedAt > 30_000,
           },
           { cancelRefetch: false },
         );

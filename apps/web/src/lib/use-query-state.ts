@@ -47,9 +47,12 @@ export function useDebouncedParam(value: string, onCommit: (v: string) => void, 
   commit.current = onCommit;
   // Back/forward or a link changed the URL: follow it.
   useEffect(() => setLocal(value), [value]);
-  useEffect(() => () => {
-    if (timer.current) clearTimeout(timer.current);
-  }, []);
+  useEffect(
+    () => () => {
+      if (timer.current) clearTimeout(timer.current);
+    },
+    [],
+  );
   const set = useCallback(
     (v: string) => {
       setLocal(v);

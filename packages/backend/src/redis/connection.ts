@@ -350,13 +350,7 @@ type ScriptArg = string | Buffer | number;
  * Calls a script registered with defineCommand (EVALSHA, falling back to EVAL on NOSCRIPT).
  * On a pipeline it queues the call and returns the pipeline's own promise-less chain.
  */
-export function callScript(
-  target: ScriptTarget,
-  name: LuaScriptName,
-  keys: string[],
-  args: ScriptArg[],
-  opts: { buffer?: boolean } = {},
-): Promise<unknown> {
+export function callScript(target: ScriptTarget, name: LuaScriptName, keys: string[], args: ScriptArg[], opts: { buffer?: boolean } = {}): Promise<unknown> {
   const method = (target as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[opts.buffer ? `${name}Buffer` : name];
   if (typeof method !== "function") throw new TypeError(`script ${name} is not registered`);
   // Arrays, not spread arguments: ioredis flattens them one level (Command's args.flat()),

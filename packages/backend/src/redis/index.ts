@@ -872,7 +872,12 @@ export class RedisBackend implements Backend {
     await this.run(async (r) => {
       // Every copy's place, read in chunks from the first one found (no copy is before it,
       // unless the list moved meanwhile: then the body is looked for again from the head).
-      let places = await this.dlqPlaces(r, dead, ordered.map((m) => m.body), ordered[0]!.index);
+      let places = await this.dlqPlaces(
+        r,
+        dead,
+        ordered.map((m) => m.body),
+        ordered[0]!.index,
+      );
       for (let i = 0; i < ordered.length; i++) {
         const m = ordered[i]!;
         const pushed = action === "requeue" ? withAttemptsReset(m.body, opts) : EMPTY;
@@ -881,7 +886,12 @@ export class RedisBackend implements Backend {
           if (places[i]!.length === 0 && attempt > 0) break;
           if (places[i]!.length === 0 || attempt > 0) {
             // not where it was found: the list moved; read it again from the head
-            const again = await this.dlqPlaces(r, dead, ordered.slice(i).map((x) => x.body), 0);
+            const again = await this.dlqPlaces(
+              r,
+              dead,
+              ordered.slice(i).map((x) => x.body),
+              0,
+            );
             places = [...places.slice(0, i), ...again];
             if (places[i]!.length === 0) break;
           }
@@ -895,7 +905,16 @@ export class RedisBackend implements Backend {
             action === "delete"
               ? asNumber(await r.lrem(dead, 0, m.body))
               : asNumber(await callScript(r, "dlqRequeueBody", [dead, keys.queue(name)], pushed.equals(m.body) ? [m.body] : [m.body, pushed]));
-          if (i + 1 < ordered.length) places = [...places.slice(0, i + 1), ...(await this.dlqPlaces(r, dead, ordered.slice(i + 1).map((x) => x.body), 0))];
+          if (i + 1 < ordered.length)
+            places = [
+              ...places.slice(0, i + 1),
+              ...(await this.dlqPlaces(
+                r,
+                dead,
+                ordered.slice(i + 1).map((x) => x.body),
+                0,
+              )),
+            ];
         } else if (taken !== null && taken > 0) {
           // the places of the bodies after this one, in the list without its copies
           const gone = places[i]!;

@@ -17,14 +17,53 @@ async function packed(luaExpr: string, ...argv: Array<string | Buffer>): Promise
 
 describe("msgpack unpack", () => {
   it("reads strings of every length class as views of the exact bytes", async () => {
-    const strs = [Buffer.alloc(0), Buffer.from("RUNNING"), Buffer.alloc(31, 0x61), Buffer.alloc(32, 0x62), Buffer.alloc(255, 0x63), Buffer.alloc(256, 0x64), Buffer.alloc(65535, 0x65), Buffer.alloc(65536, 0x66), Buffer.from([0xff, 0x00, 0xc0, 0xd9])];
+    const strs = [
+      Buffer.alloc(0),
+      Buffer.from("RUNNING"),
+      Buffer.alloc(31, 0x61),
+      Buffer.alloc(32, 0x62),
+      Buffer.alloc(255, 0x63),
+      Buffer.alloc(256, 0x64),
+      Buffer.alloc(65535, 0x65),
+      Buffer.alloc(65536, 0x66),
+      Buffer.from([0xff, 0x00, 0xc0, 0xd9]),
+    ];
     const got = unpack(await packed("ARGV", ...strs));
     expect(got).toEqual(strs);
   });
 
   it("reads false, integers of every width and doubles", async () => {
-    const got = unpack(await packed("{false, true, 0, 1, 127, 128, 255, 256, 65535, 65536, 4294967295, 4294967296, -1, -32, -33, -128, -129, -32768, -32769, -2147483648, -2147483649, 1.5, -0.25, 1700000000.5}"));
-    expect(got).toEqual([false, true, 0, 1, 127, 128, 255, 256, 65535, 65536, 4294967295, 4294967296, -1, -32, -33, -128, -129, -32768, -32769, -2147483648, -2147483649, 1.5, -0.25, 1700000000.5]);
+    const got = unpack(
+      await packed(
+        "{false, true, 0, 1, 127, 128, 255, 256, 65535, 65536, 4294967295, 4294967296, -1, -32, -33, -128, -129, -32768, -32769, -2147483648, -2147483649, 1.5, -0.25, 1700000000.5}",
+      ),
+    );
+    expect(got).toEqual([
+      false,
+      true,
+      0,
+      1,
+      127,
+      128,
+      255,
+      256,
+      65535,
+      65536,
+      4294967295,
+      4294967296,
+      -1,
+      -32,
+      -33,
+      -128,
+      -129,
+      -32768,
+      -32769,
+      -2147483648,
+      -2147483649,
+      1.5,
+      -0.25,
+      1700000000.5,
+    ]);
   });
 
   it("reads arrays longer than 15 and 65535 entries, and nested arrays", async () => {

@@ -65,7 +65,10 @@ describe("connectivity", () => {
     const t0 = Date.now();
     // each by the configured connect timeout (300 ms), none by a command timeout or a hang
     for (const call of [() => down.workersGet([{ automationType: "a", workerId: "b" }]), () => down.subscribeEvents(() => undefined), () => down.health()]) {
-      const err = await call().then(() => null, (e: unknown) => e);
+      const err = await call().then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(BackendUnavailableError);
       expect((err as Error).message).toMatch(/no connection within 300 ms/);
     }
@@ -116,11 +119,13 @@ describe("connectivity", () => {
       // a fresh server has no data: answering 0 proves the client reconnected on its own
       expect(await until(async () => (await b.counterGet("c")) === 0, 8000)).toBe(true);
       // the one event subscription re-subscribes by itself too
-      expect(await until(async () => {
-        await b.eventPublish("after.restart", "x");
-        await new Promise((r) => setTimeout(r, 50));
-        return heard.includes("after.restart");
-      }, 8000)).toBe(true);
+      expect(
+        await until(async () => {
+          await b.eventPublish("after.restart", "x");
+          await new Promise((r) => setTimeout(r, 50));
+          return heard.includes("after.restart");
+        }, 8000),
+      ).toBe(true);
       await sub.close();
     } finally {
       await b.close();
@@ -131,14 +136,19 @@ describe("connectivity", () => {
   it("authenticates with the password in the URL, and reports a wrong one without echoing it", async () => {
     const port = 20000 + Math.floor(Math.random() * 20000);
     const dir = mkdtempSync(join(tmpdir(), "fleet-redis-auth-"));
-    const server = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--requirepass", "s3cr3t-pw", "--save", "", "--appendonly", "no", "--dir", dir], { stdio: "ignore" });
+    const server = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--requirepass", "s3cr3t-pw", "--save", "", "--appendonly", "no", "--dir", dir], {
+      stdio: "ignore",
+    });
     const good = createRedisBackend(`redis://:s3cr3t-pw@127.0.0.1:${port}/5`);
     const bad = createRedisBackend(`redis://:wrong-pw@127.0.0.1:${port}/5`);
     try {
       const deadline = Date.now() + 5000;
       let ok = false;
       while (!ok && Date.now() < deadline) {
-        ok = await good.counterSet("auth", 9).then(() => true, () => false);
+        ok = await good.counterSet("auth", 9).then(
+          () => true,
+          () => false,
+        );
         if (!ok) await new Promise((r) => setTimeout(r, 100));
       }
       expect(ok).toBe(true);
@@ -162,12 +172,47 @@ describe("connectivity", () => {
     const dir = mkdtempSync(join(tmpdir(), "fleet-redis-tls-"));
     const cert = join(dir, "cert.pem");
     const key = join(dir, "key.pem");
-    const made = spawnSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"]);
+    const made = spawnSync("openssl", [
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-keyout",
+      key,
+      "-out",
+      cert,
+      "-days",
+      "1",
+      "-subj",
+      "/CN=127.0.0.1",
+      "-addext",
+      "subjectAltName=IP:127.0.0.1",
+    ]);
     expect(made.status).toBe(0);
     const port = 20000 + Math.floor(Math.random() * 20000);
     const server = spawn(
       "redis-server",
-      ["--port", "0", "--tls-port", String(port), "--tls-cert-file", cert, "--tls-key-file", key, "--tls-auth-clients", "no", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir],
+      [
+        "--port",
+        "0",
+        "--tls-port",
+        String(port),
+        "--tls-cert-file",
+        cert,
+        "--tls-key-file",
+        key,
+        "--tls-auth-clients",
+        "no",
+        "--bind",
+        "127.0.0.1",
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--dir",
+        dir,
+      ],
       { stdio: "ignore" },
     );
     const url = `rediss://127.0.0.1:${port}/0`;
@@ -177,7 +222,10 @@ describe("connectivity", () => {
       const deadline = Date.now() + 5000;
       let ok = false;
       while (!ok && Date.now() < deadline) {
-        ok = await trusted.counterSet("tls", 3).then(() => true, () => false);
+        ok = await trusted.counterSet("tls", 3).then(
+          () => true,
+          () => false,
+        );
         if (!ok) await new Promise((r) => setTimeout(r, 100));
       }
       expect(ok).toBe(true);
@@ -495,12 +543,22 @@ describe("batched reads", () => {
     const t = p();
     const n = 5 * WORKERS_PER_CALL;
     await plantWorkers(t, n);
-    await raw.zadd(`wkr:${t}:w7:stats:history`, 1, "{\"a\": 1}", 2, "{\"a\": 2}");
+    await raw.zadd(`wkr:${t}:w7:stats:history`, 1, '{"a": 1}', 2, '{"a": 2}');
     const refs = Array.from({ length: n }, (_, i) => ({ automationType: t, workerId: `w${i}` }));
     let got: WorkerRecord[] = [];
     // every value present: one MULTI per chunk and nothing else
     expect(await commandsSent(async () => (got = await backend.workersGet(refs)))).toEqual(Array<string[]>(5).fill(CHUNK).flat());
-    expect(got[1234 % n]).toMatchObject({ workerId: `w${1234 % n}`, registered: true, hardware: { i: 1234 % n }, configGen: 1234 % n, state: "RUNNING", lastSeen: 1.5, lastError: null, historyLen: 0, corrupt: [] });
+    expect(got[1234 % n]).toMatchObject({
+      workerId: `w${1234 % n}`,
+      registered: true,
+      hardware: { i: 1234 % n },
+      configGen: 1234 % n,
+      state: "RUNNING",
+      lastSeen: 1.5,
+      lastError: null,
+      historyLen: 0,
+      corrupt: [],
+    });
     expect(got[7]!.historyLen).toBe(2);
     // a ghost in the last chunk: its nil values are looked at once more, in one call
     refs.push({ automationType: t, workerId: "ghost" });
@@ -572,7 +630,10 @@ describe("keyspace notifications", () => {
       for (;;) {
         const probe = new Redis({ port, lazyConnect: true, retryStrategy: () => null });
         probe.on("error", () => undefined);
-        const up = await probe.connect().then(() => true, () => false);
+        const up = await probe.connect().then(
+          () => true,
+          () => false,
+        );
         probe.disconnect();
         if (up) break;
         if (Date.now() > deadline) throw new Error("redis-server did not start");
@@ -637,7 +698,9 @@ describe("keyspace notifications", () => {
         await seesWritesAtOnce(d, other);
         expect(await admin.config("GET", "notify-keyspace-events")).toEqual(["notify-keyspace-events", ""]);
         // one tracking client, in broadcast mode on Fleet's prefixes
-        const clients = String(await admin.client("LIST")).split("\n").filter((l) => /flags=\S*t/.test(l));
+        const clients = String(await admin.client("LIST"))
+          .split("\n")
+          .filter((l) => /flags=\S*t/.test(l));
         expect(clients).toHaveLength(1);
       } finally {
         await d.close();
@@ -656,7 +719,9 @@ describe("keyspace notifications", () => {
       try {
         await d.refresh();
         expect(await liveEventsOf(d)).toBe("tracking");
-        const tracker = String(await admin.client("LIST")).split("\n").find((l) => /flags=\S*t/.test(l))!;
+        const tracker = String(await admin.client("LIST"))
+          .split("\n")
+          .find((l) => /flags=\S*t/.test(l))!;
         await admin.client("KILL", "ID", /id=(\d+)/.exec(tracker)![1]!);
         const until = Date.now() + 5000;
         while (d.status().liveEvents === "tracking" && Date.now() < until) await new Promise((r) => setTimeout(r, 10));

@@ -1,11 +1,5 @@
 // fleet dead search | requeue | delete
-import {
-  DeadLetterDeleteResultSchema,
-  DeadLetterRequeueResultSchema,
-  DeadLettersSchema,
-  MAX_PREVIEW_BYTES,
-  type DeadLetter,
-} from "@fleet/schema";
+import { DeadLetterDeleteResultSchema, DeadLetterRequeueResultSchema, DeadLettersSchema, MAX_PREVIEW_BYTES, type DeadLetter } from "@fleet/schema";
 
 import { seg } from "../client";
 import { flag, intOpt, stringOpt, type CommandSpec, type Context } from "../command";
@@ -41,10 +35,7 @@ export const deadSearch: CommandSpec = {
     scan: { type: "string", value: "N", description: "read at most N dead letters (default 100000)" },
     "preview-bytes": { type: "string", value: "N", description: "read this many bytes of each body (default 4096)" },
   },
-  examples: [
-    "fleet dead search scraper --text timeout",
-    "fleet dead search scraper --text 'HTTP 503' --json | jq -r '.matches[].ref' | fleet dead requeue scraper -",
-  ],
+  examples: ["fleet dead search scraper --text timeout", "fleet dead search scraper --text 'HTTP 503' --json | jq -r '.matches[].ref' | fleet dead requeue scraper -"],
   async run(ctx) {
     const cmd = "dead search";
     const [queue] = ctx.args as [string];
@@ -111,7 +102,14 @@ async function selection(ctx: Context, cmd: string): Promise<{ all: true } | { r
     else refs.push(g);
   }
   const bad = refs.filter((r) => !REF_PATTERN.test(r));
-  if (bad.length > 0) throw new UsageError(`not a dead-letter ref (40 lowercase hex digits): ${bad.slice(0, 3).map((b) => JSON.stringify(b)).join(", ")}`, cmd);
+  if (bad.length > 0)
+    throw new UsageError(
+      `not a dead-letter ref (40 lowercase hex digits): ${bad
+        .slice(0, 3)
+        .map((b) => JSON.stringify(b))
+        .join(", ")}`,
+      cmd,
+    );
   if (refs.length === 0) throw new UsageError("stdin held no refs", cmd);
   return { refs: [...new Set(refs)] };
 }

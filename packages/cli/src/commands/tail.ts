@@ -58,7 +58,9 @@ export function describe(e: LiveEvent): string[] {
       return [`${t}  bus     ${e.data.topic}  ${compactJson(e.data.payload)}`];
     case "workers":
       return [
-        ...e.data.changed.map((w) => `${t}  worker  ${w.automation_type}/${w.worker_id}  ${w.status}${w.config_gen === null ? "" : `  gen ${w.config_gen}`}${w.last_error ? `  ${w.last_error}` : ""}`),
+        ...e.data.changed.map(
+          (w) => `${t}  worker  ${w.automation_type}/${w.worker_id}  ${w.status}${w.config_gen === null ? "" : `  gen ${w.config_gen}`}${w.last_error ? `  ${w.last_error}` : ""}`,
+        ),
         ...e.data.removed.map((w) => `${t}  worker  ${w.automation_type}/${w.worker_id}  removed`),
       ];
     case "queues":
@@ -72,10 +74,7 @@ export function describe(e: LiveEvent): string[] {
         ...(e.data.removed ?? []).map((n) => `${t}  pool    ${n}  removed`),
       ];
     case "streams":
-      return [
-        ...e.data.streams.map((s) => `${t}  stream  ${s.name}  length ${s.length}`),
-        ...(e.data.removed ?? []).map((n) => `${t}  stream  ${n}  removed`),
-      ];
+      return [...e.data.streams.map((s) => `${t}  stream  ${s.name}  length ${s.length}`), ...(e.data.removed ?? []).map((n) => `${t}  stream  ${n}  removed`)];
     case "sync":
       // once per connection: whether what was missed while away came again (replayed) or not (refetch)
       return e.data.mode === "fresh" ? [] : [`${t}  sync    ${e.data.mode}${e.data.replayed ? ` (${e.data.replayed} replayed)` : ""}${e.data.reason ? `  ${e.data.reason}` : ""}`];
@@ -105,7 +104,15 @@ export const tail: CommandSpec = {
 async function runTail(ctx: Context): Promise<typeof EXIT.OK> {
   const cmd = "tail";
   const kindsText = stringOpt(ctx, "events");
-  const kinds = kindsText === undefined ? null : new Set(kindsText.split(",").map((k) => k.trim()).filter(Boolean));
+  const kinds =
+    kindsText === undefined
+      ? null
+      : new Set(
+          kindsText
+            .split(",")
+            .map((k) => k.trim())
+            .filter(Boolean),
+        );
   if (kinds) {
     const unknown = [...kinds].filter((k) => !KINDS.includes(k as (typeof KINDS)[number]));
     if (unknown.length > 0 || kinds.size === 0) throw new UsageError(`--events takes ${KINDS.join(", ")}; got ${JSON.stringify(kindsText)}`, cmd);

@@ -25,28 +25,10 @@ export const ScraperConfigSchema = z
       .default("fast")
       .meta({ title: "Mode", description: "fast: one request; thorough: follow links up to the task's depth; stealth: slower, human-like pacing." }),
     headless: z.boolean().default(true).meta({ title: "Headless browser", description: "Run the browser without a window." }),
-    timeout_ms: z
-      .number()
-      .int()
-      .min(1000)
-      .max(120_000)
-      .default(15_000)
-      .meta({ title: "Task timeout (ms)", description: "A run longer than this fails and is retried." }),
-    use_cookie_pool: z
-      .boolean()
-      .default(true)
-      .meta({ title: "Use the cf-cookies pool", description: "Claim a clearance cookie for the site before fetching." }),
-    failure_rate: z
-      .number()
-      .min(0)
-      .max(1)
-      .default(0.12)
-      .meta({ title: "Injected failure rate", description: "Demo only: share of runs that fail at random." }),
-    user_agent: z
-      .string()
-      .max(300)
-      .default("Mozilla/5.0 (X11; Linux x86_64) FleetDemo/1.0")
-      .meta({ title: "User agent" }),
+    timeout_ms: z.number().int().min(1000).max(120_000).default(15_000).meta({ title: "Task timeout (ms)", description: "A run longer than this fails and is retried." }),
+    use_cookie_pool: z.boolean().default(true).meta({ title: "Use the cf-cookies pool", description: "Claim a clearance cookie for the site before fetching." }),
+    failure_rate: z.number().min(0).max(1).default(0.12).meta({ title: "Injected failure rate", description: "Demo only: share of runs that fail at random." }),
+    user_agent: z.string().max(300).default("Mozilla/5.0 (X11; Linux x86_64) FleetDemo/1.0").meta({ title: "User agent" }),
   })
   .meta({ title: "Scraper", description: "Fetches pages from the scraper queue and emits what it found." });
 
@@ -118,10 +100,7 @@ export function scraperAutomation() {
 export const CookiesConfigSchema = z
   .object({
     ...runtimeConfigShape,
-    role: z
-      .enum(["both", "producer", "consumer"])
-      .default("both")
-      .meta({ title: "Role", description: "both: slot 0 mints cookies, the other slots consume them." }),
+    role: z.enum(["both", "producer", "consumer"]).default("both").meta({ title: "Role", description: "both: slot 0 mints cookies, the other slots consume them." }),
     target_pool_size: z
       .number()
       .int()
@@ -129,22 +108,10 @@ export const CookiesConfigSchema = z
       .max(500)
       .default(30)
       .meta({ title: "Target pool size", description: "The producer keeps at least this many live cookies in the pool." }),
-    cookie_ttl_seconds: z
-      .number()
-      .int()
-      .min(30)
-      .max(86_400)
-      .default(300)
-      .meta({ title: "Cookie lifetime (s)", description: "Expiry of each minted cookie." }),
+    cookie_ttl_seconds: z.number().int().min(30).max(86_400).default(300).meta({ title: "Cookie lifetime (s)", description: "Expiry of each minted cookie." }),
     solver: z.enum(["turnstile", "js-challenge", "managed"]).default("turnstile").meta({ title: "Challenge solver" }),
     headless: z.boolean().default(true).meta({ title: "Headless browser" }),
-    hold_seconds: z
-      .number()
-      .int()
-      .min(1)
-      .max(600)
-      .default(20)
-      .meta({ title: "Claim hold (s)", description: "How long a consumer's claim lasts before it expires on its own." }),
+    hold_seconds: z.number().int().min(1).max(600).default(20).meta({ title: "Claim hold (s)", description: "How long a consumer's claim lasts before it expires on its own." }),
   })
   .meta({ title: "CF cookies", description: "Keeps the cf-cookies pool topped up with clearance cookies and exercises them." });
 
@@ -243,7 +210,20 @@ export const EnrichOutputSchema = z
   })
   .meta({ title: "Enriched company" });
 
-const DOMAINS = ["acme.test", "globex.test", "initech.test", "umbrella.test", "hooli.test", "piedpiper.test", "stark.test", "wayne.test", "wonka.test", "tyrell.test", "cyberdyne.test", "soylent.test"];
+const DOMAINS = [
+  "acme.test",
+  "globex.test",
+  "initech.test",
+  "umbrella.test",
+  "hooli.test",
+  "piedpiper.test",
+  "stark.test",
+  "wayne.test",
+  "wonka.test",
+  "tyrell.test",
+  "cyberdyne.test",
+  "soylent.test",
+];
 const INDUSTRIES = ["retail", "media", "software", "logistics", "biotech", "energy"];
 
 export function enricherAutomation() {

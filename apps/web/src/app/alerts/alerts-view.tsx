@@ -112,9 +112,15 @@ function RulesTable({ config, urlsMasked }: { config: AlertConfig; urlsMasked: b
             <caption className="sr-only">Alert rules</caption>
             <thead className="text-left text-xs text-slate-600 uppercase dark:text-slate-400">
               <tr>
-                <th scope="col" className="py-1 pr-3 font-medium">Rule</th>
-                <th scope="col" className="py-1 pr-3 font-medium">Fires when</th>
-                <th scope="col" className="py-1 pr-3 font-medium">Sends to</th>
+                <th scope="col" className="py-1 pr-3 font-medium">
+                  Rule
+                </th>
+                <th scope="col" className="py-1 pr-3 font-medium">
+                  Fires when
+                </th>
+                <th scope="col" className="py-1 pr-3 font-medium">
+                  Sends to
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -144,7 +150,8 @@ function RulesTable({ config, urlsMasked }: { config: AlertConfig; urlsMasked: b
         <ul className="text-sm" data-testid="webhook-list">
           {config.webhooks.map((w) => (
             <li key={w.id} className="py-0.5">
-              <span className="font-medium">{w.name ?? w.id}</span> ({w.format === "slack" ? "Slack-compatible text" : "JSON"}): <code className="font-mono text-xs break-all">{w.url}</code>
+              <span className="font-medium">{w.name ?? w.id}</span> ({w.format === "slack" ? "Slack-compatible text" : "JSON"}):{" "}
+              <code className="font-mono text-xs break-all">{w.url}</code>
             </li>
           ))}
         </ul>
@@ -156,7 +163,17 @@ function RulesTable({ config, urlsMasked }: { config: AlertConfig; urlsMasked: b
 
 type Phase = "view" | "edit" | "review" | "saving";
 
-function RulesEditor({ config, gen, schema, onDone }: { config: AlertConfig; gen: number; schema: Record<string, unknown>; onDone: (note: { kind: "ok" | "error" | "warn"; text: string }) => void }) {
+function RulesEditor({
+  config,
+  gen,
+  schema,
+  onDone,
+}: {
+  config: AlertConfig;
+  gen: number;
+  schema: Record<string, unknown>;
+  onDone: (note: { kind: "ok" | "error" | "warn"; text: string }) => void;
+}) {
   const qc = useQueryClient();
   const validator = useMemo(() => makeValidator(), []);
   const original = useMemo(() => JSON.stringify(config, null, 2), [config]);
@@ -212,7 +229,12 @@ function RulesEditor({ config, gen, schema, onDone }: { config: AlertConfig; gen
             <label className="text-sm" htmlFor="rule-kind">
               Add a rule of kind
             </label>
-            <select id="rule-kind" className="rounded-md border border-slate-300 bg-white px-2 py-1 text-sm dark:border-slate-700 dark:bg-slate-900" value={kind} onChange={(e) => setKind(e.target.value as AlertRule["kind"])}>
+            <select
+              id="rule-kind"
+              className="rounded-md border border-slate-300 bg-white px-2 py-1 text-sm dark:border-slate-700 dark:bg-slate-900"
+              value={kind}
+              onChange={(e) => setKind(e.target.value as AlertRule["kind"])}
+            >
               {ALERT_KINDS_LIST.map((k) => (
                 <option key={k} value={k}>
                   {KIND_LABEL[k]}
@@ -342,10 +364,7 @@ export function AlertsView() {
   const status = useQuery(queries.alertsStatus());
   return (
     <>
-      <PageHeader
-        title="Alerts"
-        description="Rules the console checks every 10 s (one console process does, whichever leads), what fires now, and where the messages went."
-      />
+      <PageHeader title="Alerts" description="Rules the console checks every 10 s (one console process does, whichever leads), what fires now, and where the messages went." />
       {status.isPending ? (
         <LoadingState label="Loading the alerts…" />
       ) : status.isError ? (

@@ -48,7 +48,10 @@ const ROLE_STYLE: Record<string, string> = {
 };
 
 function slug(text: string): string {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
+  return text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-|-$/g, "");
 }
 
 function resolveRef(doc: Json, value: Json): Json {
@@ -82,8 +85,8 @@ export default async function ApiDocsPage() {
         title="API reference"
         description={
           <>
-            Every operation of the HTTP API under <code className="font-mono">{server}</code>, generated from the console&apos;s
-            route table and schemas. The same document as OpenAPI 3.1:{" "}
+            Every operation of the HTTP API under <code className="font-mono">{server}</code>, generated from the console&apos;s route table and schemas. The same document as
+            OpenAPI 3.1:{" "}
             <a className="link" href={`${server}/openapi.json`}>
               {server}/openapi.json
             </a>
@@ -96,9 +99,8 @@ export default async function ApiDocsPage() {
           <Prose text={info.description} />
         </p>
         <p>
-          Scripts authenticate with <code className="font-mono">Authorization: Bearer &lt;token&gt;</code> (tokens come from{" "}
-          <code className="font-mono">FLEET_AUTH_TOKENS</code>); the <code className="font-mono">fleet</code> command-line tool wraps
-          the common operations.
+          Scripts authenticate with <code className="font-mono">Authorization: Bearer &lt;token&gt;</code> (tokens come from <code className="font-mono">FLEET_AUTH_TOKENS</code>);
+          the <code className="font-mono">fleet</code> command-line tool wraps the common operations.
         </p>
       </div>
 

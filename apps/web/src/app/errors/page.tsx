@@ -8,10 +8,7 @@ export const metadata: Metadata = { title: "Error groups" };
 export default function ErrorsPage() {
   return (
     <>
-      <PageHeader
-        title="Error groups"
-        description="Dead letters' and workers' last errors, grouped by the message with numbers, ids, urls, hex and quoted values left out."
-      />
+      <PageHeader title="Error groups" description="Dead letters' and workers' last errors, grouped by the message with numbers, ids, urls, hex and quoted values left out." />
       <section aria-label="Error groups" className="card">
         <ErrorGroupsList queue={null} limit={200} />
       </section>

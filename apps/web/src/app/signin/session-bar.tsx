@@ -25,7 +25,11 @@ export function SessionBar() {
   }
   if (session.mode === "open") {
     return (
-      <div role="status" data-testid="no-auth-banner" className="border-b border-amber-300 bg-amber-100 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100">
+      <div
+        role="status"
+        data-testid="no-auth-banner"
+        className="border-b border-amber-300 bg-amber-100 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100"
+      >
         <div className="mx-auto flex max-w-7xl flex-wrap items-center gap-x-3 gap-y-1 px-4 py-1.5">
           <span>
             <strong>No authentication:</strong> this demo console on loopback lets anyone on this machine act as admin.

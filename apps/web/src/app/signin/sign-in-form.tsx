@@ -62,9 +62,7 @@ function Form() {
         <h1 className="text-xl font-semibold">Sign in to Fleet Console</h1>
       </div>
       {!session.password_sign_in && (
-        <p className="text-sm text-slate-600 dark:text-slate-400">
-          This console has no password users; it is reached through its sign-in proxy or with API tokens.
-        </p>
+        <p className="text-sm text-slate-600 dark:text-slate-400">This console has no password users; it is reached through its sign-in proxy or with API tokens.</p>
       )}
       <label className="grid gap-1 text-sm font-medium">
         User name

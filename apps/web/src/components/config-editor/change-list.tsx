@@ -70,11 +70,7 @@ export function ChangeList({
                 )}
               </td>
               <td className="py-2 text-emerald-800 dark:text-emerald-300">
-                {c.kind === "removed" ? (
-                  <Muted>removed{def !== undefined ? ` (falls back to default ${JSON.stringify(def)})` : ""}</Muted>
-                ) : (
-                  <Value value={c.after} />
-                )}
+                {c.kind === "removed" ? <Muted>removed{def !== undefined ? ` (falls back to default ${JSON.stringify(def)})` : ""}</Muted> : <Value value={c.after} />}
               </td>
             </tr>
           );

@@ -1,17 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import {
-  applyMergePatch,
-  diffConfig,
-  fromPointer,
-  getPath,
-  hasPath,
-  jsonEqual,
-  mergePatchBetween,
-  mergePatchExpresses,
-  stripUndefined,
-  toPointer,
-} from "./diff";
+import { applyMergePatch, diffConfig, fromPointer, getPath, hasPath, jsonEqual, mergePatchBetween, mergePatchExpresses, stripUndefined, toPointer } from "./diff";
 
 describe("diffConfig", () => {
   it("lists changed, added and removed leaves in a stable order", () => {
@@ -75,7 +64,10 @@ describe("mergePatchBetween", () => {
 
   it("round-trips: applying the patch gives the new config", () => {
     const cases: Array<[unknown, unknown]> = [
-      [{ a: 1, b: { c: 2, d: [1] } }, { a: 2, b: { d: [2], e: "x" } }],
+      [
+        { a: 1, b: { c: 2, d: [1] } },
+        { a: 2, b: { d: [2], e: "x" } },
+      ],
       [{ a: { b: { c: 1 } } }, { a: { b: {} } }],
       [{}, { a: { b: 1 } }],
       [{ a: { b: 1 } }, {}],

@@ -44,9 +44,7 @@ export function boundsText(schema: Record<string, unknown>): string | null {
   const t = schema.type;
   // zod's int() emits the safe-integer range as bounds: not worth showing.
   const bounded = (v: unknown): v is number => typeof v === "number" && Math.abs(v) < Number.MAX_SAFE_INTEGER;
-  schema = Object.fromEntries(
-    Object.entries(schema).filter(([k, v]) => !["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"].includes(k) || bounded(v)),
-  );
+  schema = Object.fromEntries(Object.entries(schema).filter(([k, v]) => !["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"].includes(k) || bounded(v)));
   if (t === "number" || t === "integer") {
     const lo = typeof schema.minimum === "number" ? schema.minimum : typeof schema.exclusiveMinimum === "number" ? schema.exclusiveMinimum : undefined;
     const hi = typeof schema.maximum === "number" ? schema.maximum : typeof schema.exclusiveMaximum === "number" ? schema.exclusiveMaximum : undefined;
@@ -93,10 +91,7 @@ function FieldTemplate(props: FieldTemplateProps) {
     );
   }
   return (
-    <div
-      className={`-mx-1 flex flex-col gap-1.5 rounded-lg p-1 ${invalid ? "bg-red-50/60 dark:bg-red-950/30" : ""}`}
-      data-field={fieldPathId.path.join(".")}
-    >
+    <div className={`-mx-1 flex flex-col gap-1.5 rounded-lg p-1 ${invalid ? "bg-red-50/60 dark:bg-red-950/30" : ""}`} data-field={fieldPathId.path.join(".")}>
       {showLabel && (
         // The asterisk sits outside the label so the field's name stays the title alone;
         // `required` on the input tells assistive technology.
@@ -229,10 +224,7 @@ function BaseInputTemplate(props: BaseInputTemplateProps) {
   const inputProps = getInputProps(schema, type, options);
   const numeric = inputProps.type === "number" || inputProps.type === "integer";
   const inputValue = numeric ? (value || value === 0 ? value : "") : value == null ? "" : value;
-  const handleChange = useCallback(
-    ({ target: { value: v } }: ChangeEvent<HTMLInputElement>) => onChange(v === "" ? options.emptyValue : v),
-    [onChange, options],
-  );
+  const handleChange = useCallback(({ target: { value: v } }: ChangeEvent<HTMLInputElement>) => onChange(v === "" ? options.emptyValue : v), [onChange, options]);
   const handleBlur = useCallback(({ target }: FocusEvent<HTMLInputElement>) => onBlur(id, target.value), [onBlur, id]);
   const handleFocus = useCallback(({ target }: FocusEvent<HTMLInputElement>) => onFocus(id, target.value), [onFocus, id]);
   const invalid = (rawErrors?.length ?? 0) > 0;
@@ -291,12 +283,32 @@ function CheckboxWidget({ id, value, disabled, readonly, autofocus, onChange, on
   );
 }
 
-function SelectWidget({ schema, id, options, value, required, disabled, readonly, multiple = false, autofocus, onChange, onBlur, onFocus, placeholder, htmlName, rawErrors }: WidgetProps) {
+function SelectWidget({
+  schema,
+  id,
+  options,
+  value,
+  required,
+  disabled,
+  readonly,
+  multiple = false,
+  autofocus,
+  onChange,
+  onBlur,
+  onFocus,
+  placeholder,
+  htmlName,
+  rawErrors,
+}: WidgetProps) {
   const { enumOptions, enumDisabled, emptyValue: optEmptyVal } = options;
   const emptyValue = multiple ? [] : "";
   const selectValue = enumOptionSelectedValue(value, enumOptions, multiple, undefined, emptyValue);
   const decode = (e: { target: HTMLSelectElement }) => {
-    const v = multiple ? Array.from(e.target.options).filter((o) => o.selected).map((o) => o.value) : e.target.value;
+    const v = multiple
+      ? Array.from(e.target.options)
+          .filter((o) => o.selected)
+          .map((o) => o.value)
+      : e.target.value;
     return enumOptionValueDecoder(v, enumOptions, undefined, optEmptyVal);
   };
   const showPlaceholder = !multiple && schema.default === undefined;

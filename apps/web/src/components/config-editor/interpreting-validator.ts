@@ -39,13 +39,7 @@ export function toRjsfError(e: SchemaError): RJSFValidationError {
 
 // rjsf's own defaults (form data typed `any`) for every generic below
 export class InterpretingValidator implements ValidatorType {
-  validateFormData(
-    formData: unknown,
-    schema: RJSFSchema,
-    customValidate?: CustomValidator,
-    transformErrors?: ErrorTransformer,
-    uiSchema?: UiSchema,
-  ): ValidationData<unknown> {
+  validateFormData(formData: unknown, schema: RJSFSchema, customValidate?: CustomValidator, transformErrors?: ErrorTransformer, uiSchema?: UiSchema): ValidationData<unknown> {
     let errors = checkSchema(schema, formData).map(toRjsfError);
     if (typeof transformErrors === "function") errors = transformErrors(errors, uiSchema);
     const errorSchema = toErrorSchema(errors);

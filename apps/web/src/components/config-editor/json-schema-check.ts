@@ -262,8 +262,10 @@ class Checker {
         for (const d of deps) if (typeof d === "string" && !keys.includes(d)) err("required", { missingProperty: d }, `must have required property '${d}'`);
       }
     }
-    if (typeof s.maxProperties === "number" && keys.length > s.maxProperties) err("maxProperties", { limit: s.maxProperties }, `must NOT have more than ${s.maxProperties} properties`);
-    if (typeof s.minProperties === "number" && keys.length < s.minProperties) err("minProperties", { limit: s.minProperties }, `must NOT have fewer than ${s.minProperties} properties`);
+    if (typeof s.maxProperties === "number" && keys.length > s.maxProperties)
+      err("maxProperties", { limit: s.maxProperties }, `must NOT have more than ${s.maxProperties} properties`);
+    if (typeof s.minProperties === "number" && keys.length < s.minProperties)
+      err("minProperties", { limit: s.minProperties }, `must NOT have fewer than ${s.minProperties} properties`);
     const props = isPlainObject(s.properties) ? s.properties : {};
     const patterns = isPlainObject(s.patternProperties) ? Object.entries(s.patternProperties) : [];
     for (const k of keys) {

@@ -145,8 +145,10 @@ export function humanizeServerMessage(message: string): string {
     [/^must be (integer|number|string|boolean|array|object|null)$/, (x) => `Must be ${typeList(x[1])}.`],
     [/^must be equal to one of the allowed values$/, () => "Must be one of the listed choices."],
     [/^must NOT have more than (\d+) characters$/, (x) => `Must be at most ${plural(Number(x[1]), "character", "characters")} long.`],
-    [/^must NOT have fewer than (\d+) characters$/, (x) =>
-      Number(x[1]) === 1 ? "Must not be empty." : `Must be at least ${plural(Number(x[1]), "character", "characters")} long.`],
+    [
+      /^must NOT have fewer than (\d+) characters$/,
+      (x) => (Number(x[1]) === 1 ? "Must not be empty." : `Must be at least ${plural(Number(x[1]), "character", "characters")} long.`),
+    ],
     [/^must match format "(.+)"$/, (x) => `Must be ${FORMAT_NAMES[x[1]!] ?? `a valid ${x[1]}`}.`],
     [/^is required$/, () => "Required: this setting must have a value."],
     [/^is not allowed here$/, () => "Is not a setting this automation knows."],

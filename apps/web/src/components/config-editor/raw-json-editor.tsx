@@ -18,7 +18,7 @@ export function parseJsonObject(text: string): ParseResult {
     return { ok: false, message: `This is not valid JSON: ${msg.replace(/^JSON\.parse: /, "")}` };
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return { ok: false, message: "The config must be a JSON object: { \"name\": value, … }." };
+    return { ok: false, message: 'The config must be a JSON object: { "name": value, … }.' };
   }
   return { ok: true, value: value as Record<string, unknown> };
 }

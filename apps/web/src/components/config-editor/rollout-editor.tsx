@@ -181,7 +181,9 @@ function LoadedRollout({ automationType, automation, workers }: { automationType
 
   const patch = useMemo<JsonObject>(() => {
     if (mode === "raw") return rawPatch;
-    return patchFromChoices(leaves.filter((l) => chosen.has(pathKey(l.path)) && chosen.get(pathKey(l.path)) !== undefined).map((l) => ({ path: l.path, value: chosen.get(pathKey(l.path)) })));
+    return patchFromChoices(
+      leaves.filter((l) => chosen.has(pathKey(l.path)) && chosen.get(pathKey(l.path)) !== undefined).map((l) => ({ path: l.path, value: chosen.get(pathKey(l.path)) })),
+    );
   }, [mode, rawPatch, leaves, chosen]);
   const patchEmpty = Object.keys(patch).length === 0;
   useLeaveGuard(mode === "form" ? chosen.size > 0 : rawText.trim() !== "{}", `the rollout to the workers of ${automationType}`);
@@ -288,9 +290,9 @@ function LoadedRollout({ automationType, automation, workers }: { automationType
     <div className="mt-2 flex flex-col gap-4">
       <div className="flex flex-wrap items-start justify-between gap-3">
         <p className="max-w-prose text-sm text-slate-600 dark:text-slate-400">
-          Every setting starts as <strong className="font-medium text-slate-800 dark:text-slate-200">Keep current</strong>: each of the{" "}
-          {plural(workers.length, "worker")} keeps its own value. Choose <strong className="font-medium text-slate-800 dark:text-slate-200">Set to</strong>{" "}
-          for the settings to change. Every changed config is checked first, and nothing is written unless all of them are valid.
+          Every setting starts as <strong className="font-medium text-slate-800 dark:text-slate-200">Keep current</strong>: each of the {plural(workers.length, "worker")} keeps its
+          own value. Choose <strong className="font-medium text-slate-800 dark:text-slate-200">Set to</strong> for the settings to change. Every changed config is checked first,
+          and nothing is written unless all of them are valid.
         </p>
         <ModeSwitch
           mode={mode}
@@ -356,19 +358,25 @@ function LoadedRollout({ automationType, automation, workers }: { automationType
           Reset
         </button>
         <span className="text-sm text-slate-600 dark:text-slate-400" aria-live="polite" data-testid="rollout-summary">
-          {result ? null : unfilled.length > 0 ? (
-            `Give ${unfilled.map((l) => l.title).join(", ")} a value, or keep the current one.`
-          ) : patchEmpty ? (
-            mode === "form" ? "Choose “Set to” on a setting to roll it out." : "Write a patch to roll it out."
-          ) : n === 0 ? (
-            `Every worker already has ${setLeaves.length === 1 || mode === "raw" ? "this value" : "these values"}: nothing would change.`
-          ) : (
-            `${plural(n, "worker")} of ${workers.length} would change${unchanged > 0 ? `; ${unchanged} already ${unchanged === 1 ? "has" : "have"} ${setLeaves.length === 1 ? "this value" : "these values"}` : ""}.`
-          )}
+          {result
+            ? null
+            : unfilled.length > 0
+              ? `Give ${unfilled.map((l) => l.title).join(", ")} a value, or keep the current one.`
+              : patchEmpty
+                ? mode === "form"
+                  ? "Choose “Set to” on a setting to roll it out."
+                  : "Write a patch to roll it out."
+                : n === 0
+                  ? `Every worker already has ${setLeaves.length === 1 || mode === "raw" ? "this value" : "these values"}: nothing would change.`
+                  : `${plural(n, "worker")} of ${workers.length} would change${unchanged > 0 ? `; ${unchanged} already ${unchanged === 1 ? "has" : "have"} ${setLeaves.length === 1 ? "this value" : "these values"}` : ""}.`}
         </span>
       </div>
       {result && (
-        <div role="status" className="rounded-md border border-emerald-300 bg-emerald-50 px-3 py-2 text-sm text-emerald-950 dark:border-emerald-800 dark:bg-emerald-950/40 dark:text-emerald-100" data-testid="rollout-result">
+        <div
+          role="status"
+          className="rounded-md border border-emerald-300 bg-emerald-50 px-3 py-2 text-sm text-emerald-950 dark:border-emerald-800 dark:bg-emerald-950/40 dark:text-emerald-100"
+          data-testid="rollout-result"
+        >
           <p className="font-medium">
             {result.workers.length === 0
               ? "Nothing was written: every worker already had these values."
@@ -429,7 +437,9 @@ function LoadedRollout({ automationType, automation, workers }: { automationType
         </div>
         {unchanged > 0 && (
           <details className="mt-4 text-slate-600 dark:text-slate-400">
-            <summary className="cursor-pointer">Left alone: {plural(unchanged, "worker")} already {unchanged === 1 ? "has" : "have"} these values</summary>
+            <summary className="cursor-pointer">
+              Left alone: {plural(unchanged, "worker")} already {unchanged === 1 ? "has" : "have"} these values
+            </summary>
             <p className="mt-1 break-words font-mono text-xs">
               {plans
                 .filter((p) => p.changes.length === 0)

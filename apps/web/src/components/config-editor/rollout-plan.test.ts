@@ -42,7 +42,10 @@ describe("currentValues and describeCurrent", () => {
     expect(currentValues([{ p: { a: 1, b: 2 } }, { p: { b: 2, a: 1 } }], ["p"])).toHaveLength(1);
   });
   it("names at most four values", () => {
-    const g = currentValues([1, 2, 3, 4, 5, 6].map((n) => ({ slots: n })), ["slots"]);
+    const g = currentValues(
+      [1, 2, 3, 4, 5, 6].map((n) => ({ slots: n })),
+      ["slots"],
+    );
     expect(describeCurrent(g, undefined)).toBe("mixed: 1 ×1, 2 ×1, 3 ×1, 4 ×1, +2 more");
   });
   it("starts a new value from the commonest set value, else the default", () => {

@@ -70,7 +70,10 @@ export function currentValues(configs: readonly unknown[], path: string[]): Valu
     if (g) g.count += 1;
     else groups.push({ value: v, set, count: 1 });
   }
-  return groups.map((g, i) => ({ g, i })).sort((a, b) => b.g.count - a.g.count || a.i - b.i).map(({ g }) => g);
+  return groups
+    .map((g, i) => ({ g, i }))
+    .sort((a, b) => b.g.count - a.g.count || a.i - b.i)
+    .map(({ g }) => g);
 }
 
 /** A value as a person reads it: strings bare, everything else as JSON, long ones cut. */

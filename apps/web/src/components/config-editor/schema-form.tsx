@@ -64,10 +64,7 @@ export interface FormContext {
 
 export function SchemaForm({ schema, validator, formData, onChange, extraErrors, disabled, idPrefix, uiSchema, compact = false }: SchemaFormProps) {
   const formContext = useMemo<FormContext>(() => ({ compact }), [compact]);
-  const ui = useMemo<UiSchema>(
-    () => ({ "ui:submitButtonOptions": { norender: true }, ...uiSchema }),
-    [uiSchema],
-  );
+  const ui = useMemo<UiSchema>(() => ({ "ui:submitButtonOptions": { norender: true }, ...uiSchema }), [uiSchema]);
   return (
     <Form
       schema={schema}

@@ -24,8 +24,7 @@ export function useEditorSchema(declared: unknown): EditorSchema {
   const key = JSON.stringify(declared ?? null);
   return useMemo(() => {
     const parsed: unknown = JSON.parse(key);
-    const validation: RJSFSchema | null =
-      parsed === null || parsed === true ? null : parsed === false ? { not: {} } : isPlainObject(parsed) ? (parsed as RJSFSchema) : null;
+    const validation: RJSFSchema | null = parsed === null || parsed === true ? null : parsed === false ? { not: {} } : isPlainObject(parsed) ? (parsed as RJSFSchema) : null;
     return { declared: parsed, validation, form: isFormable(parsed) ? parsed : null, validator: makeValidator() };
   }, [key]);
 }

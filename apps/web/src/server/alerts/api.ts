@@ -3,15 +3,7 @@
 // audited with the before and after, URLs masked there too) and the state (firing, deliveries
 // waiting, history).
 import { isJsonObject, pyJsonBytes, StaleGenerationError, type Backend } from "@fleet/backend";
-import {
-  AlertConfigSchema,
-  AlertDeliverySchema,
-  AlertHistoryEntrySchema,
-  FiringAlertSchema,
-  type AlertConfig,
-  type AlertRules,
-  type AlertsStatus,
-} from "@fleet/schema";
+import { AlertConfigSchema, AlertDeliverySchema, AlertHistoryEntrySchema, FiringAlertSchema, type AlertConfig, type AlertRules, type AlertsStatus } from "@fleet/schema";
 import { z } from "zod";
 
 import { noteConfigChange } from "../audit/audit";

@@ -67,7 +67,11 @@ describe("evaluate", () => {
 
   it("drain time: a queue that is not draining fires; one draining fast enough does not", () => {
     const rules = { rules: [{ id: "t", name: "t", kind: "drain_time" as const, queue: "*", over_seconds: 600 }] };
-    const queues = new Map([q("never", { pending: 9 }, { drain: Number.POSITIVE_INFINITY }), q("fast", { pending: 9 }, { drain: 30 }), q("unknown", { pending: 9 }, { drain: null })]);
+    const queues = new Map([
+      q("never", { pending: 9 }, { drain: Number.POSITIVE_INFINITY }),
+      q("fast", { pending: 9 }, { drain: 30 }),
+      q("unknown", { pending: 9 }, { drain: null }),
+    ]);
     const r = run(rules, inputs({ queues }));
     expect(r.kinds).toEqual([`firing t|never ${Number.MAX_SAFE_INTEGER}`]);
     expect(r.transitions[0]!.alert.summary).toMatch(/never \(not draining\)/);

@@ -11,11 +11,7 @@ import { isEmptyQueue, toAutomation, toQueue, toWorker } from "./serialize";
 export async function listAutomations(backend: Backend, now: number, offlineAfterSeconds: number): Promise<Automation[]> {
   const [catalog, refs] = await Promise.all([backend.catalogAll(), backend.workerList()]);
   const types = [...new Set([...catalog.keys(), ...refs.map((r) => r.automationType)])].sort(byString);
-  const [records, depths, streams] = await Promise.all([
-    backend.workersGet(refs),
-    backend.queueDepths(types, now),
-    backend.streamSummaries(types),
-  ]);
+  const [records, depths, streams] = await Promise.all([backend.workersGet(refs), backend.queueDepths(types, now), backend.streamSummaries(types)]);
   const byType = new Map<string, WorkerRecord[]>();
   for (const r of records) {
     const list = byType.get(r.automationType);

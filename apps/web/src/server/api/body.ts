@@ -7,8 +7,7 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
 export const DISCARD_LIMIT_BYTES = 16 * 1024 * 1024;
 
 export async function readBodyBytes(request: Request, limit = BODY_LIMIT_BYTES, discardLimit = DISCARD_LIMIT_BYTES): Promise<Buffer> {
-  const tooLarge = () =>
-    payloadTooLarge(`The request body is larger than ${formatBytes(limit)}; send a smaller body (split large batches).`);
+  const tooLarge = () => payloadTooLarge(`The request body is larger than ${formatBytes(limit)}; send a smaller body (split large batches).`);
   const declared = Number(request.headers.get("content-length") ?? NaN);
   if (request.body === null) return Buffer.alloc(0);
   const reader = request.body.getReader();

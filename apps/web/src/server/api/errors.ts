@@ -1,13 +1,6 @@
 // The one error envelope of ../shared/API.md and the mapping from every failure a route
 // can meet (our own checks, zod, the backend) to it.
-import {
-  BackendUnavailableError,
-  ClusterNotSupportedError,
-  CorruptDataError,
-  NotFoundError,
-  StaleGenerationError,
-  maskUrl,
-} from "@fleet/backend";
+import { BackendUnavailableError, ClusterNotSupportedError, CorruptDataError, NotFoundError, StaleGenerationError, maskUrl } from "@fleet/backend";
 import { ERROR_STATUS, type ErrorCode, type ErrorDetail, type ErrorEnvelope } from "@fleet/schema";
 import type { z } from "zod";
 
@@ -31,8 +24,7 @@ export const notFound = (message: string) => new ApiError("not_found", message);
 export const conflict = (message: string) => new ApiError("conflict", message);
 export const preconditionFailed = (message: string) => new ApiError("precondition_failed", message);
 export const payloadTooLarge = (message: string) => new ApiError("payload_too_large", message);
-export const validationFailed = (message: string, details: ErrorDetail[]) =>
-  new ApiError("validation_failed", message, details);
+export const validationFailed = (message: string, details: ErrorDetail[]) => new ApiError("validation_failed", message, details);
 
 /** RFC 6901 JSON Pointer of a path; the root is "". */
 export function jsonPointer(path: ReadonlyArray<PropertyKey>): string {
@@ -82,7 +74,10 @@ export function toErrorResponse(err: unknown, where: string): Response {
   if (err instanceof CorruptDataError) {
     // a read says what it could not read; a write, that it changed nothing
     const read = /^(GET|HEAD) /.test(where);
-    return errorResponse("conflict", read ? `The stored data cannot be read as Fleet writes it: ${err.message}.` : `The stored data cannot be changed this way: ${err.message}. Nothing was changed.`);
+    return errorResponse(
+      "conflict",
+      read ? `The stored data cannot be read as Fleet writes it: ${err.message}.` : `The stored data cannot be changed this way: ${err.message}. Nothing was changed.`,
+    );
   }
   console.error(`[api] ${where} failed`, err);
   return errorResponse("internal", "The server could not complete this request; the cause is in the server log.");

@@ -8,5 +8,15 @@ import { queuesSuite } from "./test/queues-suite";
 import { searchSuite } from "./test/search-suite";
 import { kvSuite, locksCountersSuite, poolsSuite, streamsSuite } from "./test/state-suite";
 
-describeRoutes(testRedisDb("apps/web/src/server/api/queues-state-routes.test.ts"), [queuesSuite, searchSuite, poolsSuite, streamsSuite, locksCountersSuite, kvSuite, failureSuite, namesSuite, errorGroupsSuite]);
+describeRoutes(testRedisDb("apps/web/src/server/api/queues-state-routes.test.ts"), [
+  queuesSuite,
+  searchSuite,
+  poolsSuite,
+  streamsSuite,
+  locksCountersSuite,
+  kvSuite,
+  failureSuite,
+  namesSuite,
+  errorGroupsSuite,
+]);
 backendDownSuite();

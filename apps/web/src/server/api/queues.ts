@@ -20,13 +20,7 @@ export async function requireQueue(backend: Backend, name: string, depths?: Queu
   await requireExistingOrKnown(backend, "queue", name, exists === true);
 }
 
-export async function queueDetail(
-  backend: Backend,
-  name: string,
-  limit: number,
-  now: number,
-  previewBytes: number = DEFAULT_PREVIEW_BYTES,
-): Promise<QueueDetail> {
+export async function queueDetail(backend: Backend, name: string, limit: number, now: number, previewBytes: number = DEFAULT_PREVIEW_BYTES): Promise<QueueDetail> {
   const detail = await backend.queueDetail(name, limit, now);
   await requireQueue(backend, name, detail.depths);
   return {

@@ -48,9 +48,7 @@ function racesSuite(h: Harness): void {
       await h.backend.workerRegister("racer", "w", {});
       for (let gen = 0; gen < 40; gen++) {
         const res = await race(
-          Array.from({ length: N }, (_, i) => () =>
-            h.call(config.PATCH, "PATCH", "/workers/racer/w/config", { body: { writer: i, gen }, headers: { "If-Match": `"${gen}"` } }),
-          ),
+          Array.from({ length: N }, (_, i) => () => h.call(config.PATCH, "PATCH", "/workers/racer/w/config", { body: { writer: i, gen }, headers: { "If-Match": `"${gen}"` } })),
         );
         const won = res.flatMap((r, i) => (r.status === 200 ? [i] : []));
         expect(won, `generation ${gen}: ${res.map((r) => r.status).join(",")}`).toHaveLength(1);
@@ -72,7 +70,9 @@ function racesSuite(h: Harness): void {
         conflicts += N - ok.length;
         expect(ok.length, `round ${round}`).toBeGreaterThan(0);
         const after = await stored(h, "racer", "w");
-        const mine = Object.keys(after.config).filter((k) => k.startsWith(`r${round}w`)).sort();
+        const mine = Object.keys(after.config)
+          .filter((k) => k.startsWith(`r${round}w`))
+          .sort();
         expect(mine, `round ${round}: the keys of exactly the writes that answered 200`).toEqual(ok.map((i) => `r${round}w${i}`).sort());
         expect(after.gen).toBe(before.gen + ok.length);
         // the earlier rounds' keys are all still there

@@ -187,7 +187,11 @@ describe.each([
     }
     // connected: the client sent its data commands, which got the error
     const handshake = new Set(["HELLO", "AUTH", "INFO", "SELECT", "CLIENT"]);
-    if (t.seen && connects) expect(t.seen.some((c) => !handshake.has(c)), `data commands reached the server: ${[...new Set(t.seen)].join(",")}`).toBe(true);
+    if (t.seen && connects)
+      expect(
+        t.seen.some((c) => !handshake.has(c)),
+        `data commands reached the server: ${[...new Set(t.seen)].join(",")}`,
+      ).toBe(true);
     const metrics = await (await handlerOf(all.find((e) => e.key === "GET /v1/metrics")!))(new Request(urlOf("/v1/metrics")));
     expect(metrics.status).toBe(200);
     expect(await metrics.text()).toMatch(/^fleet_backend_up 0$/m);

@@ -104,7 +104,7 @@ export function route<S extends string, Q extends z.ZodType | undefined = undefi
       const principal = await authorize(request, spec.role, { expectsBody: spec.body !== undefined });
       const params = await readParams(spec, request, context);
       const query = readQuery(spec.query, request);
-      let body: unknown ;
+      let body: unknown;
       if (spec.body !== undefined) {
         const raw = parseJsonBody(await readBodyBytes(request));
         if (spec.body === "json") body = raw;

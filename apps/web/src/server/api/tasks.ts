@@ -53,11 +53,7 @@ export async function submitTasks(backend: Backend, automationType: string, body
   const problem = queueNameProblem(automationType);
   if (problem !== null) throw notFound(`Tasks cannot be submitted to '${automationType}': ${problem}.`);
   const tasks = parseSubmission(body);
-  const [catalog, known, depths] = await Promise.all([
-    backend.catalogGet(automationType),
-    isKnownAutomation(backend, automationType),
-    backend.queueDepths([automationType]),
-  ]);
+  const [catalog, known, depths] = await Promise.all([backend.catalogGet(automationType), isKnownAutomation(backend, automationType), backend.queueDepths([automationType])]);
   const queueExists = depths[0] !== undefined && !isEmptyQueue(toQueue(depths[0]));
   if (!known && !queueExists) {
     throw notFound(`There is no automation '${automationType}' (no catalog entry, no worker, no queue) to submit tasks to.`);

@@ -4,14 +4,7 @@
 // work is batched (Backend.workersRemoveOffline: one script per 100 workers, all sent at once;
 // workerSetConfigMany: one atomic script). A request that fails its checks writes nothing.
 import { StaleGenerationError, isJsonObject, jsonEqual, type Backend, type JsonObject, type WorkerRef } from "@fleet/backend";
-import {
-  applyMergePatch,
-  type BulkConfigBody,
-  type BulkConfigResult,
-  type BulkRemoveWorkersBody,
-  type BulkRemoveWorkersResult,
-  type ErrorDetail,
-} from "@fleet/schema";
+import { applyMergePatch, type BulkConfigBody, type BulkConfigResult, type BulkRemoveWorkersBody, type BulkRemoveWorkersResult, type ErrorDetail } from "@fleet/schema";
 
 import { noteAction, noteConfigChange } from "@/server/audit/audit";
 
@@ -62,9 +55,7 @@ export async function bulkRemoveWorkers(backend: Backend, body: BulkRemoveWorker
       else targets.push(ref);
     });
     if (online.length > 0) {
-      throw conflict(
-        `Only offline workers can be removed in bulk; ${plural(online.length, "worker is", "workers are")} not offline: ${nameSome(online)}. Nothing was removed.`,
-      );
+      throw conflict(`Only offline workers can be removed in bulk; ${plural(online.length, "worker is", "workers are")} not offline: ${nameSome(online)}. Nothing was removed.`);
     }
   } else {
     const entries = await matchingWorkers(backend, body.filter, now, offlineAfterSeconds);

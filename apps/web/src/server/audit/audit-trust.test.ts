@@ -65,7 +65,10 @@ describe("refusals", () => {
         expect(e).toMatchObject({ action: "refused.counter.set", target: "counter:c", actor: "anonymous", status: 401, method: "PUT", details: { address: "192.0.2.10" } });
       }
       expect(entries.filter((e) => e.outcome === "suppressed")).toEqual([
-        expect.objectContaining({ action: "refused.suppressed", details: expect.objectContaining({ address: "192.0.2.10", reason: expect.stringContaining("counted, not listed") }) }),
+        expect.objectContaining({
+          action: "refused.suppressed",
+          details: expect.objectContaining({ address: "192.0.2.10", reason: expect.stringContaining("counted, not listed") }),
+        }),
       ]);
       // the change made before the flood is still there
       expect(entries.at(-1)).toMatchObject({ action: "counter.set", target: "counter:kept", outcome: "done" });

@@ -46,7 +46,7 @@ const STRING_FIELDS = ["actor", "role", "via", "action", "target", "method", "pa
 
 export function decodeAuditEntry(buf: Buffer): AuditItem {
   const text = decodeUtf8(buf);
-  let parsed: unknown ;
+  let parsed: unknown;
   if (text !== null) {
     try {
       parsed = JSON.parse(text);
@@ -56,7 +56,15 @@ export function decodeAuditEntry(buf: Buffer): AuditItem {
   }
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
     return {
-      ts: null, actor: null, role: null, via: null, action: null, target: null, method: null, path: null, status: null,
+      ts: null,
+      actor: null,
+      role: null,
+      via: null,
+      action: null,
+      target: null,
+      method: null,
+      path: null,
+      status: null,
       raw: text ?? `base64:${buf.toString("base64")}`,
       corrupt: ["entry"],
     };

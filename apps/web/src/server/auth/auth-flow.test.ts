@@ -21,20 +21,7 @@ import { resetServerEnv } from "@/server/env";
 import { authConfig } from "./config";
 import { WRONG_CREDENTIALS, handleSession, handleSignIn, handleSignOut } from "./handlers";
 import { createSessionValue } from "./session";
-import {
-  ORIGIN,
-  PASSWORDS,
-  PROXY_ADDRESS,
-  SAME_ORIGIN,
-  bearer,
-  call,
-  clearAuth,
-  configureAuth,
-  cookieOf,
-  fromPeer,
-  userEntry,
-  type Handler,
-} from "./test/auth-env";
+import { ORIGIN, PASSWORDS, PROXY_ADDRESS, SAME_ORIGIN, bearer, call, clearAuth, configureAuth, cookieOf, fromPeer, userEntry, type Handler } from "./test/auth-env";
 
 const DB = testRedisDb("apps/web/src/server/auth/auth-flow.test.ts");
 let backend: Backend;
@@ -155,7 +142,11 @@ describe("sessions", () => {
       const put = await call(counter.PUT, "PUT", "/counters/c", { headers: { ...SAME_ORIGIN, cookie }, body: { value: 1 } });
       expect(put.status).toBe(200);
       // a new password: the old session is over
-      process.env.FLEET_AUTH_USERS = before.split(",").filter((e) => !e.startsWith("otto:")).concat(await userEntry("otto", "operator", "a-new-password")).join(",");
+      process.env.FLEET_AUTH_USERS = before
+        .split(",")
+        .filter((e) => !e.startsWith("otto:"))
+        .concat(await userEntry("otto", "operator", "a-new-password"))
+        .join(",");
       resetServerEnv();
       expect((await call(queues.GET, "GET", "/queues", { headers: { cookie } })).status).toBe(401);
     } finally {

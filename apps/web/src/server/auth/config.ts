@@ -133,7 +133,10 @@ function parseProxy(env: AuthEnv): ProxyAuth | null {
   if (!userHeader || !trustedText) {
     throw new Error("the proxy mode needs both FLEET_AUTH_PROXY_USER_HEADER and FLEET_AUTH_TRUSTED_PROXIES (the addresses the proxy connects from)");
   }
-  for (const [v, h] of [["FLEET_AUTH_PROXY_USER_HEADER", userHeader], ["FLEET_AUTH_PROXY_ROLE_HEADER", roleHeader]] as const) {
+  for (const [v, h] of [
+    ["FLEET_AUTH_PROXY_USER_HEADER", userHeader],
+    ["FLEET_AUTH_PROXY_ROLE_HEADER", roleHeader],
+  ] as const) {
     if (h !== undefined && !HEADER_NAME.test(h)) throw new Error(`${v}: '${h}' is not a header name`);
   }
   const trusted = parseTrustedProxies(trustedText);
@@ -154,7 +157,9 @@ export function buildAuthConfig(env: AuthEnv): AuthConfig {
     secret = Buffer.from(env.FLEET_AUTH_SECRET, "utf8");
   }
   if (users.size > 0 && secret === null) {
-    throw new Error(`FLEET_AUTH_SECRET is required when FLEET_AUTH_USERS is set: it signs the session cookies (at least ${MIN_SECRET_LENGTH} characters, e.g. openssl rand -base64 48)`);
+    throw new Error(
+      `FLEET_AUTH_SECRET is required when FLEET_AUTH_USERS is set: it signs the session cookies (at least ${MIN_SECRET_LENGTH} characters, e.g. openssl rand -base64 48)`,
+    );
   }
   if (enabled && env.FLEET_INSECURE_NO_AUTH) {
     throw new Error("FLEET_INSECURE_NO_AUTH=1 and a user, token or proxy configuration are both set; remove one of them so it is clear whether the console asks who you are");

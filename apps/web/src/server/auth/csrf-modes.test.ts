@@ -66,12 +66,42 @@ const deadLetter = (id: string) => `{"id": "${id}", "payload": {}}`;
 // What a hostile page can make a browser send to the console without a CORS preflight,
 // and what the console's own pages send.
 const HOSTILE: Array<{ what: string; headers: Record<string, string>; body?: string; status: number; code: string }> = [
-  { what: "a cross-site form (text/plain)", headers: { origin: "https://evil.example", "sec-fetch-site": "cross-site", "content-type": "text/plain" }, body: '{"all": true}', status: 403, code: "forbidden" },
-  { what: "a cross-site form from an old browser (Origin only)", headers: { origin: "https://evil.example", "content-type": "application/x-www-form-urlencoded" }, body: "all=true", status: 403, code: "forbidden" },
-  { what: "a cross-site fetch that says JSON", headers: { origin: "https://evil.example", "sec-fetch-site": "cross-site", "content-type": "application/json" }, body: '{"all": true}', status: 403, code: "forbidden" },
-  { what: "a same-site page of another port", headers: { origin: "http://127.0.0.1:8080", "sec-fetch-site": "same-site", "content-type": "application/json" }, body: '{"all": true}', status: 403, code: "forbidden" },
+  {
+    what: "a cross-site form (text/plain)",
+    headers: { origin: "https://evil.example", "sec-fetch-site": "cross-site", "content-type": "text/plain" },
+    body: '{"all": true}',
+    status: 403,
+    code: "forbidden",
+  },
+  {
+    what: "a cross-site form from an old browser (Origin only)",
+    headers: { origin: "https://evil.example", "content-type": "application/x-www-form-urlencoded" },
+    body: "all=true",
+    status: 403,
+    code: "forbidden",
+  },
+  {
+    what: "a cross-site fetch that says JSON",
+    headers: { origin: "https://evil.example", "sec-fetch-site": "cross-site", "content-type": "application/json" },
+    body: '{"all": true}',
+    status: 403,
+    code: "forbidden",
+  },
+  {
+    what: "a same-site page of another port",
+    headers: { origin: "http://127.0.0.1:8080", "sec-fetch-site": "same-site", "content-type": "application/json" },
+    body: '{"all": true}',
+    status: 403,
+    code: "forbidden",
+  },
   { what: "a sandboxed page (Origin: null)", headers: { origin: "null", "content-type": "text/plain" }, body: '{"all": true}', status: 403, code: "forbidden" },
-  { what: "a same-origin text/plain body", headers: { origin: CONSOLE, "sec-fetch-site": "same-origin", "content-type": "text/plain" }, body: '{"all": true}', status: 415, code: "unsupported_media_type" },
+  {
+    what: "a same-origin text/plain body",
+    headers: { origin: CONSOLE, "sec-fetch-site": "same-origin", "content-type": "text/plain" },
+    body: '{"all": true}',
+    status: 415,
+    code: "unsupported_media_type",
+  },
   { what: "a script's text/plain body", headers: { "content-type": "text/plain;charset=UTF-8" }, body: '{"all": true}', status: 415, code: "unsupported_media_type" },
   { what: "a script's body without Content-Type", headers: { "content-length": "13" }, body: '{"all": true}', status: 415, code: "unsupported_media_type" },
 ];
@@ -96,7 +126,13 @@ for (const mode of MODES) {
     it("accept the console's own pages and scripts sending JSON", async () => {
       const b = await useEnv(mode.vars);
       for (const id of ["d1", "d2", "d3"]) await b.queueDead("jobs", deadLetter(id));
-      const page = await send(dlqDelete.POST, "POST", "/queues/jobs/dead/delete", { origin: CONSOLE, "sec-fetch-site": "same-origin", "x-fleet-csrf": "1", "content-type": "application/json" }, JSON.stringify({ refs: [sha1(deadLetter("d1"))] }));
+      const page = await send(
+        dlqDelete.POST,
+        "POST",
+        "/queues/jobs/dead/delete",
+        { origin: CONSOLE, "sec-fetch-site": "same-origin", "x-fleet-csrf": "1", "content-type": "application/json" },
+        JSON.stringify({ refs: [sha1(deadLetter("d1"))] }),
+      );
       expect(page.status, page.message).toBe(200);
       // a script (curl) names no origin: no browser is involved, so no page can have sent it
       const script = await send(dlqDelete.POST, "POST", "/queues/jobs/dead/delete", { "content-type": "application/json; charset=utf-8" }, '{"all": true}');
@@ -127,7 +163,14 @@ describe("mutations with a bearer token", () => {
     const plain = await send(dlqDelete.POST, "POST", "/queues/jobs/dead/delete", { ...bearer("operator"), "content-type": "text/plain" }, '{"all": true}', "http://console.test");
     expect(plain.status).toBe(415);
     expect(await b.dlqLength("jobs")).toBe(2);
-    const json = await send(dlqDelete.POST, "POST", "/queues/jobs/dead/delete", { ...bearer("operator"), origin: "https://elsewhere.example", "content-type": "application/json" }, '{"all": true}', "http://console.test");
+    const json = await send(
+      dlqDelete.POST,
+      "POST",
+      "/queues/jobs/dead/delete",
+      { ...bearer("operator"), origin: "https://elsewhere.example", "content-type": "application/json" },
+      '{"all": true}',
+      "http://console.test",
+    );
     expect(json.status, json.message).toBe(200);
     expect(await b.dlqLength("jobs")).toBe(0);
   });

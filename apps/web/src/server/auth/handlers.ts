@@ -29,8 +29,7 @@ import { isLoopbackHost } from "./startup";
 import { SignInThrottle } from "./throttle";
 
 export const WRONG_CREDENTIALS = "The user name or password is wrong.";
-export const SIGN_IN_UNRECORDED =
-  "Nobody was signed in: the sign-in could not be written to the audit trail (fleet:console:audit). The cause is in the server log.";
+export const SIGN_IN_UNRECORDED = "Nobody was signed in: the sign-in could not be written to the audit trail (fleet:console:audit). The cause is in the server log.";
 
 const SignInBody = z.object({
   username: z.string().max(256),
@@ -119,7 +118,7 @@ export async function handleSignIn(request: Request): Promise<Response> {
     const plain = plainHttpProblem(request, config.insecureHttpCookies);
     if (plain !== null) throw new ApiError("forbidden", plain);
     const parsed = SignInBody.safeParse(parseJsonBody(await readBodyBytes(request, SIGN_IN_BODY_LIMIT)));
-    if (!parsed.success) throw new ApiError("bad_request", "Send {\"username\": \"…\", \"password\": \"…\"}.");
+    if (!parsed.success) throw new ApiError("bad_request", 'Send {"username": "…", "password": "…"}.');
     const { username, password } = parsed.data;
     const address = peerAddress(request.headers);
     const target = `user:${username.slice(0, 64)}`;
@@ -183,7 +182,7 @@ export async function handleSignOut(request: Request): Promise<Response> {
     requireJsonMutation(request, false);
     const raw = await readBodyBytes(request, SIGN_IN_BODY_LIMIT);
     const body = SignOutBody.safeParse(raw.length === 0 ? {} : parseJsonBody(raw));
-    if (!body.success) throw new ApiError("bad_request", "Send no body, or {\"everywhere\": true} to end every session of this user.");
+    if (!body.success) throw new ApiError("bad_request", 'Send no body, or {"everywhere": true} to end every session of this user.');
     const id = identify(request.headers, now());
     let ended = 0;
     if (id.kind === "principal" && id.principal.via === "session" && id.sessionId !== undefined) {

@@ -51,31 +51,78 @@ const body = (id: string) => `{"id": "${id}", "payload": {}}`;
 
 const ROUTES: MutatingRoute[] = [
   {
-    handler: worker.DELETE, method: "DELETE", path: "/workers/scraper/w1", role: "admin", action: "worker.delete", target: "worker:scraper/w1",
-    seed: seedWorker, done: async (b) => (await b.workerGet("scraper", "w1")) === null,
+    handler: worker.DELETE,
+    method: "DELETE",
+    path: "/workers/scraper/w1",
+    role: "admin",
+    action: "worker.delete",
+    target: "worker:scraper/w1",
+    seed: seedWorker,
+    done: async (b) => (await b.workerGet("scraper", "w1")) === null,
   },
   {
-    handler: workerConfig.PATCH, method: "PATCH", path: "/workers/scraper/w1/config", role: "admin", body: { slots: 2 }, action: "worker.config.patch", target: "worker:scraper/w1",
-    seed: seedWorker, done: async (b) => (await b.workerGet("scraper", "w1"))?.config?.slots === 2,
+    handler: workerConfig.PATCH,
+    method: "PATCH",
+    path: "/workers/scraper/w1/config",
+    role: "admin",
+    body: { slots: 2 },
+    action: "worker.config.patch",
+    target: "worker:scraper/w1",
+    seed: seedWorker,
+    done: async (b) => (await b.workerGet("scraper", "w1"))?.config?.slots === 2,
   },
   {
-    handler: workerConfig.PUT, method: "PUT", path: "/workers/scraper/w1/config", role: "admin", body: { slots: 3 }, action: "worker.config.put", target: "worker:scraper/w1",
-    seed: seedWorker, done: async (b) => (await b.workerGet("scraper", "w1"))?.config?.slots === 3,
+    handler: workerConfig.PUT,
+    method: "PUT",
+    path: "/workers/scraper/w1/config",
+    role: "admin",
+    body: { slots: 3 },
+    action: "worker.config.put",
+    target: "worker:scraper/w1",
+    seed: seedWorker,
+    done: async (b) => (await b.workerGet("scraper", "w1"))?.config?.slots === 3,
   },
   {
-    handler: automationConfig.PATCH, method: "PATCH", path: "/automations/scraper/config", role: "admin", body: { slots: 4 }, action: "automation.config.rollout", target: "automation:scraper",
-    seed: seedWorker, done: async (b) => (await b.workerGet("scraper", "w1"))?.config?.slots === 4,
+    handler: automationConfig.PATCH,
+    method: "PATCH",
+    path: "/automations/scraper/config",
+    role: "admin",
+    body: { slots: 4 },
+    action: "automation.config.rollout",
+    target: "automation:scraper",
+    seed: seedWorker,
+    done: async (b) => (await b.workerGet("scraper", "w1"))?.config?.slots === 4,
   },
   {
-    handler: tasks.POST, method: "POST", path: "/automations/scraper/tasks", role: "operator", body: { payload: { url: "https://x.test" } }, action: "tasks.submit", target: "queue:scraper",
-    seed: seedWorker, done: async (b) => (await b.queueSize("scraper")) === 1,
+    handler: tasks.POST,
+    method: "POST",
+    path: "/automations/scraper/tasks",
+    role: "operator",
+    body: { payload: { url: "https://x.test" } },
+    action: "tasks.submit",
+    target: "queue:scraper",
+    seed: seedWorker,
+    done: async (b) => (await b.queueSize("scraper")) === 1,
   },
   {
-    handler: dlqRequeue.POST, method: "POST", path: "/queues/jobs/dead/requeue", role: "operator", body: { all: true }, action: "dead.requeue", target: "queue:jobs",
-    seed: async (b) => b.queueDead("jobs", body("d1")), done: async (b) => (await b.dlqLength("jobs")) === 0 && (await b.queueSize("jobs")) === 1,
+    handler: dlqRequeue.POST,
+    method: "POST",
+    path: "/queues/jobs/dead/requeue",
+    role: "operator",
+    body: { all: true },
+    action: "dead.requeue",
+    target: "queue:jobs",
+    seed: async (b) => b.queueDead("jobs", body("d1")),
+    done: async (b) => (await b.dlqLength("jobs")) === 0 && (await b.queueSize("jobs")) === 1,
   },
   {
-    handler: dlqDelete.POST, method: "POST", path: "/queues/jobs/dead/delete", role: "operator", body: { all: true }, action: "dead.delete", target: "queue:jobs",
+    handler: dlqDelete.POST,
+    method: "POST",
+    path: "/queues/jobs/dead/delete",
+    role: "operator",
+    body: { all: true },
+    action: "dead.delete",
+    target: "queue:jobs",
     seed: async (b) => {
       await b.queueDead("jobs", body("d1"));
       await b.queuePush("jobs", body("p1"));
@@ -83,7 +130,12 @@ const ROUTES: MutatingRoute[] = [
     done: async (b) => (await b.dlqLength("jobs")) === 0,
   },
   {
-    handler: sweep.POST, method: "POST", path: "/queues/jobs/sweep", role: "operator", action: "queue.sweep", target: "queue:jobs",
+    handler: sweep.POST,
+    method: "POST",
+    path: "/queues/jobs/sweep",
+    role: "operator",
+    action: "queue.sweep",
+    target: "queue:jobs",
     seed: async () => {
       // a reservation long past its deadline
       await admin.zadd("fleet:queue:jobs:processing", now() - 600, "p-old");
@@ -92,7 +144,12 @@ const ROUTES: MutatingRoute[] = [
     done: async (b) => (await b.queueSize("jobs")) === 1,
   },
   {
-    handler: poolRelease.POST, method: "POST", path: "/pools/proxies/items/a/release", role: "operator", action: "pool.item.release", target: "pool:proxies/a",
+    handler: poolRelease.POST,
+    method: "POST",
+    path: "/pools/proxies/items/a/release",
+    role: "operator",
+    action: "pool.item.release",
+    target: "pool:proxies/a",
     seed: async (b) => {
       await b.poolPut("proxies", "a", "p", {});
       await b.poolClaimAny("proxies", {}, 60);
@@ -100,7 +157,12 @@ const ROUTES: MutatingRoute[] = [
     done: async (b) => (await b.poolItems("proxies"))[0]?.inUseUntil == null,
   },
   {
-    handler: poolItem.DELETE, method: "DELETE", path: "/pools/proxies/items/a", role: "operator", action: "pool.item.delete", target: "pool:proxies/a",
+    handler: poolItem.DELETE,
+    method: "DELETE",
+    path: "/pools/proxies/items/a",
+    role: "operator",
+    action: "pool.item.delete",
+    target: "pool:proxies/a",
     seed: async (b) => {
       await b.poolPut("proxies", "a", "p", {});
       await b.poolPut("proxies", "b", "p", {});
@@ -108,28 +170,66 @@ const ROUTES: MutatingRoute[] = [
     done: async (b) => (await b.poolSize("proxies")) === 1,
   },
   {
-    handler: pool.DELETE, method: "DELETE", path: "/pools/proxies", role: "admin", action: "pool.delete", target: "pool:proxies",
-    seed: async (b) => b.poolPut("proxies", "a", "p", {}), done: async (b) => (await b.poolSize("proxies")) === 0,
+    handler: pool.DELETE,
+    method: "DELETE",
+    path: "/pools/proxies",
+    role: "admin",
+    action: "pool.delete",
+    target: "pool:proxies",
+    seed: async (b) => b.poolPut("proxies", "a", "p", {}),
+    done: async (b) => (await b.poolSize("proxies")) === 0,
   },
   {
-    handler: lock.DELETE, method: "DELETE", path: "/locks/nightly", role: "admin", action: "lock.release", target: "lock:nightly",
-    seed: async (b) => void (await b.lockAcquire("nightly", 60, 0)), done: async (b) => (await b.lockList()).length === 0,
+    handler: lock.DELETE,
+    method: "DELETE",
+    path: "/locks/nightly",
+    role: "admin",
+    action: "lock.release",
+    target: "lock:nightly",
+    seed: async (b) => void (await b.lockAcquire("nightly", 60, 0)),
+    done: async (b) => (await b.lockList()).length === 0,
   },
   {
-    handler: counter.PUT, method: "PUT", path: "/counters/hits", role: "admin", body: { value: 5 }, action: "counter.set", target: "counter:hits",
-    seed: async (b) => void (await b.counterIncr("hits", 1)), done: async (b) => (await b.counterGet("hits")) === 5,
+    handler: counter.PUT,
+    method: "PUT",
+    path: "/counters/hits",
+    role: "admin",
+    body: { value: 5 },
+    action: "counter.set",
+    target: "counter:hits",
+    seed: async (b) => void (await b.counterIncr("hits", 1)),
+    done: async (b) => (await b.counterGet("hits")) === 5,
   },
   {
-    handler: counter.DELETE, method: "DELETE", path: "/counters/hits", role: "admin", action: "counter.delete", target: "counter:hits",
-    seed: async (b) => void (await b.counterIncr("hits", 1)), done: async (b) => (await b.counterList()).length === 0,
+    handler: counter.DELETE,
+    method: "DELETE",
+    path: "/counters/hits",
+    role: "admin",
+    action: "counter.delete",
+    target: "counter:hits",
+    seed: async (b) => void (await b.counterIncr("hits", 1)),
+    done: async (b) => (await b.counterList()).length === 0,
   },
   {
-    handler: kvKey.PUT, method: "PUT", path: "/kv/ns/k", role: "admin", body: { value: { a: 1 } }, action: "kv.set", target: "kv:ns:k",
-    seed: async (b) => b.kvSet("ns", "k", "1"), done: async (b) => (await b.kvGet("ns", "k"))?.toString() === '{"a": 1}',
+    handler: kvKey.PUT,
+    method: "PUT",
+    path: "/kv/ns/k",
+    role: "admin",
+    body: { value: { a: 1 } },
+    action: "kv.set",
+    target: "kv:ns:k",
+    seed: async (b) => b.kvSet("ns", "k", "1"),
+    done: async (b) => (await b.kvGet("ns", "k"))?.toString() === '{"a": 1}',
   },
   {
-    handler: kvKey.DELETE, method: "DELETE", path: "/kv/ns/k", role: "admin", action: "kv.delete", target: "kv:ns:k",
-    seed: async (b) => b.kvSet("ns", "k", "1"), done: async (b) => (await b.kvGet("ns", "k")) === null,
+    handler: kvKey.DELETE,
+    method: "DELETE",
+    path: "/kv/ns/k",
+    role: "admin",
+    action: "kv.delete",
+    target: "kv:ns:k",
+    seed: async (b) => b.kvSet("ns", "k", "1"),
+    done: async (b) => (await b.kvGet("ns", "k")) === null,
   },
 ];
 
@@ -239,7 +339,16 @@ describe.each(ROUTES)("$method $path (needs $role)", (r) => {
     // one entry, written before the change and completed in place after it
     expect(await auditTotal()).toBe(1);
     const entry = await newestAudit();
-    expect(entry).toMatchObject({ outcome: "done", actor: USER_OF[r.role], role: r.role, via: "session", action: r.action, target: r.target, method: r.method, status: res.status });
+    expect(entry).toMatchObject({
+      outcome: "done",
+      actor: USER_OF[r.role],
+      role: r.role,
+      via: "session",
+      action: r.action,
+      target: r.target,
+      method: r.method,
+      status: res.status,
+    });
     expect(entry.id).toMatch(/^[0-9a-f]{16}$/);
     expect(Math.abs((entry.ts as number) - Date.now() / 1000)).toBeLessThan(30);
     // stored as Python's json.dumps writes it

@@ -45,9 +45,7 @@ export function createSessionValue(secret: Buffer, user: ConfiguredUser, nowSeco
  * password, not expired), `stale` (well signed, but its user is gone or has a new password:
  * its record should go), or null (forged, foreign, malformed or expired).
  */
-export type SessionCookie =
-  | { status: "valid"; sid: string; user: ConfiguredUser; exp: number }
-  | { status: "stale"; sid: string; userName: string; userRemoved: boolean };
+export type SessionCookie = { status: "valid"; sid: string; user: ConfiguredUser; exp: number } | { status: "stale"; sid: string; userName: string; userRemoved: boolean };
 
 export function readSessionValue(config: AuthConfig, value: string, nowSeconds: number): SessionCookie | null {
   if (!config.secret || value.length > 4096) return null;

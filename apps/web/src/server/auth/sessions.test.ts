@@ -92,7 +92,7 @@ describe("sign-out", () => {
     expect((await read(cookie)).status).toBe(401);
   });
 
-  it("ends only its own session; {\"everywhere\": true} ends every session of the user and no one else's", async () => {
+  it('ends only its own session; {"everywhere": true} ends every session of the user and no one else\'s', async () => {
     const laptop = await signIn("otto");
     const phone = await signIn("otto");
     const tablet = await signIn("otto");
@@ -124,7 +124,10 @@ describe("a change of users", () => {
   it("a removed user's sessions end at once, and stay ended when the same entry comes back", async () => {
     const cookie = await signIn("ada");
     const second = await signIn("ada");
-    process.env.FLEET_AUTH_USERS = before.split(",").filter((e) => !e.startsWith("ada:")).join(",");
+    process.env.FLEET_AUTH_USERS = before
+      .split(",")
+      .filter((e) => !e.startsWith("ada:"))
+      .join(",");
     resetServerEnv();
     expect((await read(cookie)).status).toBe(401);
     // a replica still configured with ada (the same entry restored) accepts neither session
@@ -137,7 +140,11 @@ describe("a change of users", () => {
 
   it("a new password ends the session at once, and a replica with the old password no longer accepts it", async () => {
     const cookie = await signIn("otto");
-    process.env.FLEET_AUTH_USERS = before.split(",").filter((e) => !e.startsWith("otto:")).concat(await userEntry("otto", "operator", "a-new-password")).join(",");
+    process.env.FLEET_AUTH_USERS = before
+      .split(",")
+      .filter((e) => !e.startsWith("otto:"))
+      .concat(await userEntry("otto", "operator", "a-new-password"))
+      .join(",");
     resetServerEnv();
     expect((await read(cookie)).status).toBe(401);
     process.env.FLEET_AUTH_USERS = before;
@@ -182,7 +189,10 @@ describe("the live stream", () => {
     const before = process.env.FLEET_AUTH_USERS!;
     const reader = await connect(handler, { cookie: await signIn("ada") });
     try {
-      process.env.FLEET_AUTH_USERS = before.split(",").filter((e) => !e.startsWith("ada:")).join(",");
+      process.env.FLEET_AUTH_USERS = before
+        .split(",")
+        .filter((e) => !e.startsWith("ada:"))
+        .join(",");
       resetServerEnv();
       await waitFor(() => reader.isDone, { timeoutMs: 5000, what: "the removed user's stream to close" });
     } finally {

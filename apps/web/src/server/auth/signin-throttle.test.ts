@@ -78,10 +78,13 @@ describe("parallel guesses", () => {
     expect((await signIn("otto", PASSWORDS.otto)).status).toBe(429);
     // the first attempt the throttle lets through is checked, and it is right
     const started = Date.now();
-    const ok = await waitFor(async () => {
-      const res = await signIn("otto", PASSWORDS.otto);
-      return res.status === 429 ? null : res;
-    }, { timeoutMs: 5000, stepMs: 100, what: "otto's backoff to end" });
+    const ok = await waitFor(
+      async () => {
+        const res = await signIn("otto", PASSWORDS.otto);
+        return res.status === 429 ? null : res;
+      },
+      { timeoutMs: 5000, stepMs: 100, what: "otto's backoff to end" },
+    );
     expect(ok.status).toBe(200);
     // seconds, not minutes: generous for a loaded machine (the wait itself is checked in auth-units)
     expect(Date.now() - started).toBeLessThan(10_000);
@@ -99,15 +102,15 @@ describe("parallel guesses", () => {
     await untilBackingOff((i) => ({ user: `nobody-more-${i}`, address: "203.0.113.9" }), "fleet:console:signin:addr:203.0.113.9");
     // at once, while it backs off: more names and a user behind that address wait too (at most
     // 5 minutes, README); elsewhere they sign in
-    const burst = await Promise.all([
-      ...Array.from({ length: 4 }, (_, i) => signIn(`nobody-burst-${i}`, "guess", "203.0.113.9")),
-      signIn("vera", PASSWORDS.vera, "203.0.113.9"),
-    ]);
+    const burst = await Promise.all([...Array.from({ length: 4 }, (_, i) => signIn(`nobody-burst-${i}`, "guess", "203.0.113.9")), signIn("vera", PASSWORDS.vera, "203.0.113.9")]);
     expect(burst.map((r) => r.status)).toEqual([429, 429, 429, 429, 429]);
     expect((await signIn("vera", PASSWORDS.vera, "203.0.113.10")).status).toBe(200);
     // IPv6: one /64 is one address
     for (let i = 0; i < SIGN_IN_POLICY.addressFree; i++) await signIn(`v6-${i}`, "guess", `2001:db8:5:6::${(i + 1).toString(16)}`);
-    await untilBackingOff((i) => ({ user: `v6-more-${i}`, address: `2001:db8:5:6::${(1000 + i).toString(16)}` }), `fleet:console:signin:addr:${addressBudgetId("2001:db8:5:6::1")}`);
+    await untilBackingOff(
+      (i) => ({ user: `v6-more-${i}`, address: `2001:db8:5:6::${(1000 + i).toString(16)}` }),
+      `fleet:console:signin:addr:${addressBudgetId("2001:db8:5:6::1")}`,
+    );
     expect((await signIn("vera", PASSWORDS.vera, "2001:db8:5:6::ffff")).status).toBe(429);
     expect((await signIn("vera", PASSWORDS.vera, "2001:db8:5:7::1")).status).toBe(200);
     // Each unknown name is checked against the dummy hash at the default scrypt cost (32 MiB),

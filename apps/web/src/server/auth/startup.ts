@@ -15,13 +15,14 @@ export interface StartupFacts {
   development: boolean;
 }
 
-export type StartupDecision =
-  | { start: true; mode: "auth" | "insecure" | "open" }
-  | { start: false; reason: string };
+export type StartupDecision = { start: true; mode: "auth" | "insecure" | "open" } | { start: false; reason: string };
 
 export function isLoopbackHost(host: string | null): boolean {
   if (host === null) return false;
-  const h = host.trim().toLowerCase().replace(/^\[(.*)\]$/, "$1");
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, "$1");
   if (h === "localhost" || h === "::1" || h === "0:0:0:0:0:0:0:1") return true;
   if (/^::ffff:127\.\d+\.\d+\.\d+$/.test(h)) return true;
   return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
@@ -40,7 +41,7 @@ export function decideStartup(f: StartupFacts): StartupDecision {
     start: false,
     reason:
       `Fleet Console refuses to start without authentication because ${why}. ` +
-      "Configure sign-in (FLEET_AUTH_USERS with FLEET_AUTH_SECRET, FLEET_AUTH_TOKENS, or the trusted-proxy mode; see README, \"Authentication\"), " +
+      'Configure sign-in (FLEET_AUTH_USERS with FLEET_AUTH_SECRET, FLEET_AUTH_TOKENS, or the trusted-proxy mode; see README, "Authentication"), ' +
       "or set FLEET_INSECURE_NO_AUTH=1 to run with every request treated as admin.",
   };
 }

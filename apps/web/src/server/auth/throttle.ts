@@ -55,9 +55,7 @@ export function pairBudgetId(user: string, address: string | null): string {
     .slice(0, 32);
 }
 
-export type Reservation =
-  | { allowed: true; settle: (outcome: "success" | "failure" | "refund") => Promise<void> }
-  | { allowed: false; waitMs: number };
+export type Reservation = { allowed: true; settle: (outcome: "success" | "failure" | "refund") => Promise<void> } | { allowed: false; waitMs: number };
 
 export class SignInThrottle {
   constructor(

@@ -132,9 +132,7 @@ describe("WorkerReads (the rotation that keeps a big fleet cheap)", () => {
       ticks++;
     }
     expect(ticks).toBeLessThanOrEqual(3);
-    expect((seen[0] as { data: { changed: Array<{ worker_id: string; state: string }> } }).data.changed.map((w) => [w.worker_id, w.state])).toEqual([
-      ["w4", "RUNNING"],
-    ]);
+    expect((seen[0] as { data: { changed: Array<{ worker_id: string; state: string }> } }).data.changed.map((w) => [w.worker_id, w.state])).toEqual([["w4", "RUNNING"]]);
   });
 
   it("sees a worker go offline on the tick the clock passes the threshold, without reading it again", async () => {

@@ -127,7 +127,10 @@ export class WorkerReads {
       this.cursor = (start + n) % refs.length;
     }
     const positions = [...wanted].sort((a, b) => a - b);
-    const records = await readRecords(backend, positions.map((i) => refs[i]!));
+    const records = await readRecords(
+      backend,
+      positions.map((i) => refs[i]!),
+    );
     const read = new Map<string, WorkerRecord>();
     for (const [j, i] of positions.entries()) read.set(keys[i]!, records[j]!);
     const next = new Map<string, { record: WorkerRecord; worker: Worker; fingerprint: string }>();
@@ -234,9 +237,7 @@ export class ChangeDetector {
     if (!previous) return [];
 
     const out: DetectedChange[] = [];
-    const removedWorkers = [...previous.workers]
-      .filter(([key]) => !next.workers.has(key))
-      .map(([, v]) => v.ref);
+    const removedWorkers = [...previous.workers].filter(([key]) => !next.workers.has(key)).map(([, v]) => v.ref);
     if (changedWorkers.length > 0 || removedWorkers.length > 0) {
       out.push({ event: "workers", data: { changed: changedWorkers, removed: removedWorkers } });
     }
@@ -253,11 +254,7 @@ export class ChangeDetector {
   }
 }
 
-function diffByName<T extends { name: string }>(
-  items: T[],
-  previous: Map<string, string> | undefined,
-  next: Map<string, string>,
-): { changed: T[]; removed: string[] } {
+function diffByName<T extends { name: string }>(items: T[], previous: Map<string, string> | undefined, next: Map<string, string>): { changed: T[]; removed: string[] } {
   const changed: T[] = [];
   for (const item of items) {
     const fingerprint = JSON.stringify(item);

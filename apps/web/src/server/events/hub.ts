@@ -134,7 +134,11 @@ export class EventHub {
     const detach = this.attach(listener);
     const seq = ++this.lastId;
     const data =
-      resume.mode === "replayed" ? { mode: resume.mode, replayed: resume.frames.length } : resume.mode === "refetch" ? { mode: resume.mode, reason: resume.reason } : { mode: resume.mode };
+      resume.mode === "replayed"
+        ? { mode: resume.mode, replayed: resume.frames.length }
+        : resume.mode === "refetch"
+          ? { mode: resume.mode, reason: resume.reason }
+          : { mode: resume.mode };
     return { detach, resume, sync: encodeFrame(this.replay.wireId(seq), "sync", data) };
   }
 
@@ -241,9 +245,7 @@ export class EventHub {
     const source = this.source;
     this.source = null;
     if (source) {
-      this.sourceClosing = this.sourceClosing
-        .then(() => source.close())
-        .catch((err: unknown) => this.opts.log("closing the snapshot source failed", err));
+      this.sourceClosing = this.sourceClosing.then(() => source.close()).catch((err: unknown) => this.opts.log("closing the snapshot source failed", err));
     }
     const current = this.subscription;
     this.subscription = null;
@@ -252,9 +254,7 @@ export class EventHub {
   }
 
   private closeLater(sub: Subscription): void {
-    this.closing = this.closing
-      .then(() => sub.close())
-      .catch((err: unknown) => this.opts.log("closing the bus subscription failed", err));
+    this.closing = this.closing.then(() => sub.close()).catch((err: unknown) => this.opts.log("closing the bus subscription failed", err));
   }
 
   private async tick(gen: number): Promise<void> {

@@ -34,7 +34,10 @@ export function getEventHub(): EventHub {
       // `event:<type>.emit` carries every push to stream:<type>: that stream exists now
       onBusTopic: (topic) => {
         if (topic.endsWith(".emit") && topic.length > ".emit".length) {
-          void getDiscovery().then((d) => d.learn("stream", topic.slice(0, -".emit".length)), () => undefined);
+          void getDiscovery().then(
+            (d) => d.learn("stream", topic.slice(0, -".emit".length)),
+            () => undefined,
+          );
         }
       },
       intervalMs: env.FLEET_EVENTS_INTERVAL_MS,

@@ -107,9 +107,7 @@ describe("GET /events with Last-Event-ID (hub over the memory backend)", () => {
     const params = new URLSearchParams();
     if (opts.query) params.set("last_event_id", opts.query);
     if (opts.topics) params.set("topics", opts.topics);
-    const res = await handler(
-      new Request(`http://localhost/api/v1/events?${params}`, { signal: abort.signal, headers: opts.header ? { "last-event-id": opts.header } : {} }),
-    );
+    const res = await handler(new Request(`http://localhost/api/v1/events?${params}`, { signal: abort.signal, headers: opts.header ? { "last-event-id": opts.header } : {} }));
     return { abort, reader: new SseReader(res.body!) };
   }
 

@@ -27,10 +27,7 @@ export interface ReplayFrame {
   frame: Uint8Array;
 }
 
-export type Resume =
-  | { mode: "fresh" }
-  | { mode: "replayed"; frames: ReplayFrame[] }
-  | { mode: "refetch"; reason: string };
+export type Resume = { mode: "fresh" } | { mode: "replayed"; frames: ReplayFrame[] } | { mode: "refetch"; reason: string };
 
 interface Held extends ReplayFrame {
   atMs: number;
@@ -86,10 +83,7 @@ export class ReplayBuffer {
     const oldest = this.nowMs() - this.opts.windowMs;
     let drop = 0;
     let bytes = this.bytes;
-    while (
-      drop < this.frames.length &&
-      (this.frames[drop]!.atMs < oldest || this.frames.length - drop > this.opts.maxFrames || bytes > this.opts.maxBytes)
-    ) {
+    while (drop < this.frames.length && (this.frames[drop]!.atMs < oldest || this.frames.length - drop > this.opts.maxFrames || bytes > this.opts.maxBytes)) {
       bytes -= this.frames[drop]!.frame.byteLength;
       drop++;
     }

@@ -8,6 +8,4 @@ export interface SnapshotWorkerData {
 
 export type ToSnapshotWorker = { kind: "poll"; seq: number; now: number; names: KnownNames };
 
-export type FromSnapshotWorker =
-  | { kind: "result"; seq: number; changes: DetectedChange[] }
-  | { kind: "error"; seq: number; message: string };
+export type FromSnapshotWorker = { kind: "result"; seq: number; changes: DetectedChange[] } | { kind: "error"; seq: number; message: string };

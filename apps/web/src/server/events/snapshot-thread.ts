@@ -99,10 +99,7 @@ function spawnSnapshotWorker(data: SnapshotWorkerData): Worker {
   // (vitest, tsx) the entry is TypeScript: the thread registers tsx's loader first.
   if (process.env.NEXT_RUNTIME === undefined) {
     const entry = import.meta.url.replace(/snapshot-thread\.ts$/, "snapshot-worker.ts");
-    return new Worker(
-      `import("tsx/esm/api").then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`,
-      { eval: true, workerData: data },
-    );
+    return new Worker(`import("tsx/esm/api").then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`, { eval: true, workerData: data });
   }
   return new Worker(new URL("./snapshot-worker.ts", import.meta.url), { workerData: data });
 }

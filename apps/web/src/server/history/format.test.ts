@@ -104,7 +104,10 @@ describe("rings are bounded", () => {
     const { ranges, times } = ringRanges("10s", from, end);
     expect(ranges).toHaveLength(2);
     expect(ranges[1]!.offset).toBe(0);
-    const ring = ringWith("10s", times.map((t, i) => rec(t, { dead: i })));
+    const ring = ringWith(
+      "10s",
+      times.map((t, i) => rec(t, { dead: i })),
+    );
     expect(read(ring, "10s", from, end).records.map((r) => r?.dead)).toEqual(times.map((_, i) => i));
   });
 
@@ -167,8 +170,18 @@ describe("drain trend", () => {
   it("a falling backlog drains at its slope; rising or flat never; too few points are not known", () => {
     const falling = [0, 10, 20, 30].map((ts) => ({ ts, pending: 100 - ts })); // 1 task/s
     expect(drainSeconds(falling, 70)).toBeCloseTo(70);
-    expect(drainSeconds([0, 10, 20].map((ts) => ({ ts, pending: ts })), 20)).toBe(Number.POSITIVE_INFINITY);
-    expect(drainSeconds([0, 10, 20].map((ts) => ({ ts, pending: 5 })), 5)).toBe(Number.POSITIVE_INFINITY);
+    expect(
+      drainSeconds(
+        [0, 10, 20].map((ts) => ({ ts, pending: ts })),
+        20,
+      ),
+    ).toBe(Number.POSITIVE_INFINITY);
+    expect(
+      drainSeconds(
+        [0, 10, 20].map((ts) => ({ ts, pending: 5 })),
+        5,
+      ),
+    ).toBe(Number.POSITIVE_INFINITY);
     expect(drainSeconds([{ ts: 0, pending: 9 }], 9)).toBeNull();
     expect(drainSeconds([], 0)).toBe(0);
   });

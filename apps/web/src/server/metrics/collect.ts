@@ -83,24 +83,15 @@ export async function collectMetrics(getBackend: () => Promise<Backend>, options
       () => new Error(`the backend did not answer within ${timeoutMs} ms`),
     );
   } catch (err) {
-    (options.log ?? ((m, e) => console.error(`[metrics] ${m}:`, e instanceof Error ? e.message : e)))(
-      "reading the fleet failed",
-      err,
-    );
+    (options.log ?? ((m, e) => console.error(`[metrics] ${m}:`, e instanceof Error ? e.message : e)))("reading the fleet failed", err);
   }
 
-  out.gauge("fleet_backend_up", "1 when the console could read the Fleet backend (Redis) during this scrape, else 0.", [
-    { value: data ? 1 : 0 },
-  ]);
+  out.gauge("fleet_backend_up", "1 when the console could read the Fleet backend (Redis) during this scrape, else 0.", [{ value: data ? 1 : 0 }]);
   if (data) {
-    out.gauge("fleet_backend_latency_seconds", "Round-trip time of one backend ping during this scrape.", [
-      { value: data.latencySeconds },
-    ]);
+    out.gauge("fleet_backend_latency_seconds", "Round-trip time of one backend ping during this scrape.", [{ value: data.latencySeconds }]);
     writeFleet(out, data);
   }
-  out.gauge("fleet_metrics_collect_seconds", "Time this scrape took to read the backend.", [
-    { value: (performance.now() - started) / 1000 },
-  ]);
+  out.gauge("fleet_metrics_collect_seconds", "Time this scrape took to read the backend.", [{ value: (performance.now() - started) / 1000 }]);
   return out.toString();
 }
 
@@ -109,9 +100,7 @@ function writeFleet(out: Exposition, data: FleetData): void {
   out.gauge(
     "fleet_workers",
     "Registered workers by automation type and status (offline when last_seen is older than the threshold).",
-    types.flatMap((type) =>
-      WORKER_STATUSES.map((status): Sample => ({ labels: { automation_type: type, status }, value: data.workers.get(type)![status] })),
-    ),
+    types.flatMap((type) => WORKER_STATUSES.map((status): Sample => ({ labels: { automation_type: type, status }, value: data.workers.get(type)![status] }))),
   );
 
   const queues = [...data.queues].sort(byName);

@@ -36,9 +36,7 @@ describe("Prometheus exposition writer", () => {
     expect(() => parseExposition("fleet_x 1\n")).toThrow(/before its TYPE/);
     expect(() => parseExposition('# TYPE fleet_x gauge\nfleet_x{a="\\q"} 1\n')).toThrow(/bad escape/);
     expect(() => parseExposition("# TYPE fleet_x gauge\nfleet_x 1\nfleet_x 2\n")).toThrow(/duplicate/);
-    expect(() => parseExposition("# TYPE fleet_x gauge\nfleet_x 1\n# TYPE fleet_y gauge\nfleet_y 1\nfleet_x 3\n")).toThrow(
-      /split/,
-    );
+    expect(() => parseExposition("# TYPE fleet_x gauge\nfleet_x 1\n# TYPE fleet_y gauge\nfleet_y 1\nfleet_x 3\n")).toThrow(/split/);
     expect(() => parseExposition("# TYPE fleet_x gauge\nfleet_x one\n")).toThrow(/bad value/);
     expect(() => parseExposition("# TYPE fleet_x gauge\nfleet_x 1")).toThrow(/line feed/);
   });

@@ -25,7 +25,10 @@ function parseJson<T>(buf: Buffer): T | null {
   }
 }
 
-export async function collectWatchMetrics(getBackend: () => Promise<Backend>, log: (m: string, e: unknown) => void = (m, e) => console.error(`[metrics] ${m}:`, e instanceof Error ? e.message : e)): Promise<string> {
+export async function collectWatchMetrics(
+  getBackend: () => Promise<Backend>,
+  log: (m: string, e: unknown) => void = (m, e) => console.error(`[metrics] ${m}:`, e instanceof Error ? e.message : e),
+): Promise<string> {
   let backend: Backend;
   let latestRaw: Map<string, Buffer>;
   let state: Awaited<ReturnType<Backend["alertStateRead"]>>;

@@ -128,9 +128,9 @@ describe("watch leader hand-over (two processes, one Redis)", () => {
     const killedAt = Date.now();
     a.proc.kill("SIGKILL");
     await a.exited;
-    const led = await b.waitFor("lead", (HOLD_SECONDS * 4 / 3) * 1000 + 3000);
+    const led = await b.waitFor("lead", ((HOLD_SECONDS * 4) / 3) * 1000 + 3000);
     const took = led.at - killedAt;
-    expect(took).toBeLessThanOrEqual((HOLD_SECONDS * 4 / 3) * 1000 + 1500);
+    expect(took).toBeLessThanOrEqual(((HOLD_SECONDS * 4) / 3) * 1000 + 1500);
     // and not before the lock expired: no two leaders at once
     expect(took).toBeGreaterThanOrEqual(HOLD_SECONDS * 1000 - 1000);
     const firstTick = await b.waitFor("tick", 5000);

@@ -151,7 +151,16 @@ for (const kind of ["memory", "redis"] as const) {
         ["a webhook id no webhook has", { webhooks: [], rules: [{ ...GOOD.rules[0], webhooks: ["ghost"] }] }, /no webhook has the id 'ghost'/],
         ["a URL that is not http(s)", { webhooks: [{ id: "w", url: "file:///etc/passwd" }] }, /must be an http:\/\/ or https:\/\/ URL/],
         ["a window below a minute", { rules: [{ ...GOOD.rules[0], webhooks: [], within_seconds: 5 }] }, /within_seconds must be at least 60 s/],
-        ["two rules with one id", { rules: [{ ...GOOD.rules[0], webhooks: [] }, { ...GOOD.rules[0], webhooks: [] }] }, /used twice/],
+        [
+          "two rules with one id",
+          {
+            rules: [
+              { ...GOOD.rules[0], webhooks: [] },
+              { ...GOOD.rules[0], webhooks: [] },
+            ],
+          },
+          /used twice/,
+        ],
         ["an unknown field", { rules: [], extra: 1 }, /extra/],
         ["not an object", [1, 2], /must be a JSON object/],
       ])("refuses %s with 422 and a clear message; nothing written", async (_what, body, message) => {
@@ -183,7 +192,21 @@ for (const kind of ["memory", "redis"] as const) {
     describe("alert state", () => {
       it("lists what fires, deliveries waiting and history, to a viewer", async () => {
         const firing = { key: "dead|jobs", rule_id: "dead", rule_name: "Dead", kind: "dead_letters_growth", subject: "jobs", since: 100, value: 9, summary: "grew" };
-        const delivery = { id: "d1", ts: 100, webhook_id: "ops", webhook: "Ops", status: "firing", alert_key: "dead|jobs", summary: "grew", attempts: 2, next_at: 130, last_error: "answered 500", seq: 1, alert: firing, resolved_at: null };
+        const delivery = {
+          id: "d1",
+          ts: 100,
+          webhook_id: "ops",
+          webhook: "Ops",
+          status: "firing",
+          alert_key: "dead|jobs",
+          summary: "grew",
+          attempts: 2,
+          next_at: 130,
+          last_error: "answered 500",
+          seq: 1,
+          alert: firing,
+          resolved_at: null,
+        };
         await backend.alertStateWrite({
           firingSet: new Map([["dead|jobs", pyJsonBytes(firing)]]),
           outboxSet: new Map([["d1", pyJsonBytes(delivery)]]),
@@ -193,7 +216,20 @@ for (const kind of ["memory", "redis"] as const) {
         const res = await call(getAlerts, "GET", "/alerts?limit=5", { headers: bearer("viewer") });
         expect(res.status).toBe(200);
         expect(res.json.firing).toEqual([firing]);
-        expect(res.json.deliveries).toEqual([{ id: "d1", ts: 100, webhook_id: "ops", webhook: "Ops", status: "firing", alert_key: "dead|jobs", summary: "grew", attempts: 2, next_at: 130, last_error: "answered 500" }]);
+        expect(res.json.deliveries).toEqual([
+          {
+            id: "d1",
+            ts: 100,
+            webhook_id: "ops",
+            webhook: "Ops",
+            status: "firing",
+            alert_key: "dead|jobs",
+            summary: "grew",
+            attempts: 2,
+            next_at: 130,
+            last_error: "answered 500",
+          },
+        ]);
         expect(res.json.history).toEqual([{ ts: 100, type: "firing", alert_key: "dead|jobs", rule_id: "dead", summary: "grew" }]);
         expect(res.json.history_total).toBe(2);
         const bad = await call(getAlerts, "GET", "/alerts?limit=0", { headers: bearer("viewer") });

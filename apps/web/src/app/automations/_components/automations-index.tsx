@@ -20,10 +20,7 @@ export function AutomationsIndex() {
   const q = useQuery(queries.automations());
   return (
     <>
-      <PageHeader
-        title="Automations"
-        description="Every automation type, declared in the catalog or seen in the worker registry: its workers, its queue and its stream."
-      />
+      <PageHeader title="Automations" description="Every automation type, declared in the catalog or seen in the worker registry: its workers, its queue and its stream." />
       {q.isPending ? (
         <LoadingState label="Loading automations…" />
       ) : q.isError ? (
@@ -47,11 +44,7 @@ export function AutomationsIndex() {
 
 function Stat({ label, value, tone, testId }: { label: string; value: number; tone?: "warn" | "bad"; testId?: string }) {
   const color =
-    tone === "bad" && value > 0
-      ? "text-red-700 dark:text-red-400"
-      : tone === "warn" && value > 0
-        ? "text-amber-700 dark:text-amber-400"
-        : "text-slate-900 dark:text-slate-100";
+    tone === "bad" && value > 0 ? "text-red-700 dark:text-red-400" : tone === "warn" && value > 0 ? "text-amber-700 dark:text-amber-400" : "text-slate-900 dark:text-slate-100";
   return (
     <div className="min-w-0">
       <dt className="truncate text-xs text-slate-500 dark:text-slate-400">{label}</dt>
@@ -77,9 +70,7 @@ function AutomationCard({ automation: a }: { automation: Automation }) {
               {a.automation_type}
             </Link>
           </h2>
-          <p className="mt-0.5 text-xs text-slate-500 dark:text-slate-400">
-            {a.schemas ? "Declared in the catalog" : "No catalog entry: any JSON config and payload accepted"}
-          </p>
+          <p className="mt-0.5 text-xs text-slate-500 dark:text-slate-400">{a.schemas ? "Declared in the catalog" : "No catalog entry: any JSON config and payload accepted"}</p>
         </div>
         <div className="flex shrink-0 flex-col items-end gap-1">
           <span className="rounded-full bg-slate-100 px-2 py-0.5 text-xs font-medium text-slate-700 dark:bg-slate-800 dark:text-slate-300">
@@ -96,9 +87,7 @@ function AutomationCard({ automation: a }: { automation: Automation }) {
           STATUSES.filter((s) => a.workers[s] > 0).map((s) => (
             <span key={s} className="inline-flex items-center gap-1 text-sm">
               <StatusBadge status={s} />
-              <span className="tabular-nums font-medium">
-                {a.workers[s]}
-              </span>
+              <span className="tabular-nums font-medium">{a.workers[s]}</span>
             </span>
           ))
         )}

@@ -49,12 +49,7 @@ export function EventsLog() {
         title="Events"
         description={`The live bus: messages published on Redis event:* channels, newest first (the last ${BUS_BUFFER} kept).`}
         actions={
-          <button
-            type="button"
-            className={paused ? "btn-primary" : "btn"}
-            onClick={() => setPaused(paused ? null : live)}
-            aria-pressed={paused !== null}
-          >
+          <button type="button" className={paused ? "btn-primary" : "btn"} onClick={() => setPaused(paused ? null : live)} aria-pressed={paused !== null}>
             {/* The same glyphs as the stream tail's pause, hidden from the button's name. */}
             <span aria-hidden>{paused ? "▶" : "❚❚"}</span>
             {paused ? `Resume${newSincePause ? ` (${formatNumber(newSincePause)} new)` : ""}` : "Pause"}

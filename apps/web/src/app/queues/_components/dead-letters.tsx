@@ -213,11 +213,7 @@ export function DeadLetters({ name, total, limit }: { name: string; total: numbe
   );
 
   const verb = pending?.action === "requeue" ? "Requeue" : "Delete";
-  const title = !pending
-    ? ""
-    : pending.one
-      ? `${verb} ${pending.one}?`
-      : `${verb} ${pending.refs === null ? "all " : ""}${plural(pendingCount, "dead letter")}?`;
+  const title = !pending ? "" : pending.one ? `${verb} ${pending.one}?` : `${verb} ${pending.refs === null ? "all " : ""}${plural(pendingCount, "dead letter")}?`;
 
   // Viewers get no checkboxes: selecting only serves the operator's actions.
   const selectColumn: { header: ReactNode; cell: (row: DeadLetter) => ReactNode } | undefined = canAct
@@ -269,7 +265,9 @@ export function DeadLetters({ name, total, limit }: { name: string; total: numbe
                 <summary className="cursor-pointer">Refs no longer there</summary>
                 <ul className="mt-1 font-mono text-xs">
                   {outcome.missing.map((m) => (
-                    <li key={m} className="break-all">{m}</li>
+                    <li key={m} className="break-all">
+                      {m}
+                    </li>
                   ))}
                 </ul>
               </details>

@@ -125,7 +125,13 @@ export function QueueDetailView({ name }: { name: string }) {
     />
   );
 
-  if (isPending) return (<>{header}<LoadingState label="Loading the queue…" /></>);
+  if (isPending)
+    return (
+      <>
+        {header}
+        <LoadingState label="Loading the queue…" />
+      </>
+    );
   if (error) {
     return (
       <>
@@ -168,19 +174,26 @@ export function QueueDetailView({ name }: { name: string }) {
         <Stat compact label="Dead" value={q.dead} tone="bad" />
       </dl>
       <p className="mt-2 text-xs text-slate-600 dark:text-slate-400" data-testid="depth-legend">
-        <strong className="font-medium">In flight</strong>: held by a worker now. <strong className="font-medium">Stuck</strong>{" "}
-        (<code className="font-mono">overdue</code>): held longer than allowed, so its worker probably died; “Requeue overdue tasks” (the sweep) puts them
-        back. <strong className="font-medium">Retry due</strong> (<code className="font-mono">due</code>): failed tasks whose retry time has come.{" "}
-        <strong className="font-medium">Dead</strong>: failed every attempt.
+        <strong className="font-medium">In flight</strong>: held by a worker now. <strong className="font-medium">Stuck</strong> (<code className="font-mono">overdue</code>): held
+        longer than allowed, so its worker probably died; “Requeue overdue tasks” (the sweep) puts them back. <strong className="font-medium">Retry due</strong> (
+        <code className="font-mono">due</code>): failed tasks whose retry time has come. <strong className="font-medium">Dead</strong>: failed every attempt.
       </p>
 
       <HistoryCharts queue={name} pending={q.pending.total} />
 
       <nav aria-label="Sections" className="mt-4 flex flex-wrap gap-x-4 gap-y-1 text-sm">
-        <a className="link" href="#in-flight">In flight</a>
-        <a className="link" href="#pending">Pending</a>
-        <a className="link" href="#scheduled">Scheduled</a>
-        <a className="link" href="#dead">Dead letters{q.dead > 0 ? ` (${formatNumber(q.dead)})` : ""}</a>
+        <a className="link" href="#in-flight">
+          In flight
+        </a>
+        <a className="link" href="#pending">
+          Pending
+        </a>
+        <a className="link" href="#scheduled">
+          Scheduled
+        </a>
+        <a className="link" href="#dead">
+          Dead letters{q.dead > 0 ? ` (${formatNumber(q.dead)})` : ""}
+        </a>
       </nav>
 
       <Section

@@ -65,7 +65,13 @@ const columns: Column<Queue>[] = [
     cell: (q) => <Num value={q.overdue} tone="warn" />,
   },
   { id: "scheduled", header: "Scheduled", className: "w-24 text-right", hideOnMobile: true, cell: (q) => <Num value={q.scheduled} /> },
-  { id: "due", header: <span title="due: scheduled retries whose time has come">Retry due</span>, className: "w-24 text-right", hideOnMobile: true, cell: (q) => <Num value={q.due} /> },
+  {
+    id: "due",
+    header: <span title="due: scheduled retries whose time has come">Retry due</span>,
+    className: "w-24 text-right",
+    hideOnMobile: true,
+    cell: (q) => <Num value={q.due} />,
+  },
   {
     id: "dead",
     header: "Dead",
@@ -121,7 +127,10 @@ export function QueuesView() {
           {totals.dead > 0 && (
             <div role="status" className="mb-4 rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-900 dark:border-red-900 dark:bg-red-950/50 dark:text-red-200">
               <span aria-hidden>⚠ </span>
-              <strong>{formatNumber(totals.dead)} dead letter{totals.dead === 1 ? "" : "s"}</strong> in {totals.deadQueues} queue
+              <strong>
+                {formatNumber(totals.dead)} dead letter{totals.dead === 1 ? "" : "s"}
+              </strong>{" "}
+              in {totals.deadQueues} queue
               {totals.deadQueues === 1 ? "" : "s"}: tasks that failed every attempt and wait for someone to requeue or delete them.
             </div>
           )}
@@ -141,7 +150,9 @@ export function QueuesView() {
               Only queues with dead letters
             </label>
             <span className="ml-auto text-sm text-slate-500 dark:text-slate-400">
-              {rows.length === all.length ? `${formatNumber(all.length)} queue${all.length === 1 ? "" : "s"}` : `${formatNumber(rows.length)} of ${formatNumber(all.length)} queues`}
+              {rows.length === all.length
+                ? `${formatNumber(all.length)} queue${all.length === 1 ? "" : "s"}`
+                : `${formatNumber(rows.length)} of ${formatNumber(all.length)} queues`}
             </span>
           </div>
           <DataTable
@@ -151,7 +162,11 @@ export function QueuesView() {
             caption="Queues"
             minWidth="22rem"
             rowClassName={(x) => (x.dead > 0 ? "bg-red-50/40 dark:bg-red-950/20" : "")}
-            empty={<EmptyState title="No queue matches" className="m-4">Clear the search or the dead-letter filter.</EmptyState>}
+            empty={
+              <EmptyState title="No queue matches" className="m-4">
+                Clear the search or the dead-letter filter.
+              </EmptyState>
+            }
           />
         </>
       )}

@@ -100,7 +100,11 @@ function CounterRow({ c, onDelete, onSaved }: { c: Counter; onDelete: () => void
             ) : (
               <span className="inline-flex items-center gap-2 text-sm font-normal">
                 <CorruptBadge fields={c.corrupt ?? ["value"]} />
-                {c.raw !== undefined && <code className="font-mono text-xs break-all" title="As stored">{c.raw}</code>}
+                {c.raw !== undefined && (
+                  <code className="font-mono text-xs break-all" title="As stored">
+                    {c.raw}
+                  </code>
+                )}
               </span>
             )}
           </span>
@@ -150,11 +154,24 @@ function NewCounter({ onSaved }: { onSaved: (text: string) => void }) {
     >
       <label className="flex w-full flex-col gap-1 sm:w-auto">
         <span className="text-xs font-medium text-slate-600 dark:text-slate-400">New counter</span>
-        <input className="field w-full sm:w-56" value={name} onChange={(e) => setName(e.target.value)} placeholder="name, e.g. scraper:pages" aria-describedby={touched && problem ? errId : undefined} />
+        <input
+          className="field w-full sm:w-56"
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          placeholder="name, e.g. scraper:pages"
+          aria-describedby={touched && problem ? errId : undefined}
+        />
       </label>
       <label className="flex flex-col gap-1">
         <span className="text-xs font-medium text-slate-600 dark:text-slate-400">Value</span>
-        <input className="field w-32 tabular-nums" inputMode="numeric" value={value} onChange={(e) => setValue(e.target.value)} aria-invalid={touched && counterValueProblem(value) !== "" ? true : undefined} aria-describedby={touched && problem ? errId : undefined} />
+        <input
+          className="field w-32 tabular-nums"
+          inputMode="numeric"
+          value={value}
+          onChange={(e) => setValue(e.target.value)}
+          aria-invalid={touched && counterValueProblem(value) !== "" ? true : undefined}
+          aria-describedby={touched && problem ? errId : undefined}
+        />
       </label>
       <button type="submit" className="btn" disabled={create.isPending}>
         {create.isPending ? "Saving…" : "Set counter"}
@@ -199,7 +216,10 @@ export function CountersSection() {
       ) : counters.length === 0 ? (
         <InlineEmpty>No counters yet.</InlineEmpty>
       ) : (
-        <ul className="divide-y divide-slate-200 overflow-hidden rounded-lg border border-slate-200 bg-white dark:divide-slate-800 dark:border-slate-800 dark:bg-slate-900/40" aria-label="Counters">
+        <ul
+          className="divide-y divide-slate-200 overflow-hidden rounded-lg border border-slate-200 bg-white dark:divide-slate-800 dark:border-slate-800 dark:bg-slate-900/40"
+          aria-label="Counters"
+        >
           {counters.map((c) => (
             <CounterRow
               key={c.name}

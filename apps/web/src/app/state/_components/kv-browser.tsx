@@ -27,7 +27,8 @@ function stateHref(ns: string | null, key: string | null): string {
 }
 
 const panel = "min-w-0 rounded-lg border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900/40";
-const panelHead = "flex items-center justify-between gap-2 border-b border-slate-200 px-3 py-2 text-xs font-semibold tracking-wide text-slate-600 uppercase dark:border-slate-800 dark:text-slate-400";
+const panelHead =
+  "flex items-center justify-between gap-2 border-b border-slate-200 px-3 py-2 text-xs font-semibold tracking-wide text-slate-600 uppercase dark:border-slate-800 dark:text-slate-400";
 const itemCls = (active: boolean) =>
   `flex items-center justify-between gap-2 px-3 py-2 text-sm focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-sky-500 ${
     active ? "bg-slate-900 text-white dark:bg-slate-100 dark:text-slate-900" : "hover:bg-slate-50 dark:hover:bg-slate-800/60"
@@ -73,9 +74,12 @@ export function KvBrowser() {
     [refetchKeys, refetchValue],
   );
   const onValueExpired = useCallback(() => onKeyExpired(true), [onKeyExpired]);
-  useEffect(() => () => {
-    if (expiryTimer.current !== null) clearTimeout(expiryTimer.current);
-  }, []);
+  useEffect(
+    () => () => {
+      if (expiryTimer.current !== null) clearTimeout(expiryTimer.current);
+    },
+    [],
+  );
   const [askDelete, setAskDelete] = useState(false);
   // The whole value, once "Show all" fetched it: a truncated value is edited only from it.
   const [fullValue, setFullValue] = useState<RawValue | null>(null);
@@ -99,11 +103,13 @@ export function KvBrowser() {
   // Every page loaded so far, each key once (a SCAN-paged namespace may answer a key twice).
   const loadedKeys = useMemo(() => {
     const seen = new Set<string>();
-    return (keys.data?.pages ?? []).flatMap((p) => p.keys).filter((k) => {
-      if (seen.has(k.key)) return false;
-      seen.add(k.key);
-      return true;
-    });
+    return (keys.data?.pages ?? [])
+      .flatMap((p) => p.keys)
+      .filter((k) => {
+        if (seen.has(k.key)) return false;
+        seen.add(k.key);
+        return true;
+      });
   }, [keys.data]);
   const keysTotal = keys.data?.pages[0]?.total ?? 0;
   const keyList = useMemo(() => {
@@ -124,7 +130,6 @@ export function KvBrowser() {
       : editValue === null || editValue.truncated
         ? "Only a preview of this large value is loaded: choose “Show all” below to load it whole, then edit."
         : null;
-
 
   return (
     <Section id="kv" title="Key-value store" description="Shared values by namespace. Values are JSON; some carry a time to live.">
@@ -147,7 +152,9 @@ export function KvBrowser() {
               {nsList.map((n) => (
                 <li key={n.ns}>
                   <Link href={stateHref(n.ns, null)} scroll={false} aria-current={n.ns === ns ? "page" : undefined} className={itemCls(n.ns === ns)}>
-                    <span className="min-w-0 truncate font-mono" title={n.ns}>{n.ns}</span>
+                    <span className="min-w-0 truncate font-mono" title={n.ns}>
+                      {n.ns}
+                    </span>
                     <span className="shrink-0 text-xs tabular-nums opacity-70">{formatNumber(n.keys)}</span>
                   </Link>
                 </li>
@@ -165,7 +172,15 @@ export function KvBrowser() {
                   ← Namespaces
                 </Link>
               )}
-              <span className="truncate">{ns ? <>Keys of <span className="font-mono normal-case">{ns}</span></> : "Keys"}</span>
+              <span className="truncate">
+                {ns ? (
+                  <>
+                    Keys of <span className="font-mono normal-case">{ns}</span>
+                  </>
+                ) : (
+                  "Keys"
+                )}
+              </span>
             </span>
             {ns !== null && canAdmin && (
               <Link href={`/state${qs({ ns, new: 1 })}#kv`} scroll={false} className="btn-ghost text-xs normal-case">
@@ -187,7 +202,9 @@ export function KvBrowser() {
           ) : (
             <>
               <div className="border-b border-slate-200 p-2 dark:border-slate-800">
-                <label className="sr-only" htmlFor="kv-key-filter">Filter keys</label>
+                <label className="sr-only" htmlFor="kv-key-filter">
+                  Filter keys
+                </label>
                 <input id="kv-key-filter" type="search" className="field w-full" placeholder="Filter keys" value={filter} onChange={(e) => setFilter(e.target.value)} />
               </div>
               {keyList.length === 0 ? (
@@ -199,7 +216,9 @@ export function KvBrowser() {
                   {keyList.map((k) => (
                     <li key={k.key}>
                       <Link href={stateHref(ns, k.key)} scroll={false} aria-current={k.key === key ? "page" : undefined} className={itemCls(k.key === key)}>
-                        <span className="min-w-0 truncate font-mono" title={k.key}>{k.key}</span>
+                        <span className="min-w-0 truncate font-mono" title={k.key}>
+                          {k.key}
+                        </span>
                         <span className="flex shrink-0 flex-col items-end text-xs tabular-nums opacity-80">
                           <span>{formatBytes(k.bytes)}</span>
                           {k.ttl_ms !== null && (
@@ -291,26 +310,24 @@ export function KvBrowser() {
                     </button>
                     {canAdmin && (
                       <>
-                    <button type="button" className="btn text-xs" onClick={() => setEditing(true)} disabled={editBlocked !== null} title={editBlocked ?? undefined}>
-                      Edit
-                    </button>
-                    <button
-                      type="button"
-                      className="btn text-xs"
-                      onClick={() => {
-                        del.reset();
-                        setAskDelete(true);
-                      }}
-                    >
-                      Delete
-                    </button>
+                        <button type="button" className="btn text-xs" onClick={() => setEditing(true)} disabled={editBlocked !== null} title={editBlocked ?? undefined}>
+                          Edit
+                        </button>
+                        <button
+                          type="button"
+                          className="btn text-xs"
+                          onClick={() => {
+                            del.reset();
+                            setAskDelete(true);
+                          }}
+                        >
+                          Delete
+                        </button>
                       </>
                     )}
                   </span>
                 </div>
-                {editBlocked !== null && canAdmin && shownValue?.truncated && (
-                  <p className="mb-2 text-xs text-slate-600 dark:text-slate-400">{editBlocked}</p>
-                )}
+                {editBlocked !== null && canAdmin && shownValue?.truncated && <p className="mb-2 text-xs text-slate-600 dark:text-slate-400">{editBlocked}</p>}
                 <RawValueView
                   key={`${ns}\u0000${key}`}
                   value={value.data.value}
@@ -338,4 +355,3 @@ export function KvBrowser() {
     </Section>
   );
 }
-

@@ -12,7 +12,7 @@ const MAX_TTL = 10 * 365 * 86400;
 
 /** The parsed JSON, or why the text is not JSON, in plain words. */
 export function parseJsonText(text: string): { ok: true; value: unknown } | { ok: false; problem: string } {
-  if (text.trim() === "") return { ok: false, problem: "Enter a JSON value, e.g. {\"a\": 1}, \"text\", 42 or null." };
+  if (text.trim() === "") return { ok: false, problem: 'Enter a JSON value, e.g. {"a": 1}, "text", 42 or null.' };
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch (err) {

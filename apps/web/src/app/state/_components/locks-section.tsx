@@ -43,7 +43,10 @@ export function LocksSection() {
       ) : locks.length === 0 ? (
         <InlineEmpty>No lock is held right now.</InlineEmpty>
       ) : (
-        <ul className="divide-y divide-slate-200 overflow-hidden rounded-lg border border-slate-200 bg-white dark:divide-slate-800 dark:border-slate-800 dark:bg-slate-900/40" aria-label="Locks">
+        <ul
+          className="divide-y divide-slate-200 overflow-hidden rounded-lg border border-slate-200 bg-white dark:divide-slate-800 dark:border-slate-800 dark:bg-slate-900/40"
+          aria-label="Locks"
+        >
           {locks.map((l) => (
             <li key={l.name} className="flex flex-wrap items-center gap-x-4 gap-y-1 px-3 py-2 text-sm">
               <code className="min-w-0 flex-1 font-mono break-all">{l.name}</code>
@@ -51,10 +54,15 @@ export function LocksSection() {
                 <Ttl ttlMs={l.ttl_ms} asOf={dataUpdatedAt} noneLabel="held, no expiry" />
               </span>
               <Can role="admin">
-                <button type="button" className="btn text-xs" aria-label={`Force release ${l.name}`} onClick={() => {
+                <button
+                  type="button"
+                  className="btn text-xs"
+                  aria-label={`Force release ${l.name}`}
+                  onClick={() => {
                     release.reset();
                     setAsk(l.name);
-                  }}>
+                  }}
+                >
                   Force release
                 </button>
               </Can>

@@ -36,9 +36,15 @@ export function StateView() {
     <>
       <PageHeader title="State" description="Distributed locks, counters and the key-value store that automations share." />
       <nav aria-label="Sections" className="flex flex-wrap gap-x-4 gap-y-1 text-sm">
-        <a className="link" href="#locks">Locks</a>
-        <a className="link" href="#counters">Counters</a>
-        <a className="link" href="#kv">Key-value store</a>
+        <a className="link" href="#locks">
+          Locks
+        </a>
+        <a className="link" href="#counters">
+          Counters
+        </a>
+        <a className="link" href="#kv">
+          Key-value store
+        </a>
       </nav>
       <LocksSection />
       <CountersSection />

@@ -11,17 +11,7 @@ import { absoluteTime } from "@/lib/format";
  * alarm (and in the surrounding colour, which may be a selected row's): Redis drops the key on its own, and `onExpire` (called once per countdown) lets the
  * page refetch so the key leaves the list.
  */
-export function Ttl({
-  ttlMs,
-  asOf,
-  noneLabel = "no expiry",
-  onExpire,
-}: {
-  ttlMs: number | null;
-  asOf: number;
-  noneLabel?: string;
-  onExpire?: () => void;
-}) {
+export function Ttl({ ttlMs, asOf, noneLabel = "no expiry", onExpire }: { ttlMs: number | null; asOf: number; noneLabel?: string; onExpire?: () => void }) {
   const now = useNow();
   const to = ttlMs === null || ttlMs < 0 ? null : (asOf + ttlMs) / 1000;
   const expired = to !== null && now !== null && now >= to;

@@ -148,9 +148,12 @@ export function StreamDetailView({ name }: { name: string }) {
       if (!pausedRef.current) void refetch({ cancelRefetch: false });
     }, REFETCH_MS);
   }, [refetch]);
-  useEffect(() => () => {
-    if (refetchTimer.current !== null) clearTimeout(refetchTimer.current);
-  }, []);
+  useEffect(
+    () => () => {
+      if (refetchTimer.current !== null) clearTimeout(refetchTimer.current);
+    },
+    [],
+  );
 
   // `<name>.emit` bus messages announce entries before the change detector's next `streams` frame.
   const [busSeen, setBusSeen] = useState(0);
@@ -185,11 +188,7 @@ export function StreamDetailView({ name }: { name: string }) {
   };
   const liveLength = summary?.length;
   // The stream's length (from `streams` frames) is exact; bus messages are the fallback count.
-  const newWhilePaused = !paused
-    ? 0
-    : lengthAtPause.current !== null && liveLength !== undefined
-      ? Math.max(0, liveLength - lengthAtPause.current)
-      : busSeen - busAtPause;
+  const newWhilePaused = !paused ? 0 : lengthAtPause.current !== null && liveLength !== undefined ? Math.max(0, liveLength - lengthAtPause.current) : busSeen - busAtPause;
 
   // Highlight entries that were not in the previous answer (not on the first load of a view).
   const prevKeys = useRef<Set<string> | null>(null);
@@ -211,9 +210,12 @@ export function StreamDetailView({ name }: { name: string }) {
     if (freshTimer.current !== null) clearTimeout(freshTimer.current);
     freshTimer.current = setTimeout(() => setFresh(new Set()), FRESH_MS);
   }, [data, viewId]);
-  useEffect(() => () => {
-    if (freshTimer.current !== null) clearTimeout(freshTimer.current);
-  }, []);
+  useEffect(
+    () => () => {
+      if (freshTimer.current !== null) clearTimeout(freshTimer.current);
+    },
+    [],
+  );
 
   const entries = useMemo(() => data?.entries ?? [], [data]);
   const length = data?.length ?? summary?.length ?? 0;
@@ -237,7 +239,9 @@ export function StreamDetailView({ name }: { name: string }) {
                 aria-pressed={order === o}
                 onClick={() => setParams({ order: o === "newest" ? null : o })}
                 className={`px-3 py-1.5 text-sm font-medium focus-visible:outline-2 focus-visible:outline-sky-500 ${
-                  order === o ? "bg-slate-900 text-white dark:bg-slate-100 dark:text-slate-900" : "bg-white text-slate-700 hover:bg-slate-50 dark:bg-slate-900 dark:text-slate-200 dark:hover:bg-slate-800"
+                  order === o
+                    ? "bg-slate-900 text-white dark:bg-slate-100 dark:text-slate-900"
+                    : "bg-white text-slate-700 hover:bg-slate-50 dark:bg-slate-900 dark:text-slate-200 dark:hover:bg-slate-800"
                 }`}
               >
                 {o === "newest" ? "Newest first" : "Oldest first"}
@@ -261,7 +265,13 @@ export function StreamDetailView({ name }: { name: string }) {
     />
   );
 
-  if (isPending && !paused) return (<>{header}<LoadingState label="Loading entries…" /></>);
+  if (isPending && !paused)
+    return (
+      <>
+        {header}
+        <LoadingState label="Loading entries…" />
+      </>
+    );
   if (error) {
     const notFound = error instanceof ApiError && error.status === 404;
     return (
@@ -297,7 +307,9 @@ export function StreamDetailView({ name }: { name: string }) {
         </div>
       </dl>
       {order === "oldest" && (
-        <p className="mt-3 text-sm text-slate-600 dark:text-slate-400">Oldest first: new entries arrive at the end, beyond this page. Switch to newest first to watch them come in.</p>
+        <p className="mt-3 text-sm text-slate-600 dark:text-slate-400">
+          Oldest first: new entries arrive at the end, beyond this page. Switch to newest first to watch them come in.
+        </p>
       )}
       <div className="mt-6 mb-2 flex flex-wrap items-center gap-x-3 gap-y-1 text-sm text-slate-600 dark:text-slate-400">
         <span>{entries.length < length ? `The ${order} ${formatNumber(entries.length)} of ${formatNumber(length)} entries` : `${formatNumber(length)} entries`}</span>

@@ -37,10 +37,13 @@ export function BulkBar({
   const count = selection.kind === "rows" ? selection.workers.length : selection.total;
   const offline = selection.kind === "rows" ? selection.workers.filter((w) => w.status === "offline").length : selection.offline;
   const types = selection.kind === "rows" ? [...new Set(selection.workers.map((w) => w.automation_type))] : filter.type ? [filter.type] : [];
-  const configReason =
-    types.length !== 1 ? "Select workers of one automation (or filter by one) to change their config." : count > 1000 ? "At most 1,000 workers at once." : null;
+  const configReason = types.length !== 1 ? "Select workers of one automation (or filter by one) to change their config." : count > 1000 ? "At most 1,000 workers at once." : null;
   return (
-    <div role="region" aria-label="Selected workers" className="mb-2 flex flex-wrap items-center gap-2 rounded-md border border-sky-300 bg-sky-50 px-3 py-2 text-sm dark:border-sky-800 dark:bg-sky-950/40">
+    <div
+      role="region"
+      aria-label="Selected workers"
+      className="mb-2 flex flex-wrap items-center gap-2 rounded-md border border-sky-300 bg-sky-50 px-3 py-2 text-sm dark:border-sky-800 dark:bg-sky-950/40"
+    >
       <span className="font-medium" data-testid="bulk-count">
         {plural(count, "worker")} selected{selection.kind === "all" ? " (all matching this filter)" : ""}
       </span>
@@ -130,8 +133,8 @@ function RemoveDialog({
       onCancel={onClose}
     >
       <p>
-        Every key of {offline === 1 ? "this worker" : `these ${formatNumber(offline)} workers`} (config, stats and their history) and both index entries are
-        deleted. A worker that reports again before the removal is kept.
+        Every key of {offline === 1 ? "this worker" : `these ${formatNumber(offline)} workers`} (config, stats and their history) and both index entries are deleted. A worker that
+        reports again before the removal is kept.
       </p>
       {skipped > 0 && <p className="mt-2">{plural(skipped, "selected worker is", "selected workers are")} not offline and will be left alone.</p>}
     </ConfirmDialog>
@@ -240,12 +243,17 @@ function ConfigDialog({
               aria-invalid={parseProblem !== null}
             />
             {parseProblem !== null && text.trim() !== "" && <p className="mt-1 text-red-700 dark:text-red-400">{parseProblem}</p>}
-            {unreadable.length > 0 && <p className="mt-1 text-amber-800 dark:text-amber-300">{plural(unreadable.length, "worker has", "workers have")} an unreadable config; the server will refuse them.</p>}
+            {unreadable.length > 0 && (
+              <p className="mt-1 text-amber-800 dark:text-amber-300">
+                {plural(unreadable.length, "worker has", "workers have")} an unreadable config; the server will refuse them.
+              </p>
+            )}
           </div>
         ) : (
           <div className="mt-3 max-h-[60vh] overflow-y-auto text-sm" data-testid="bulk-config-review">
             <p className="mb-2 text-slate-600 dark:text-slate-300">
-              {plural(changing.length, "worker")} change; {plural(plans.length - changing.length, "worker")} already {plans.length - changing.length === 1 ? "has" : "have"} these settings and
+              {plural(changing.length, "worker")} change; {plural(plans.length - changing.length, "worker")} already {plans.length - changing.length === 1 ? "has" : "have"} these
+              settings and
               {plans.length - changing.length === 1 ? " is" : " are"} left alone. Each is written only if its config is still the one shown (its version).
             </p>
             {changing.slice(0, 50).map((p) => (

@@ -70,7 +70,11 @@ export const ERROR_RESPONSES: Record<number, { name: string; code: string; descr
   422: { name: "ValidationFailed", code: "validation_failed", description: "The body fails its schema; details name each problem by JSON Pointer." },
   429: { name: "TooManyRequests", code: "too_many_requests", description: "Too many failed sign-ins, or too many at once; Retry-After says when to try again." },
   500: { name: "Internal", code: "internal", description: "An unexpected error; the server log has the cause." },
-  503: { name: "BackendUnavailable", code: "backend_unavailable", description: "Redis is unreachable (or a session cannot be checked); the message names the URL without its password." },
+  503: {
+    name: "BackendUnavailable",
+    code: "backend_unavailable",
+    description: "Redis is unreachable (or a session cannot be checked); the message names the URL without its password.",
+  },
 };
 
 export const ROLE_EXTENSION = "x-fleet-role";
@@ -322,7 +326,10 @@ async function build(): Promise<Built> {
 
     const responses: Record<string, unknown> = {};
     if (spec) {
-      const headers = info.ifMatch || info.etag ? { ETag: { description: 'The config generation, quoted ("3"): what a config write sends back as If-Match.', schema: { type: "string" } } } : undefined;
+      const headers =
+        info.ifMatch || info.etag
+          ? { ETag: { description: 'The config generation, quoted ("3"): what a config write sends back as If-Match.', schema: { type: "string" } } }
+          : undefined;
       responses[String(spec.status)] = {
         description: info.summary,
         ...(headers ? { headers } : {}),
@@ -339,9 +346,7 @@ async function build(): Promise<Built> {
     }
     operation.responses = responses;
     if (op.path === "/events") {
-      operation[EVENTS_EXTENSION] = Object.fromEntries(
-        LiveEventSchema.options.map((o) => [o.shape.event.value, ref(o.shape.data as z.ZodType)]),
-      );
+      operation[EVENTS_EXTENSION] = Object.fromEntries(LiveEventSchema.options.map((o) => [o.shape.event.value, ref(o.shape.data as z.ZodType)]));
     }
     (paths[openApiPath(op.path)] ??= {})[method.toLowerCase()] = operation;
   }

@@ -181,7 +181,10 @@ describe("the document is structurally sound", () => {
   it("every operation has a success answer and the errors of the route wrapper; every response has a description", () => {
     for (const { path, method, op } of operations(doc)) {
       const statuses = Object.keys(op.responses as Json);
-      expect(statuses.some((s) => /^2\d\d$/.test(s)), `${method} ${path}`).toBe(true);
+      expect(
+        statuses.some((s) => /^2\d\d$/.test(s)),
+        `${method} ${path}`,
+      ).toBe(true);
       expect(statuses, `${method} ${path}`).toContain("421");
       if (op[ROLE_EXTENSION] !== "public") expect(statuses, `${method} ${path}`).toEqual(expect.arrayContaining(["401", "403"]));
       if (method !== "get") expect(statuses, `${method} ${path}`).toContain("415");
@@ -268,7 +271,18 @@ describe("the document describes the real answers", () => {
   /** The URL of a route filled with seeded names ("scraper" for queues, pools, streams too). */
   function urlFor(apiPath: string, missing = false): string {
     const filled = apiPath.replace(/\[([^\]]+)\]/g, (_, p: string) => {
-      const v = p === "name" ? (/\/(locks)\//.test(apiPath) ? "nightly" : /\/counters\//.test(apiPath) ? "pages" : "scraper") : p === "id" ? (apiPath.includes("/items/") ? "p-1" : "w-1") : names[p as keyof typeof names];
+      const v =
+        p === "name"
+          ? /\/(locks)\//.test(apiPath)
+            ? "nightly"
+            : /\/counters\//.test(apiPath)
+              ? "pages"
+              : "scraper"
+          : p === "id"
+            ? apiPath.includes("/items/")
+              ? "p-1"
+              : "w-1"
+            : names[p as keyof typeof names];
       return encodeURIComponent(missing ? `${v}-absent` : v);
     });
     return `${ORIGIN}/api${filled}`;

@@ -7,14 +7,7 @@
 //
 // openapi.test.ts walks every route.ts (test/route-walk.ts): a route missing here, or an
 // entry naming a route or method that does not exist, fails it.
-import {
-  ConfigBodySchema,
-  DeadLetterActionBodySchema,
-  HealthSchema,
-  JsonObjectSchema,
-  SearchLineSchema,
-  SubmitTasksBodySchema,
-} from "@fleet/schema";
+import { ConfigBodySchema, DeadLetterActionBodySchema, HealthSchema, JsonObjectSchema, SearchLineSchema, SubmitTasksBodySchema } from "@fleet/schema";
 import { z } from "zod";
 
 import type { Role } from "../authorize";
@@ -118,7 +111,10 @@ export const PATH_PARAM_DESCRIPTIONS: Record<string, string> = {
 const EventsQuerySchema = z.object({ topics: z.string().optional() });
 const SearchQueryDocSchema = z.object({
   q: z.string().optional().describe("Case-insensitive substring of the task body (at most 500 characters)."),
-  where: z.string().optional().describe("A filter: fields (id, attempts, last_error, error_group, payload.<path>, any body member), = != < <= > >= ~, and, or, not, parentheses; at most 1000 characters."),
+  where: z
+    .string()
+    .optional()
+    .describe("A filter: fields (id, attempts, last_error, error_group, payload.<path>, any body member), = != < <= > >= ~, and, or, not, parentheses; at most 1000 characters."),
   in: z.string().optional().describe("Comma-separated lists to search: pending, processing, scheduled, dead (default all)."),
   limit: z.string().optional().describe("At most this many match lines (0 to 1000, default 200); further matches are counted in the last line."),
 });
@@ -404,13 +400,18 @@ export const ROUTE_TABLE: RouteEntry[] = [
           "Reads the queue's pending lists (high, normal, low), reservations, scheduled retries and dead letters in chunks and answers one JSON line per match as it is found " +
           "(`type: match`: the list, priority, index, `ref` = hex SHA-1 of the body as the dead-letter routes address it, task id, attempts, last_error, the body as text cut to 1000 characters), " +
           "`type: progress` lines, and a last `type: done` line with the counts (or `type: error` when the backend fails midway). " +
-          "`q` is a case-insensitive substring of the body; `where` a filter (`payload.customer = \"c17\" and attempts >= 3`, `last_error ~ \"timeout\"`, `error_group = \"Timeout after <n>s\"`; the language is in the README's Search section): " +
+          '`q` is a case-insensitive substring of the body; `where` a filter (`payload.customer = "c17" and attempts >= 3`, `last_error ~ "timeout"`, `error_group = "Timeout after <n>s"`; the language is in the README\'s Search section): ' +
           "one that does not parse answers 422 naming the position and what was expected. The scan stops when the client goes away.",
         extension: true,
         manual: {
           role: "viewer",
           query: SearchQueryDocSchema,
-          success: { status: 200, description: "NDJSON: one SearchLine per line, the last one `done` (or `error`).", contentType: "application/x-ndjson", schema: SearchLineSchema },
+          success: {
+            status: 200,
+            description: "NDJSON: one SearchLine per line, the last one `done` (or `error`).",
+            contentType: "application/x-ndjson",
+            schema: SearchLineSchema,
+          },
           errors: [400, 401, 403, 404, 421, 422, 503],
         },
       },

@@ -49,7 +49,10 @@ export function configSuite(h: Harness): void {
       const paused = await h.call(config.PATCH, "PATCH", "/workers/scraper/w1/config?intent=pause", { body: { slots: 0 }, headers: { "If-Match": '"1"' } });
       // slots 0 breaks this schema's minimum (1): a pause is still a config write, validated as one
       expect(paused.status).toBe(422);
-      await h.backend.catalogSet("scraper", JSON.stringify({ config: { ...CONFIG_SCHEMA, properties: { ...CONFIG_SCHEMA.properties, slots: { type: "integer", minimum: 0 } } }, output: null, task_payload: null }));
+      await h.backend.catalogSet(
+        "scraper",
+        JSON.stringify({ config: { ...CONFIG_SCHEMA, properties: { ...CONFIG_SCHEMA.properties, slots: { type: "integer", minimum: 0 } } }, output: null, task_payload: null }),
+      );
       const ok = await h.call(config.PATCH, "PATCH", "/workers/scraper/w1/config?intent=pause", { body: { slots: 0 }, headers: { "If-Match": '"1"' } });
       expect(ok.status).toBe(200);
       expect(ok.json.config_gen).toBe(2);
@@ -183,7 +186,12 @@ export function configSuite(h: Harness): void {
         res = await h.call(rollout.PATCH, "PATCH", "/automations/scraper/config", { body: { mode: "careful", proxy: null } });
       });
       expect(res!.status).toBe(200);
-      expect(res!.json).toEqual({ workers: [{ worker_id: "w1", config_gen: 2 }, { worker_id: "w2", config_gen: 2 }] });
+      expect(res!.json).toEqual({
+        workers: [
+          { worker_id: "w1", config_gen: 2 },
+          { worker_id: "w2", config_gen: 2 },
+        ],
+      });
       for (const id of ["w1", "w2"]) {
         expect((await h.plant.get(`wkr:scraper:${id}:config`))!.toString()).toBe('{"slots": 4, "mode": "careful"}');
       }
@@ -209,7 +217,12 @@ export function configSuite(h: Harness): void {
       for (const id of ["w1", "w2"]) expect((await h.plant.get(`wkr:scraper:${id}:gen`))!.toString()).toBe("2");
       // without the parameter every worker is written, as API.md says
       const all = await h.call(rollout.PATCH, "PATCH", "/automations/scraper/config", { body: { mode: "careful" } });
-      expect(all.json).toEqual({ workers: [{ worker_id: "w1", config_gen: 3 }, { worker_id: "w2", config_gen: 3 }] });
+      expect(all.json).toEqual({
+        workers: [
+          { worker_id: "w1", config_gen: 3 },
+          { worker_id: "w2", config_gen: 3 },
+        ],
+      });
       expect((await h.call(rollout.PATCH, "PATCH", "/automations/scraper/config?skip_unchanged=yes", { body: { mode: "x" } })).status).toBe(400);
     });
 

@@ -14,8 +14,7 @@ import { resetErrorGroupCache } from "@/server/api/error-groups";
 
 import { now, type Harness } from "./harness";
 
-const dead = (id: string, lastError: string | null, attempts = 3) =>
-  pyJsonBytes(lastError === null ? { id, payload: {} } : { id, payload: {}, attempts, last_error: lastError });
+const dead = (id: string, lastError: string | null, attempts = 3) => pyJsonBytes(lastError === null ? { id, payload: {} } : { id, payload: {}, attempts, last_error: lastError });
 
 async function seed(h: Harness): Promise<number> {
   const b = h.backend;
@@ -181,7 +180,12 @@ export function errorGroupsSuite(h: Harness): void {
       await fleet();
       await h.unchanged(async () => {
         const res = await h.call(bulkRemove.POST, "POST", "/workers/bulk-remove", {
-          body: { workers: [{ automation_type: "jobs", worker_id: "gone1" }, { automation_type: "jobs", worker_id: "live" }] },
+          body: {
+            workers: [
+              { automation_type: "jobs", worker_id: "gone1" },
+              { automation_type: "jobs", worker_id: "live" },
+            ],
+          },
         });
         expect(res.status).toBe(409);
         expect(res.json.error.message).toMatch(/Only offline workers.*jobs\/live.*Nothing was removed/);
@@ -227,7 +231,14 @@ export function errorGroupsSuite(h: Harness): void {
     it("applies the patch to the named workers at the generations the review showed, leaving unchanged ones alone", async () => {
       await typed();
       const res = await h.call(bulkConfig.POST, "POST", "/workers/bulk-config", {
-        body: { automation_type: "jobs", patch: { slots: 4 }, workers: [{ worker_id: "a", config_gen: 1 }, { worker_id: "c", config_gen: 1 }] },
+        body: {
+          automation_type: "jobs",
+          patch: { slots: 4 },
+          workers: [
+            { worker_id: "a", config_gen: 1 },
+            { worker_id: "c", config_gen: 1 },
+          ],
+        },
       });
       expect(res.status).toBe(200);
       expect(res.json).toEqual({ workers: [{ worker_id: "a", config_gen: 2 }], unchanged: 1 });
@@ -242,7 +253,14 @@ export function errorGroupsSuite(h: Harness): void {
       await typed();
       await h.unchanged(async () => {
         const stale = await h.call(bulkConfig.POST, "POST", "/workers/bulk-config", {
-          body: { automation_type: "jobs", patch: { slots: 2 }, workers: [{ worker_id: "a", config_gen: 1 }, { worker_id: "b", config_gen: 0 }] },
+          body: {
+            automation_type: "jobs",
+            patch: { slots: 2 },
+            workers: [
+              { worker_id: "a", config_gen: 1 },
+              { worker_id: "b", config_gen: 0 },
+            ],
+          },
         });
         expect(stale.status).toBe(412);
         expect(stale.json.error.message).toMatch(/b: now generation 1/);

@@ -108,7 +108,11 @@ export function backendDownSuite(): void {
     async function expect503(url: string, hostPort: string, secret: string, timeout: RegExp): Promise<void> {
       await switchBackendUrl(url);
       const all = endpoints();
-      for (const key of Object.keys(NOT_503)) expect(all.map((e) => e.key), `NOT_503 names ${key}`).toContain(key);
+      for (const key of Object.keys(NOT_503))
+        expect(
+          all.map((e) => e.key),
+          `NOT_503 names ${key}`,
+        ).toContain(key);
       const calls = all.filter((e) => !(e.key in NOT_503));
       expect(calls.length).toBeGreaterThan(30);
       // All at once: each waits out the connect timeout, one after the other they would take a minute.

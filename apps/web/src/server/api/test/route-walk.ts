@@ -66,7 +66,10 @@ export function exportedMethods(src: string): Map<HttpMethod, ExportedMethod> {
   }
   for (const m of src.matchAll(/^export\s*\{([^}]*)\}/gm)) {
     for (const part of m[1]!.split(",")) {
-      const name = part.trim().split(/\s+as\s+/).pop()!;
+      const name = part
+        .trim()
+        .split(/\s+as\s+/)
+        .pop()!;
       if ((HTTP_METHODS as readonly string[]).includes(name)) out.set(name as HttpMethod, { wrapped: false, role: null });
     }
   }
@@ -75,9 +78,7 @@ export function exportedMethods(src: string): Map<HttpMethod, ExportedMethod> {
 
 /** Every method of every route.ts. */
 export function endpoints(): Endpoint[] {
-  return routeFiles().flatMap((f) =>
-    [...exportedMethods(readFileSync(f.file, "utf8")).keys()].map((method) => ({ ...f, method, key: `${method} ${f.apiPath}` })),
-  );
+  return routeFiles().flatMap((f) => [...exportedMethods(readFileSync(f.file, "utf8")).keys()].map((method) => ({ ...f, method, key: `${method} ${f.apiPath}` })));
 }
 
 /** The URL of a route with each `[param]` filled in as `x-param`. */

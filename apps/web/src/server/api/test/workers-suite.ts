@@ -68,15 +68,20 @@ export function workersSuite(h: Harness): void {
       const t = Math.floor(now());
       const b = h.backend;
       // b/x and a/y share a heartbeat: the tie falls back to type, then id.
-      for (const [type, id, ago] of [["b", "x", 10], ["a", "y", 10], ["a", "old", 500], ["c", "new", 1], ["a", "z", 10]] as const) {
+      for (const [type, id, ago] of [
+        ["b", "x", 10],
+        ["a", "y", 10],
+        ["a", "old", 500],
+        ["c", "new", 1],
+        ["a", "z", 10],
+      ] as const) {
         await b.workerRegister(type, id, { hostname: `${id}.host` });
         await b.workerSetState(type, id, "RUNNING", null, t - ago);
       }
       await b.workerRegister("a", "bad", { hostname: "bad.host" });
       await h.plant.hset("wkr:a:bad:state", "state", "IDLE");
       await h.plant.hset("wkr:a:bad:state", "last_seen", "yesterday");
-      const ids = (res: { json: { workers: Array<{ automation_type: string; worker_id: string }> } }) =>
-        res.json.workers.map((w) => `${w.automation_type}/${w.worker_id}`);
+      const ids = (res: { json: { workers: Array<{ automation_type: string; worker_id: string }> } }) => res.json.workers.map((w) => `${w.automation_type}/${w.worker_id}`);
 
       const newest = await h.call(workers.GET, "GET", "/workers?sort=-last_seen");
       expect(newest.status).toBe(200);
@@ -155,7 +160,12 @@ export function workersSuite(h: Harness): void {
       await seedFleet(h);
       expect((await h.call(workers.GET, "GET", "/workers?limit=2")).json.total).toBe(4);
       // as many workers as before (same SCARD), every one of them another
-      for (const [type, id] of [["mailer", "m1"], ["scraper", "w1"], ["scraper", "w2"], ["scraper", "w3"]] as const) {
+      for (const [type, id] of [
+        ["mailer", "m1"],
+        ["scraper", "w1"],
+        ["scraper", "w2"],
+        ["scraper", "w3"],
+      ] as const) {
         await h.backend.workerRemove(type, id);
       }
       for (const id of ["n1", "n2", "n3", "n4"]) {

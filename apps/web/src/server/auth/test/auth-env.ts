@@ -88,7 +88,7 @@ export async function call(handler: Handler, method: string, path: string, opts:
   }
   const res = await handler(new Request(`${ORIGIN}/api/v1${path}`, { method, headers, body }), { params: Promise.resolve({}) });
   const text = await res.text();
-  let json: unknown ;
+  let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {

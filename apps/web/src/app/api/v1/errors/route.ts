@@ -17,7 +17,11 @@ export const GET = route({
   handler: async ({ backend, query, now }) => {
     const all = await cachedErrorGroups(`${backend.url} fleet`, async () => {
       const queues = await liveQueues(backend, await getDiscovery(), now);
-      return fleetErrorGroups(backend, queues.map((q) => ({ name: q.name, dead: q.dead })), now);
+      return fleetErrorGroups(
+        backend,
+        queues.map((q) => ({ name: q.name, dead: q.dead })),
+        now,
+      );
     });
     return limitGroups(all, query.limit);
   },

@@ -135,13 +135,7 @@ describe("GET /api/v1/events (Redis)", () => {
       what: "frames on both clients",
     });
     expect(filtered.reader.data("bus").map((d) => d.topic)).toEqual(["fleet.config", "scraper.emit"]);
-    expect(all.reader.data("bus").map((d) => d.topic)).toEqual([
-      "fleet.config",
-      "other",
-      "scraper.emit",
-      "scraper.emitx",
-      "fleet",
-    ]);
+    expect(all.reader.data("bus").map((d) => d.topic)).toEqual(["fleet.config", "other", "scraper.emit", "scraper.emitx", "fleet"]);
     expect(hasTopicTest()).toBe(true);
   });
 

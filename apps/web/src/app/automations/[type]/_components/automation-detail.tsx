@@ -29,8 +29,7 @@ function Card({ title, children, action }: { title: string; children: React.Reac
 }
 
 function Figure({ label, value, tone, testId }: { label: string; value: number; tone?: "bad" | "warn"; testId?: string }) {
-  const color =
-    tone === "bad" && value > 0 ? "text-red-700 dark:text-red-400" : tone === "warn" && value > 0 ? "text-amber-700 dark:text-amber-400" : "";
+  const color = tone === "bad" && value > 0 ? "text-red-700 dark:text-red-400" : tone === "warn" && value > 0 ? "text-amber-700 dark:text-amber-400" : "";
   return (
     <div className="min-w-0">
       <dt className="truncate text-xs text-slate-500 dark:text-slate-400">{label}</dt>
@@ -69,13 +68,12 @@ export function AutomationDetail({ automationType }: { automationType: string })
         description={
           a.schemas ? (
             <>
-              Its settings, tasks and output are described by the master (its catalog entry, <code className="font-mono text-xs">fleet:catalog</code>), so the
-              forms below check them.
+              Its settings, tasks and output are described by the master (its catalog entry, <code className="font-mono text-xs">fleet:catalog</code>), so the forms below check
+              them.
             </>
           ) : (
             <>
-              No description from the master (no <code className="font-mono text-xs">fleet:catalog</code> entry): configs and task payloads can be any JSON
-              object.
+              No description from the master (no <code className="font-mono text-xs">fleet:catalog</code> entry): configs and task payloads can be any JSON object.
             </>
           )
         }
@@ -119,20 +117,33 @@ function Overview({ automation: a }: { automation: Automation }) {
   const q = a.queue;
   return (
     <div className="grid grid-cols-1 gap-4 md:grid-cols-3">
-      <Card title="Workers" action={<Link href={`/workers?type=${enc(a.automation_type)}`} className="link text-sm">All workers</Link>}>
+      <Card
+        title="Workers"
+        action={
+          <Link href={`/workers?type=${enc(a.automation_type)}`} className="link text-sm">
+            All workers
+          </Link>
+        }
+      >
         <p className="text-3xl font-semibold tabular-nums" data-testid="workers-total">
           {formatNumber(a.workers.total)}
         </p>
         <div className="flex flex-wrap gap-2">
           {STATUSES.map((s) => (
             <span key={s} className="inline-flex items-center gap-1 text-sm">
-              <StatusBadge status={s} />{" "}
-              <span className={`tabular-nums ${a.workers[s] === 0 ? "text-slate-500 dark:text-slate-400" : "font-medium"}`}>{a.workers[s]}</span>
+              <StatusBadge status={s} /> <span className={`tabular-nums ${a.workers[s] === 0 ? "text-slate-500 dark:text-slate-400" : "font-medium"}`}>{a.workers[s]}</span>
             </span>
           ))}
         </div>
       </Card>
-      <Card title="Queue" action={<Link href={`/queues/${enc(a.automation_type)}`} className="link text-sm">Open queue</Link>}>
+      <Card
+        title="Queue"
+        action={
+          <Link href={`/queues/${enc(a.automation_type)}`} className="link text-sm">
+            Open queue
+          </Link>
+        }
+      >
         <dl className="grid grid-cols-3 gap-2">
           <Figure label="Pending" value={q?.pending.total ?? 0} testId="queue-pending" />
           <Figure label="In flight" value={q?.processing ?? 0} />
@@ -144,7 +155,14 @@ function Overview({ automation: a }: { automation: Automation }) {
             : "Empty: no task waiting, running or dead."}
         </p>
       </Card>
-      <Card title="Stream" action={<Link href={`/streams/${enc(a.automation_type)}`} className="link text-sm">Open stream</Link>}>
+      <Card
+        title="Stream"
+        action={
+          <Link href={`/streams/${enc(a.automation_type)}`} className="link text-sm">
+            Open stream
+          </Link>
+        }
+      >
         <dl>
           <Figure label="Entries" value={a.stream?.length ?? 0} testId="stream-length" />
         </dl>
@@ -209,7 +227,11 @@ function WorkerTable({ workers }: { workers: Worker[] }) {
                   {w.worker_id}
                 </Link>
                 {/* A max width of its own: a table cell's does not hold back nowrap text, which pushed the table sideways on a phone. */}
-                {w.last_error && w.status === "error" && <span className="block max-w-[9rem] truncate text-xs text-red-700 sm:max-w-[14rem] dark:text-red-400" title={w.last_error}>{w.last_error}</span>}
+                {w.last_error && w.status === "error" && (
+                  <span className="block max-w-[9rem] truncate text-xs text-red-700 sm:max-w-[14rem] dark:text-red-400" title={w.last_error}>
+                    {w.last_error}
+                  </span>
+                )}
               </td>
               <td className="px-2 py-2 sm:px-3">
                 <StatusBadge status={w.status} />

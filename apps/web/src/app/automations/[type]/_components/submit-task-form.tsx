@@ -174,9 +174,17 @@ function SubmitTaskFormInner({ automationType, payloadSchema, pendingNow }: { au
         </div>
       )}
       {submitted && (
-        <div role="status" data-testid="task-submitted" className="flex flex-col gap-1 rounded-md border border-emerald-300 bg-emerald-50 px-3 py-2 text-sm text-emerald-900 dark:border-emerald-800 dark:bg-emerald-950/40 dark:text-emerald-200">
+        <div
+          role="status"
+          data-testid="task-submitted"
+          className="flex flex-col gap-1 rounded-md border border-emerald-300 bg-emerald-50 px-3 py-2 text-sm text-emerald-900 dark:border-emerald-800 dark:bg-emerald-950/40 dark:text-emerald-200"
+        >
           <p className="flex flex-wrap items-center gap-2">
-            Task <code className="break-all font-mono font-semibold" data-testid="task-id">{submitted.id}</code> queued with {submitted.priority} priority.
+            Task{" "}
+            <code className="break-all font-mono font-semibold" data-testid="task-id">
+              {submitted.id}
+            </code>{" "}
+            queued with {submitted.priority} priority.
             <CopyButton text={submitted.id} label="Copy the task id" />
           </p>
           <p>

@@ -62,9 +62,7 @@ export const GET = route({
     // A large namespace (or a SCAN cursor): one page by SCAN. Without a cursor this is the
     // first page; an offset cannot be honoured without reading everything before it.
     if (cursor === undefined && query.offset > 0) {
-      throw badRequest(
-        `The namespace '${ns}' has about ${known.count} keys: page it with cursor=0 and then each answer's next_cursor, not with offset.`,
-      );
+      throw badRequest(`The namespace '${ns}' has about ${known.count} keys: page it with cursor=0 and then each answer's next_cursor, not with offset.`);
     }
     let from = "0";
     if (cursor?.startsWith("s")) from = Buffer.from(cursor.slice(1), "base64url").toString("utf8");

@@ -8,17 +8,7 @@ import { useId, useMemo, useState } from "react";
 import type { Automation, ConfigResult, WorkerDetail } from "@fleet/schema";
 
 import { RelativeTime } from "@/components";
-import {
-  AppliedStatus,
-  ChangeList,
-  EditorDialog,
-  OfflineWarning,
-  configIssues,
-  diffConfig,
-  useEditorSchema,
-  withDefaults,
-  type ConfigChange,
-} from "@/components/config-editor";
+import { AppliedStatus, ChangeList, EditorDialog, OfflineWarning, configIssues, diffConfig, useEditorSchema, withDefaults, type ConfigChange } from "@/components/config-editor";
 import { ApiError, apiFetchWithHeaders, apiGet, errorMessage, qs, seg } from "@/lib/api";
 import { queries } from "@/lib/query";
 
@@ -241,8 +231,8 @@ function PauseDialog({
         </div>
       ) : (
         <p className="mb-3 text-slate-700 dark:text-slate-300">
-          Sets its slots to 0: the worker finishes what it is running and takes no new task; the queue keeps the tasks for the other workers.
-          Resume gives it back its {typeof shownBefore.slots === "number" ? shownBefore.slots : "current"} slots.
+          Sets its slots to 0: the worker finishes what it is running and takes no new task; the queue keeps the tasks for the other workers. Resume gives it back its{" "}
+          {typeof shownBefore.slots === "number" ? shownBefore.slots : "current"} slots.
         </p>
       )}
       {changes.length > 0 && (
@@ -260,9 +250,7 @@ function PauseDialog({
       )}
       {error !== null && (
         <p role="alert" className="mt-3 rounded border border-red-300 bg-red-50 px-3 py-2 text-red-900 dark:border-red-900 dark:bg-red-950/50 dark:text-red-200">
-          {stale
-            ? "Someone else changed this config meanwhile; the change above now shows their version. Review it and try again."
-            : `Not saved: ${errorMessage(error)}`}
+          {stale ? "Someone else changed this config meanwhile; the change above now shows their version. Review it and try again." : `Not saved: ${errorMessage(error)}`}
         </p>
       )}
     </EditorDialog>

@@ -23,9 +23,7 @@ export const GET = route({
     const items = await backend.poolItems(params.name);
     const item = items.find((i) => i.id === params.id);
     if (!item) {
-      throw notFound(
-        items.length === 0 ? `There is no pool named '${params.name}'.` : `Pool '${params.name}' has no item '${params.id}' (removed or never there).`,
-      );
+      throw notFound(items.length === 0 ? `There is no pool named '${params.name}'.` : `Pool '${params.name}' has no item '${params.id}' (removed or never there).`);
     }
     return toPoolItem(item, query.preview_bytes);
   },
