@@ -121,8 +121,8 @@ function suite(kind: string, make: () => { backend: Backend; plant: Planter["pla
       await b.poolPut(good, "a", "x", {});
       await plant(keys.pool(bad), "string");
       expect(await b.poolSummaries([bad, good])).toEqual([
-        { name: bad, size: 0, live: 0, expired: 0, claimed: 0, corrupt: ["items"] },
-        { name: good, size: 1, live: 1, expired: 0, claimed: 0 },
+        { name: bad, size: 0, live: 0, expired: 0, claimed: 0, free: 0, corrupt: ["items"] },
+        { name: good, size: 1, live: 1, expired: 0, claimed: 0, free: 1 },
       ]);
     });
 

@@ -231,7 +231,8 @@ function wrongTypesSuite(h: Harness): void {
         for (const seed of [() => h.backend.workerRegister("t", "w", { hostname: "h" }), () => h.backend.queuePush("t", body("x")), () => h.backend.poolPut("t", "i", "p", {})]) {
           await seed().catch((err: unknown) => expect((err as Error).name).toBe("CorruptDataError"));
         }
-        const gets = endpoints().filter((e) => e.method === "GET" && !/\/(events|metrics)$/.test(e.apiPath));
+        // (the live stream, the metrics text and the search's NDJSON are checked below, each in its own terms)
+        const gets = endpoints().filter((e) => e.method === "GET" && !/\/(events|metrics|search)$/.test(e.apiPath));
         expect(gets.length).toBeGreaterThan(15);
         const statuses: string[] = [];
         for (const e of gets) {
@@ -240,6 +241,16 @@ function wrongTypesSuite(h: Harness): void {
           statuses.push(`${e.key}: ${res.status}`);
           expect([200, 404, 409], `${e.key}: ${JSON.stringify(res.json)}`).toContain(res.status);
           if (res.status === 409) expectClear409(res, c.key);
+        }
+        // the search streams JSON lines that end in `done`, or in an `error` line with the error envelope's code and message
+        const search = await h.call(await handlerOf(endpoints().find((e) => e.key === "GET /v1/queues/[name]/search")!), "GET", "/queues/t/search", { ndjson: true });
+        expect([200, 404, 409], JSON.stringify(search.json)).toContain(search.status);
+        if (search.status === 409) expectClear409(search, c.key);
+        if (search.status === 200) {
+          const lines = search.json as Array<{ type: string; error?: { code: string; message: string } }>;
+          const last = lines[lines.length - 1]!;
+          expect(["done", "error"], JSON.stringify(lines)).toContain(last.type);
+          if (last.type === "error") expect(last.error, JSON.stringify(last)).toMatchObject({ code: expect.any(String), message: expect.stringContaining(c.key) });
         }
         // the metrics answer too, naming what they could read
         const metrics = await (await handlerOf(endpoints().find((e) => e.key === "GET /v1/metrics")!))(new Request("http://localhost/api/v1/metrics"));

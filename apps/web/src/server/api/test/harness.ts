@@ -19,6 +19,8 @@ export interface CallOptions {
   /** Sent as is (malformed JSON, oversized bodies). */
   rawBody?: string | Uint8Array;
   headers?: Record<string, string>;
+  /** The answer is a stream of JSON lines when 200 (the search). */
+  ndjson?: boolean;
 }
 
 export interface CallResult {
@@ -207,6 +209,12 @@ class TestHarness implements Harness {
     const res = await handler(request, { params: Promise.resolve({}) });
     const text = await res.text();
     const ms = performance.now() - started;
+    if (opts.ndjson && res.status === 200) {
+      // a stream of JSON lines: `json` is the list of parsed lines
+      expect(res.headers.get("content-type"), `${method} ${path}`).toBe("application/x-ndjson; charset=utf-8");
+      const lines = text.split("\n").filter((l) => l !== "");
+      return { status: res.status, headers: res.headers, json: lines.map((l) => JSON.parse(l) as unknown), ms };
+    }
     expect(res.headers.get("content-type"), `${method} ${path}`).toBe("application/json; charset=utf-8");
     let json: unknown;
     try {
