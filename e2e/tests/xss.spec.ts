@@ -41,7 +41,8 @@ test("a worker's last_error holding HTML is shown as text and runs nothing", asy
   await expectInert(page, dialogs);
 
   await page.goto(`/workers?type=${enc(type)}`);
-  await expect(page.getByRole("region", { name: "Workers" }).getByText(EVIL, { exact: true })).toBeVisible();
+  // (the table also renders the error under the id for phones, hidden at this width: the visible one)
+  await expect(page.getByRole("region", { name: "Workers" }).getByText(EVIL, { exact: true }).filter({ visible: true })).toBeVisible();
   await page.goto(`/automations/${enc(type)}`);
   await expect(page.getByRole("table", { name: "Workers of this automation" })).toContainText(EVIL);
   await expectInert(page, dialogs);
