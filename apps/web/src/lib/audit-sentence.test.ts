@@ -37,6 +37,24 @@ describe("auditSentence", () => {
     expect(auditSentence({ ...base, action: "queue.bulk", target: "queue:jobs", details: { bulk_action: "requeue-dead", q: null, where: "attempts >= 3", expected: 12 } })).toBe(
       "started a job to requeue the matching dead letters of jobs (filter attempts >= 3), 12 tasks at the preview",
     );
+    // one entry per bulk job: the start's, then completed with the counts at its end
+    const job = { bulk_action: "requeue-dead", q: null, where: "attempts >= 3", rate: 200, expected: 12 };
+    expect(auditSentence({ ...base, status: 202, action: "queue.bulk", target: "queue:jobs", details: { ...job, state: "running" } })).toBe(
+      "started a job to requeue the matching dead letters of jobs (filter attempts >= 3), 12 tasks at the preview, at most 200 a second: running",
+    );
+    expect(auditSentence({ ...base, status: 202, action: "queue.bulk", target: "queue:jobs", details: { ...job, state: "done", done: 11, missing: 1, scanned: 40 } })).toBe(
+      "requeued 11 dead letters of jobs matching filter attempts >= 3 (12 at the preview; 1 match gone before it could be requeued), at most 200 a second: finished",
+    );
+    expect(
+      auditSentence({
+        ...base,
+        status: 202,
+        action: "queue.bulk",
+        target: "queue:jobs",
+        details: { ...job, bulk_action: "delete-pending", q: "c17", where: null, state: "cancelled", done: 1, missing: 0, note: "cancelled by vera" },
+      }),
+    ).toBe("deleted 1 pending task of jobs matching text “c17” (12 at the preview), at most 200 a second: cancelled by vera");
+    // entries of consoles before one entry per job: the end was an entry of its own
     expect(auditSentence({ ...base, action: "queue.bulk.done", target: "queue:jobs", details: { bulk_action: "requeue-dead", done: 11, missing: 1 } })).toBe(
       "ran a bulk job on jobs: finished, requeued 11 tasks (1 match gone meanwhile)",
     );

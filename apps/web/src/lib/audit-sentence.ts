@@ -100,14 +100,32 @@ export function auditSentence(e: AuditEntryLike): string {
     case "queue.sweep":
       return `${v("swept", "sweep")} ${t.name}${num(d.requeued) !== null ? `: ${plural(num(d.requeued)!, "overdue task")} put back` : ""}`;
     case "queue.bulk": {
+      // one entry per job: written at its start (state "running"), completed with the counts at its end
       const what =
         d.bulk_action === "requeue-dead"
           ? "requeue the matching dead letters"
           : d.bulk_action === "delete-pending"
             ? "delete the matching pending tasks"
             : "delete the matching dead letters";
+      const noun: [string, string] = d.bulk_action === "delete-pending" ? ["pending task", "pending tasks"] : ["dead letter", "dead letters"];
       const filter = [typeof d.q === "string" ? `text “${d.q}”` : null, typeof d.where === "string" ? `filter ${d.where}` : null].filter(Boolean).join(", ");
-      return `${v("started a job to", "start a job to")} ${what} of ${t.name}${filter ? ` (${filter})` : ""}${num(d.expected) !== null ? `, ${plural(num(d.expected)!, "task")} at the preview` : ""}`;
+      const rate = num(d.rate) !== null ? `, at most ${num(d.rate)} a second` : "";
+      const expected = num(d.expected);
+      const state = typeof d.state === "string" ? d.state : null;
+      if (refused || state === null || state === "running") {
+        return `${v("started a job to", "start a job to")} ${what} of ${t.name}${filter ? ` (${filter})` : ""}${expected !== null ? `, ${plural(expected, "task")} at the preview` : ""}${state === "running" ? `${rate}: running` : ""}`;
+      }
+      const verb = d.bulk_action === "requeue-dead" ? "requeued" : "deleted";
+      const done = num(d.done);
+      const missing = num(d.missing);
+      const how = state === "done" ? "finished" : state === "cancelled" ? "cancelled" : state === "failed" ? "failed" : state;
+      const facts = [
+        expected !== null ? `${expected} at the preview` : null,
+        missing ? `${plural(missing, "match", "matches")} gone before ${missing === 1 ? "it" : "they"} could be ${verb}` : null,
+      ].filter(Boolean);
+      const note = typeof d.note === "string" ? d.note : "";
+      const end = note.startsWith(how) ? note : note ? `${how} (${note})` : how;
+      return `${verb} ${done === null ? noun[1] : plural(done, ...noun)} of ${t.name} matching ${filter || "the search"}${facts.length ? ` (${facts.join("; ")})` : ""}${rate}: ${end}`;
     }
     case "queue.bulk.done":
     case "queue.bulk.cancelled":

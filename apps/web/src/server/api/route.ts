@@ -136,6 +136,11 @@ export function route<S extends string, Q extends z.ZodType | undefined = undefi
         : await runInAuditScope(async () => {
             const auditParams = params as Record<string, string>;
             const pending = await auditBefore(backend, buildEntry(principal, request, spec.path, auditParams, 0));
+            const scope = currentScope()!;
+            scope.final = {
+              pending,
+              build: (status) => ({ ...buildEntry(principal, request, spec.path, auditParams, status, scope), id: pending.entry.id, ts: pending.entry.ts }),
+            };
             let r: Awaited<ReturnType<typeof run>>;
             try {
               r = await run();
@@ -144,8 +149,11 @@ export function route<S extends string, Q extends z.ZodType | undefined = undefi
               throw err;
             }
             const status = (r instanceof Reply ? r.init.status : undefined) ?? spec.status ?? 200;
-            const done = buildEntry(principal, request, spec.path, auditParams, status, currentScope());
-            await auditAfter(backend, pending, { ...done, id: pending.entry.id, ts: pending.entry.ts });
+            // a handler that fixed its entry (fixAuditEntry: a bulk job completes it when it ends) gets exactly that one
+            await auditAfter(backend, pending, scope.fixed?.status === status ? scope.fixed : scope.final.build(status));
+            for (const fn of scope.after) {
+              await fn().catch((err: unknown) => console.error(`[api] ${request.method} ${where}: after its audit entry:`, err instanceof Error ? err.message : err));
+            }
             return r;
           });
       const reply = result instanceof Reply ? result : new Reply(result);

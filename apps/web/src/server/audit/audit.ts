@@ -53,6 +53,12 @@ interface Scope {
   notes: Array<Record<string, unknown>>;
   config: Array<{ worker_id: string; before: unknown; after: unknown }>;
   configTotal: number;
+  /** Set by the route wrapper once the pending entry is written: how it builds the final one. */
+  final?: { pending: PendingAudit; build: (status: number) => AuditEntry };
+  /** The final entry, fixed by the handler (fixAuditEntry) before the wrapper writes it. */
+  fixed?: AuditEntry;
+  /** Run by the wrapper after it wrote the final entry of a handler that succeeded (afterAudit). */
+  after: Array<() => Promise<void>>;
 }
 
 const storage = new AsyncLocalStorage<Scope>();
@@ -65,7 +71,25 @@ export const MAX_LIST_ITEMS = 100;
 export const MAX_CONFIG_CHANGES = 100;
 
 export function runInAuditScope<T>(fn: () => Promise<T>): Promise<T> {
-  return storage.run({ notes: [], config: [], configTotal: 0 }, fn);
+  return storage.run({ notes: [], config: [], configTotal: 0, after: [] }, fn);
+}
+
+/**
+ * For a change that goes on after its request (a bulk job, completed in place when it ends):
+ * the entry the route wrapper will write when the handler answers `status`, built now from
+ * what was noted so far (nothing noted later reaches it), its bytes, and the bytes of the
+ * pending entry it replaces. Null outside a mutation's audit scope.
+ */
+export function fixAuditEntry(status: number): { pending: Buffer; entry: AuditEntry; bytes: Buffer } | null {
+  const s = storage.getStore();
+  if (!s?.final) return null;
+  s.fixed = s.final.build(status);
+  return { pending: s.final.pending.bytes, entry: s.fixed, bytes: pyJsonBytes(s.fixed) };
+}
+
+/** Runs `fn` once the wrapper has written the request's final entry (only when the handler succeeded); failures are logged. */
+export function afterAudit(fn: () => Promise<void>): void {
+  storage.getStore()?.after.push(fn);
 }
 
 /** Called by announceAdmin: the fields of what the handler says it did. */
@@ -221,6 +245,21 @@ export async function auditAfter(backend: Backend, pending: PendingAudit, final:
       `[audit] the entry ${pending.entry.id} (${logText(pending.entry.action)} on ${logText(pending.entry.target)}) stays pending: its outcome could not be written:`,
       errorText(err),
     );
+  }
+}
+
+/**
+ * Completes, when its change has ended, an entry its route wrote as fixed (fixAuditEntry):
+ * `final` takes the place of `started`; a `pending` entry still there (its request's process
+ * died before completing it) goes, so the change keeps one entry. When `started` was trimmed
+ * away, `final` is appended. Failures are logged. Call it once per change.
+ */
+export async function completeAudit(backend: Backend, pending: Buffer, started: Buffer, final: AuditEntry): Promise<void> {
+  try {
+    await backend.auditReplace(pending, null, authConfig().auditMaxEntries);
+    await backend.auditReplace(started, pyJsonBytes(final), authConfig().auditMaxEntries);
+  } catch (err) {
+    console.error(`[audit] could not complete the entry ${final.id} (${logText(final.action)} on ${logText(final.target)}):`, errorText(err));
   }
 }
 

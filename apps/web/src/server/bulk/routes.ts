@@ -6,13 +6,16 @@ import { randomBytes } from "node:crypto";
 import { pyJsonBytes, type Backend } from "@fleet/backend";
 import { FilterSyntaxError, parseFilter, type BulkJob, type BulkJobDoc, type StartBulkJobBody } from "@fleet/schema";
 
-import { noteAction } from "../audit/audit";
+import { afterAudit, fixAuditEntry, noteAction } from "../audit/audit";
 import type { Principal } from "../api/authorize";
 import { conflict, notFound, validationFailed } from "../api/errors";
 import { requireQueue } from "../api/queues";
-import { BULK_KEEP_SECONDS, jobFromRecord } from "./runner";
+import { BULK_KEEP_SECONDS, jobFromRecord, storedDoc, type BulkRunner } from "./runner";
 
-export async function startBulkJob(backend: Backend, queue: string, body: StartBulkJobBody, principal: Principal, claim: (id: string) => Promise<boolean>): Promise<BulkJob> {
+/** What the routes need of the process's runner (./runner.ts; tests pass their own). */
+export type RunnerHandle = Pick<BulkRunner, "reserve" | "runReserved" | "finishIfIdle">;
+
+export async function startBulkJob(backend: Backend, queue: string, body: StartBulkJobBody, principal: Principal, runner: RunnerHandle): Promise<BulkJob> {
   const where = body.where?.trim() ? body.where.trim() : null;
   if (where) {
     try {
@@ -35,11 +38,18 @@ export async function startBulkJob(backend: Backend, queue: string, body: StartB
     role: principal.role,
   };
   const id = randomBytes(8).toString("hex");
-  noteAction({ job: id, bulk_action: doc.action, q: doc.q, where: doc.where, rate: doc.rate, expected: doc.expected });
-  await backend.bulkJobCreate(id, pyJsonBytes(doc));
-  // run it here at once; should this process die, another console continues it
-  await claim(id);
-  return (await readJob(backend, queue, id))!;
+  noteAction({ job: id, bulk_action: doc.action, q: doc.q, where: doc.where, rate: doc.rate, expected: doc.expected, state: "running" });
+  // One entry for the whole job: the one the route wrapper writes now is completed in place
+  // when the job ends (./index.ts), so the record keeps its exact bytes.
+  const fixed = fixAuditEntry(202);
+  // reserved before it exists: no other console runs it before that entry is written
+  const token = await runner.reserve(id);
+  if (token === null) throw new Error(`the lock of the new bulk job ${id} is taken`);
+  await backend.bulkJobCreate(id, pyJsonBytes(storedDoc(doc, fixed ? { pending: fixed.pending, entry: fixed.bytes } : null)));
+  afterAudit(async () => {
+    await runner.runReserved(id, token);
+  });
+  return { ...doc, id, state: "running", scanned: 0, done: 0, missing: 0, note: "" };
 }
 
 export async function readJob(backend: Backend, queue: string, id: string): Promise<BulkJob | null> {
@@ -57,12 +67,14 @@ export async function listJobs(backend: Backend, queue: string): Promise<BulkJob
   });
 }
 
-export async function cancelJob(backend: Backend, queue: string, id: string, principal: Principal): Promise<BulkJob> {
+export async function cancelJob(backend: Backend, queue: string, id: string, principal: Principal, runner: RunnerHandle): Promise<BulkJob> {
   const job = await readJob(backend, queue, id);
   if (!job) throw notFound(`There is no bulk job ${id} on queue ${queue}.`);
   if (job.state !== "running") throw conflict(`The job is already ${job.state}: nothing to cancel.`);
   const ok = await backend.bulkJobSet(id, { state: "cancelled", note: `cancelled by ${principal.name}` }, { ifState: "running", keepSeconds: BULK_KEEP_SECONDS });
   if (!ok) throw conflict("The job ended meanwhile: nothing to cancel.");
   noteAction({ job: id, done: job.done });
+  // its runner completes the job's entry at its next chunk; a job nobody runs now, here
+  afterAudit(() => runner.finishIfIdle(id));
   return (await readJob(backend, queue, id))!;
 }

@@ -90,6 +90,34 @@ for (const kind of ["memory", "redis"] as const) {
       expect(dead.every((t) => !t.payload.even)).toBe(true);
     });
 
+    it("reports progress after its chunks, and its end once, whichever process sees the end", async () => {
+      backend = await make();
+      for (let i = 0; i < 1200; i += 400) await Promise.all(Array.from({ length: 400 }, (_, j) => backend.queueDead("q", task(i + j))));
+      await backend.bulkJobCreate("p", doc({ action: "delete-dead", where: null, q: "t" }));
+      const ended: string[] = [];
+      const progress: number[] = [];
+      const make2 = () =>
+        new BulkRunner({
+          getBackend: async () => backend,
+          progressEveryMs: 0,
+          onProgress: async (job) => {
+            progress.push(job.done);
+          },
+          onFinished: async (job, audit) => {
+            ended.push(`${job.state}:${job.done}:${audit === null}`);
+          },
+        });
+      const a = make2();
+      const b = make2();
+      runners.push(a, b);
+      expect(await a.claim("p")).toBe(true);
+      await a.settle("p");
+      // another console that also saw it end (a cancel there, its poll) records nothing more
+      await Promise.all([b.finishIfIdle("p"), a.finishIfIdle("p"), b.claim("p")]);
+      expect(ended).toEqual(["done:1200:true"]);
+      expect(progress).toEqual([500, 1000, 1200]);
+    });
+
     it("keeps the rate cap", async () => {
       backend = await make();
       for (let i = 0; i < 40; i++) await backend.queueDead("q", task(i * 2));

@@ -12,15 +12,45 @@
 // Framework-free (no Next, no env): tests build one over any Backend.
 import { withAttemptsReset, type Backend, type Priority } from "@fleet/backend";
 import { BulkJobDocSchema, parseFilter, type BulkAction, type BulkJob, type BulkJobDoc } from "@fleet/schema";
+import { z } from "zod";
 
 import { makeMatcher } from "../search/scan";
 
 export const BULK_LOCK_PREFIX = "fleet-console-bulk:";
+/** Held (for as long as the record is kept) by the one process that completed a job's audit entry. */
+export const BULK_AUDIT_ONCE_PREFIX = "fleet-console-bulk-audited:";
 /** Entries read per chunk, and tasks taken per chunk at most (fewer under a low rate). */
 export const BULK_READ = 1000;
 export const BULK_TAKE_MAX = 500;
 /** A finished job's record is kept this long. */
 export const BULK_KEEP_SECONDS = 7 * 24 * 3600;
+/** At most one progress message per job per this many milliseconds (and one when it ends). */
+export const BULK_PROGRESS_EVERY_MS = 1000;
+
+/**
+ * The audit entry of the job's start, as the route wrapper wrote it (`entry`) in place of its
+ * pending one (`pending`): the job's end completes that very entry (one entry per job).
+ * Both are the exact bytes, as text (Python's json.dumps output is ASCII).
+ */
+const StoredAuditSchema = z.object({ audit: z.object({ pending: z.string(), entry: z.string() }).optional() });
+export interface JobAudit {
+  pending: Buffer;
+  entry: Buffer;
+}
+
+/** The doc of a new job as stored: its spec and the bytes of its audit entry. */
+export function storedDoc(doc: BulkJobDoc, audit: JobAudit | null): BulkJobDoc & { audit?: { pending: string; entry: string } } {
+  return audit ? { ...doc, audit: { pending: audit.pending.toString("latin1"), entry: audit.entry.toString("latin1") } } : doc;
+}
+
+export function auditOfRecord(rec: NonNullable<Awaited<ReturnType<Backend["bulkJobGet"]>>[number]>): JobAudit | null {
+  try {
+    const a = StoredAuditSchema.parse(JSON.parse(rec.doc?.toString("utf8") ?? "null")).audit;
+    return a ? { pending: Buffer.from(a.pending, "latin1"), entry: Buffer.from(a.entry, "latin1") } : null;
+  } catch {
+    return null;
+  }
+}
 
 export function partsOfAction(action: BulkAction): Array<Priority | "dead"> {
   return action === "delete-pending" ? ["high", "normal", "low"] : ["dead"];
@@ -42,8 +72,14 @@ export interface BulkRunnerOptions {
   holdSeconds?: number;
   /** How often running jobs without a live owner are looked for. */
   pollMs?: number;
-  /** Called once when a job this process ran ends (done, cancelled or failed). */
-  onFinished?: (job: BulkJob) => Promise<void>;
+  /**
+   * Called once per job when it has ended (done, cancelled or failed), by whichever process
+   * saw it end first (a once-lock decides): completes its audit entry, announces it.
+   */
+  onFinished?: (job: BulkJob, audit: JobAudit | null) => Promise<void>;
+  /** A running job's counts after a chunk, at most every BULK_PROGRESS_EVERY_MS. */
+  onProgress?: (job: BulkJob) => Promise<void>;
+  progressEveryMs?: number;
   log?: (line: string) => void;
   sleep?: (ms: number) => Promise<void>;
 }
@@ -93,11 +129,26 @@ export class BulkRunner {
   /** Tries to run one job here now; false when another process holds it. */
   async claim(id: string): Promise<boolean> {
     if (this.stopped || this.running.has(id)) return false;
+    const token = await this.reserve(id);
+    return token !== null && (await this.runReserved(id, token));
+  }
+
+  /**
+   * Takes a job's lock without running it yet: a job being created is reserved first, so no
+   * other console's poll takes it before its request has written its audit entry. The lock
+   * lapses after its hold should this process never run it.
+   */
+  async reserve(id: string): Promise<string | null> {
     const backend = await this.opts.getBackend();
-    const token = await backend.lockAcquire(`${BULK_LOCK_PREFIX}${id}`, this.hold, 0);
-    if (token === null) return false;
-    if (!(await backend.bulkJobSet(id, { owner: token }, { ifState: "running" }))) {
+    return backend.lockAcquire(`${BULK_LOCK_PREFIX}${id}`, this.hold, 0);
+  }
+
+  /** Runs a job whose lock this process holds; false (and the lock released) when it is no longer running. */
+  async runReserved(id: string, token: string): Promise<boolean> {
+    const backend = await this.opts.getBackend();
+    if (this.stopped || this.running.has(id) || !(await backend.bulkJobSet(id, { owner: token }, { ifState: "running" }))) {
       await backend.lockRelease(`${BULK_LOCK_PREFIX}${id}`, token).catch(() => false);
+      if (!this.running.has(id)) await this.finished(id);
       return false;
     }
     const run = this.run(id, token)
@@ -105,6 +156,36 @@ export class BulkRunner {
       .finally(() => this.running.delete(id));
     this.running.set(id, run);
     return true;
+  }
+
+  /**
+   * For a job that ended without a process running it (cancelled while its console was
+   * away): completes it here when its lock is free; otherwise its runner does, at its next chunk.
+   */
+  async finishIfIdle(id: string): Promise<void> {
+    if (this.running.has(id)) return;
+    const backend = await this.opts.getBackend();
+    const lock = `${BULK_LOCK_PREFIX}${id}`;
+    const token = await backend.lockAcquire(lock, this.hold, 0);
+    if (token === null) return;
+    try {
+      await this.finished(id);
+    } finally {
+      await backend.lockRelease(lock, token).catch(() => false);
+    }
+  }
+
+  /** Once per job, in whichever process gets here first: the end's callback. */
+  private async finished(id: string): Promise<void> {
+    const backend = await this.opts.getBackend();
+    const [rec] = await backend.bulkJobGet([id]).catch(() => [null]);
+    const job = rec ? jobFromRecord(rec) : null;
+    if (!rec || !job || job.state === "running") return;
+    const once = await backend.lockAcquire(`${BULK_AUDIT_ONCE_PREFIX}${id}`, BULK_KEEP_SECONDS, 0).catch(() => null);
+    if (once === null) return;
+    await this.opts
+      .onFinished?.(job, auditOfRecord(rec))
+      .catch((err: unknown) => this.log(`job ${id}: its end could not be recorded: ${err instanceof Error ? err.message : String(err)}`));
   }
 
   /** Waits for a job this process runs (tests). */
@@ -138,6 +219,13 @@ export class BulkRunner {
       let cursor = rec.cursor;
       let taken = 0;
       const t0 = Date.now();
+      const counts = { scanned: rec.scanned, done: rec.done, missing: rec.missing };
+      let progressAt = 0;
+      const progress = async () => {
+        if (!this.opts.onProgress || Date.now() - progressAt < (this.opts.progressEveryMs ?? BULK_PROGRESS_EVERY_MS)) return;
+        progressAt = Date.now();
+        await this.opts.onProgress({ ...job, ...counts, state: "running" }).catch(() => undefined);
+      };
       while (part < parts.length) {
         if (this.stopped || lost) return;
         const list = parts[part]!;
@@ -167,6 +255,10 @@ export class BulkRunner {
         });
         if (!res.ok) return; // cancelled, or another process owns it now
         taken += res.taken;
+        counts.scanned += read;
+        counts.done += res.taken;
+        counts.missing += res.missing;
+        await progress();
         if (partDone) {
           part++;
           cursor = 0;
@@ -185,11 +277,7 @@ export class BulkRunner {
       }
     } finally {
       await backend.lockRelease(lock, token).catch(() => false);
-      if (!this.stopped) {
-        const [rec] = await backend.bulkJobGet([id]).catch(() => [null]);
-        const job = rec ? jobFromRecord(rec) : null;
-        if (job && job.state !== "running") await this.opts.onFinished?.(job).catch(() => undefined);
-      }
+      if (!this.stopped) await this.finished(id);
     }
   }
 

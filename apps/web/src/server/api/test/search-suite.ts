@@ -1,4 +1,5 @@
 // GET /queues/{name}/search (issue 14.1): NDJSON lines, on both backends.
+import { pyJsonBytes } from "@fleet/backend";
 import { normalizeErrorMessage, SearchLineSchema, type SearchLine } from "@fleet/schema";
 import { describe, expect, it } from "vitest";
 
@@ -173,9 +174,11 @@ export function searchSuite(h: Harness): void {
   describe("bulk actions on a search's matches", () => {
     const dead = (id: string, customer: string, error: string) => task(id, { customer }, { attempts: 3, last_error: error });
     const audit = async () =>
-      (await h.backend.auditRange(0, 20)).items.map((x) => JSON.parse(x.toString("utf8")) as { action: string; outcome: string; details?: Record<string, unknown> });
+      (await h.backend.auditRange(0, 20)).items.map(
+        (x) => JSON.parse(x.toString("utf8")) as { action: string; outcome: string; status: number; details?: Record<string, unknown> },
+      );
 
-    it("requeues every matching dead letter once, attempts back to 0, counted, audited at start and end", async () => {
+    it("requeues every matching dead letter once, attempts back to 0, counted, audited as one entry the end completes", async () => {
       await h.backend.queueDead("jobs", dead("d1", "c17", "Timeout after 30s"));
       await h.backend.queueDead("jobs", dead("d2", "c18", "Timeout after 3s"));
       await h.backend.queueDead("jobs", dead("d3", "c17", "Timeout after 9s"));
@@ -193,12 +196,57 @@ export function searchSuite(h: Harness): void {
         ["d1", 0],
         ["d3", 0],
       ]);
-      const entries = await audit();
-      const start = entries.find((e) => e.action === "queue.bulk")!;
-      expect(start).toMatchObject({ outcome: "done", details: { job: res.json.id, bulk_action: "requeue-dead", where, expected: 2 } });
-      await expect.poll(async () => (await audit()).find((e) => e.action === "queue.bulk.done")?.details).toMatchObject({ job: res.json.id, done: 2, missing: 0 });
+      // one entry for the whole job: the start's, completed in place with the counts when it ended
+      await expect.poll(async () => (await audit()).find((e) => e.action === "queue.bulk")?.details?.state).toBe("done");
+      const entries = (await audit()).filter((e) => e.action.startsWith("queue.bulk"));
+      expect(entries).toHaveLength(1);
+      expect(entries[0]).toMatchObject({
+        outcome: "done",
+        status: 202,
+        details: { job: res.json.id, bulk_action: "requeue-dead", where, q: null, rate: 1000, expected: 2, state: "done", done: 2, missing: 0, scanned: 4 },
+      });
+      expect(entries[0]!.details!.ended_at).toEqual(expect.any(Number));
+      expect(JSON.stringify(await audit())).not.toContain('"pending"');
       const list = await h.call(bulk.GET, "GET", "/queues/jobs/bulk");
       expect(list.json.jobs.map((j: { id: string }) => j.id)).toEqual([res.json.id]);
+    });
+
+    it("a job whose console died before its request completed the entry still ends with one entry", async () => {
+      await h.backend.queueDead("jobs", dead("d1", "c17", "x"));
+      await h.backend.queueDead("jobs", dead("d2", "c18", "x"));
+      const where = 'payload.customer = "c17"';
+      const pending = { id: "0a1b2c3d4e5f6071", outcome: "pending", ts: 1, actor: "vera", role: "operator", via: "token", action: "queue.bulk" };
+      const pendingEntry = { ...pending, target: "queue:jobs", method: "POST", path: "/api/v1/queues/jobs/bulk", status: 0 };
+      const started = {
+        ...pendingEntry,
+        outcome: "done",
+        status: 202,
+        details: { job: "crashed", bulk_action: "requeue-dead", q: null, where, rate: 1000, expected: 1, state: "running" },
+      };
+      // the request wrote its pending entry and the job, then its process died: the entry stays pending
+      await h.backend.auditAppend(pyJsonBytes(pendingEntry), 1000);
+      const doc = { queue: "jobs", action: "requeue-dead", q: null, where, rate: 1000, expected: 1, created_at: 1, created_by: "vera", role: "operator" };
+      const audit_ = { pending: pyJsonBytes(pendingEntry).toString("latin1"), entry: pyJsonBytes(started).toString("latin1") };
+      await h.backend.bulkJobCreate("crashed", pyJsonBytes({ ...doc, audit: audit_ }));
+      // another console takes it over
+      expect(await getBulkRunner().claim("crashed")).toBe(true);
+      await getBulkRunner().settle("crashed");
+      const entries = (await audit()).filter((e) => e.action.startsWith("queue.bulk"));
+      expect(entries).toHaveLength(1);
+      expect(entries[0]).toMatchObject({ outcome: "done", status: 202, details: { job: "crashed", state: "done", done: 1, missing: 0 } });
+      // nothing reads the stored entry back as part of the job
+      expect((await h.call(bulkJob.GET, "GET", "/queues/jobs/bulk/crashed")).json).not.toHaveProperty("audit");
+
+      // a job nobody runs (its console died, no other took it yet), cancelled: the cancel completes its entry
+      await h.backend.auditAppend(pyJsonBytes({ ...started, details: { ...started.details, job: "orphan" } }), 1000);
+      const orphanAudit = { pending: audit_.pending, entry: pyJsonBytes({ ...started, details: { ...started.details, job: "orphan" } }).toString("latin1") };
+      await h.backend.bulkJobCreate("orphan", pyJsonBytes({ ...doc, audit: orphanAudit }));
+      expect((await h.call(bulkCancel.POST, "POST", "/queues/jobs/bulk/orphan/cancel")).status).toBe(200);
+      const after = (await audit()).filter((e) => e.action.startsWith("queue.bulk") && (e.details?.job === "orphan" || e.action === "queue.bulk.cancel"));
+      expect(after.map((e) => [e.action, e.details?.state])).toEqual([
+        ["queue.bulk.cancel", undefined],
+        ["queue.bulk", "cancelled"],
+      ]);
     });
 
     it("deletes matching pending tasks of every priority and leaves the others", async () => {
@@ -245,6 +293,11 @@ export function searchSuite(h: Harness): void {
       expect(await h.backend.dlqLength("slow")).toBe(3000 - job.done);
       const again = await h.call(bulkCancel.POST, "POST", `/queues/slow/bulk/${res.json.id}/cancel`);
       expect(again.status).toBe(409);
+      // the job's entry says it was cancelled and how far it got; the cancel is an entry of its own
+      await expect.poll(async () => (await audit()).find((e) => e.action === "queue.bulk")?.details?.state).toBe("cancelled");
+      const entries = (await audit()).filter((e) => e.action.startsWith("queue.bulk"));
+      expect(entries.map((e) => e.action).sort()).toEqual(["queue.bulk", "queue.bulk.cancel"]);
+      expect(entries.find((e) => e.action === "queue.bulk")!.details).toMatchObject({ job: res.json.id, state: "cancelled", done: job.done });
     });
   });
 }

@@ -27,5 +27,5 @@ export const POST = route({
   body: StartBulkJobBodySchema,
   response: BulkJobSchema,
   status: 202,
-  handler: async ({ backend, params, body, principal }) => startBulkJob(backend, params.name, body, principal, (id) => getBulkRunner().claim(id)),
+  handler: async ({ backend, params, body, principal }) => startBulkJob(backend, params.name, body, principal, getBulkRunner()),
 });

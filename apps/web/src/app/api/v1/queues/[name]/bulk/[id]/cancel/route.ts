@@ -3,6 +3,7 @@
 import { BulkJobSchema } from "@fleet/schema";
 
 import { route } from "@/server/api/route";
+import { getBulkRunner } from "@/server/bulk";
 import { cancelJob } from "@/server/bulk/routes";
 
 export const runtime = "nodejs";
@@ -12,5 +13,5 @@ export const POST = route({
   path: "/queues/[name]/bulk/[id]/cancel",
   role: "operator",
   response: BulkJobSchema,
-  handler: async ({ backend, params, principal }) => cancelJob(backend, params.name, params.id, principal),
+  handler: async ({ backend, params, principal }) => cancelJob(backend, params.name, params.id, principal, getBulkRunner()),
 });
