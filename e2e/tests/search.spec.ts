@@ -4,7 +4,7 @@
 import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
 
-import { Seeder, enc, expect, screenshotPath, test } from "../fixtures";
+import { Seeder, enc, expect, screenshotPath, test, waitForLive } from "../fixtures";
 
 async function expectNoSeriousViolations(page: Page, where: string): Promise<void> {
   const results = await new AxeBuilder({ page }).analyze();
@@ -104,8 +104,45 @@ test("search → preview → redrive: every matching dead letter requeued once, 
     ["t2", 0],
     ["t4", 0],
   ]);
+  // one audit entry for the whole job, completed with its counts, read as one sentence
   const audit = async () =>
-    (await backend.auditRange(0, 200)).items.map((x) => JSON.parse(x.toString("utf8")) as { action: string; target: string; details?: Record<string, unknown> });
-  expect((await audit()).find((e) => e.action === "queue.bulk" && e.target === `queue:${queue}`)?.details).toMatchObject({ bulk_action: "requeue-dead", where, expected: 3 });
-  await expect.poll(async () => (await audit()).find((e) => e.action === "queue.bulk.done" && e.target === `queue:${queue}`)?.details).toMatchObject({ done: 3, missing: 0 });
+    (await backend.auditRange(0, 200)).items
+      .map((x) => JSON.parse(x.toString("utf8")) as { action: string; target: string; outcome: string; details?: Record<string, unknown> })
+      .filter((e) => e.action.startsWith("queue.bulk") && e.target === `queue:${queue}`);
+  await expect.poll(async () => (await audit()).map((e) => [e.action, e.outcome, e.details?.state])).toEqual([["queue.bulk", "done", "done"]]);
+  expect((await audit())[0]!.details).toMatchObject({ bulk_action: "requeue-dead", where, expected: 3, done: 3, missing: 0 });
+  await page.goto("/audit");
+  await expect(page.getByText(`requeued 3 dead letters of ${queue} matching filter ${where} (3 at the preview), at most 200 a second: finished`)).toBeVisible();
+  await expectNoSeriousViolations(page, "the audit page with a bulk job");
+});
+
+test("a redrive's progress follows the event stream live, without polling the job; Stop cancels it", async ({ page, seed, backend }) => {
+  const queue = seed.name("slowdrive");
+  for (let i = 0; i < 40; i += 20) {
+    await Promise.all(Array.from({ length: 20 }, (_, j) => backend.queueDead(queue, Seeder.task(`t${i + j}`, { customer: "c17" }, { attempts: 3, last_error: "Timeout" }))));
+  }
+  const jobReads: string[] = [];
+  page.on("request", (r) => {
+    if (/\/api\/v1\/queues\/[^/]+\/bulk\/[^/]+$/.test(new URL(r.url()).pathname) && r.method() === "GET") jobReads.push(r.url());
+  });
+  await page.goto(`/queues/${enc(queue)}/search?q=c17&in=dead`);
+  await expect(page.getByTestId("search-summary")).toContainText("40 matches in 40 tasks");
+  await waitForLive(page);
+  const act = page.getByRole("region", { name: "Act on the matches" });
+  await act.getByLabel("At most, tasks per second").fill("4");
+  await act.getByRole("button", { name: "Preview" }).click();
+  await act.getByRole("button", { name: "Requeue 40 dead letters…" }).click();
+  await page.getByRole("dialog", { name: "Requeue 40 dead letters?" }).getByRole("button", { name: "Requeue 40 dead letters" }).click();
+  const job = act.getByTestId("bulk-job");
+  // 4 a second: the counts move on the page, one frame of the event stream after another
+  await expect(job).toContainText(/Requeuing… requeued (4|8) dead letters of 40 previewed/);
+  await expect(job).toContainText(/Requeuing… requeued (8|12|16) dead letters of 40 previewed/);
+  await expectNoSeriousViolations(page, "a bulk job under way");
+  expect(jobReads, "the page polled the job while the stream was live").toEqual([]);
+  await job.getByRole("button", { name: "Stop" }).click();
+  await expect(job).toContainText(/Cancelled: requeued \d+ dead letters of 40 previewed/);
+  const requeued = Number(/requeued (\d+)/.exec((await job.textContent()) ?? "")![1]);
+  // what it did stays done, counted exactly
+  await expect.poll(async () => (await backend.queuePeek(queue, 100)).length).toBe(requeued);
+  expect(await backend.dlqLength(queue)).toBe(40 - requeued);
 });

@@ -23,6 +23,10 @@ describe("busSummary", () => {
       link: { href: "/queues/jobs", label: "queue jobs" },
     });
     expect(busSummary("fleet.admin", { action: "pool.item.release", pool: "cookies", item_id: "c1" }).text).toBe("Console: released the claim on c1 (pool cookies)");
+    expect(busSummary("fleet.bulk", { id: "j", queue: "jobs", action: "requeue-dead", state: "running", expected: 900, done: 400, missing: 2 })).toEqual({
+      text: "Console: bulk job on jobs running: requeued 400 of 900 previewed, 2 gone meanwhile",
+      link: { href: "/queues/jobs", label: "queue jobs" },
+    });
   });
   it("shows other payloads as their members, times as clock times, and text as text", () => {
     expect(busSummary("x.y", { score: 1764400000.25, rows: 3, note: "hi" }).text).toBe(`score ${clockTime(1764400000.25)} · rows 3 · note hi`);

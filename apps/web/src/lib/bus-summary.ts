@@ -1,7 +1,7 @@
 // A bus message for people: what it says, in a line, and a link to what it is about. Fleet's
 // own topics are read by their known shapes (`<type>.emit` carries the stream entry's score,
 // a bare unix time; `fleet.config` a worker's new generation; `fleet.admin` what the console
-// did); any other payload is shown as its members, times as clock times. Text only.
+// did; `fleet.bulk` a bulk job's progress); any other payload is shown as its members, times as clock times. Text only.
 import { auditSentence, type AuditEntryLike } from "./audit-sentence";
 import { clockTime } from "./format";
 
@@ -78,6 +78,18 @@ export function busSummary(topic: string, payload: unknown): BusSummary {
       };
     }
     if (type) return { text: `Config of the workers of ${type} saved`, link: { href: `/automations/${enc(type)}`, label: `automation ${type}` } };
+  }
+  if (topic === "fleet.bulk" && isObj(payload) && str(payload.queue) && typeof payload.done === "number") {
+    // a bulk job's progress (src/server/bulk): the job as its route answers it
+    const queue = payload.queue as string;
+    const verb = payload.action === "requeue-dead" ? "requeued" : "deleted";
+    const state = str(payload.state) ?? "running";
+    const expected = typeof payload.expected === "number" ? ` of ${payload.expected} previewed` : "";
+    const missing = typeof payload.missing === "number" && payload.missing > 0 ? `, ${payload.missing} gone meanwhile` : "";
+    return {
+      text: `Console: bulk job on ${queue} ${state}: ${verb} ${payload.done}${expected}${missing}`,
+      link: { href: `/queues/${enc(queue)}`, label: `queue ${queue}` },
+    };
   }
   if (topic === "fleet.admin" && isObj(payload) && str(payload.action)) {
     const { target, link } = adminTarget(payload);

@@ -1,8 +1,24 @@
 // How live frames change the query cache. Pure functions of (QueryClient, frame), kept
 // apart from the EventSource so they can be tested without a browser.
 import type { QueryClient, QueryKey } from "@tanstack/react-query";
-import type { PoolList, PoolSummary, PoolsEvent, Queue, QueueList, QueuesEvent, StreamList, StreamSummary, StreamsEvent, Worker, WorkerDetail, WorkersEvent } from "@fleet/schema";
+import {
+  BulkJobSchema,
+  type BulkJob,
+  type PoolList,
+  type PoolSummary,
+  type PoolsEvent,
+  type Queue,
+  type QueueList,
+  type QueuesEvent,
+  type StreamList,
+  type StreamSummary,
+  type StreamsEvent,
+  type Worker,
+  type WorkerDetail,
+  type WorkersEvent,
+} from "@fleet/schema";
 
+import { mergeBulkJob } from "./bulk-job";
 import { compareWorkers, queryKeys, type WorkersEverything } from "./query";
 import { applyWorkerPages, withErrorSince } from "./workers-page-live";
 
@@ -99,4 +115,19 @@ export function applyStreams(client: QueryClient, ev: StreamsEvent, invalidate: 
   });
   for (const s of ev.streams) invalidate(queryKeys.streams.detailAll(s.name));
   invalidate(queryKeys.automations.all);
+}
+
+/** The bus topic a console publishes bulk jobs' progress on (src/server/bulk/index.ts). */
+export const BULK_TOPIC = "fleet.bulk";
+
+/**
+ * A `fleet.bulk` message (a job, as GET /queues/{name}/bulk/{id} answers it) into the job's
+ * query. Kept even before a page asks for it: a small job can end before the request that
+ * started it has answered, and that answer must not bring it back to "running".
+ */
+export function applyBulkJob(client: QueryClient, payload: unknown): void {
+  const parsed = BulkJobSchema.safeParse(payload);
+  if (!parsed.success) return;
+  const job = parsed.data;
+  client.setQueryData<BulkJob>(queryKeys.bulk.job(job.queue, job.id), (old) => mergeBulkJob(old, job));
 }

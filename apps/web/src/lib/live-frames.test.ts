@@ -1,7 +1,8 @@
 import { QueryClient, type QueryKey } from "@tanstack/react-query";
 import { describe, expect, it } from "vitest";
-import type { QueueList } from "@fleet/schema";
+import type { BulkJob, QueueList } from "@fleet/schema";
 
+import { mergeBulkJob } from "./bulk-job";
 import { decodeTabMessage, routeFrame } from "./live-frames";
 import { queryKeys } from "./query";
 
@@ -36,6 +37,43 @@ describe("routeFrame", () => {
     const inv = recorder();
     const raw = JSON.stringify({ topic: "scraper.emit", payload: { n: 1 }, received_at: 5 });
     expect(routeFrame(client, "bus", raw, inv.fn)).toEqual({ kind: "bus", data: { topic: "scraper.emit", payload: { n: 1 }, received_at: 5 } });
+    expect(inv.keys).toEqual([]);
+  });
+
+  it("follows a bulk job the tab shows from its fleet.bulk frames, never backwards", () => {
+    const client = new QueryClient();
+    const inv = recorder();
+    const job: BulkJob = {
+      id: "j1",
+      queue: "q",
+      action: "requeue-dead",
+      q: null,
+      where: "attempts >= 3",
+      rate: 200,
+      expected: 900,
+      created_at: 1,
+      created_by: "vera",
+      role: "operator",
+      state: "running",
+      scanned: 0,
+      done: 0,
+      missing: 0,
+      note: "",
+    };
+    const frame = (j: Partial<BulkJob>) => JSON.stringify({ topic: "fleet.bulk", payload: { ...job, ...j }, received_at: 5 });
+    const key = queryKeys.bulk.job("q", "j1");
+    // kept before a page asks: the job may end before the answer of the request that started it
+    routeFrame(client, "bus", frame({ done: 5, scanned: 10 }), inv.fn);
+    expect(client.getQueryData<BulkJob>(key)).toMatchObject({ done: 5 });
+    expect(mergeBulkJob(client.getQueryData<BulkJob>(key), job)).toMatchObject({ done: 5 });
+    expect(routeFrame(client, "bus", frame({ done: 400, scanned: 1000 }), inv.fn)?.kind).toBe("bus");
+    expect(client.getQueryData<BulkJob>(key)).toMatchObject({ state: "running", done: 400 });
+    routeFrame(client, "bus", frame({ state: "done", done: 890, missing: 10, scanned: 2000 }), inv.fn);
+    // late progress from before the end changes nothing; another job's, or a malformed one, neither
+    routeFrame(client, "bus", frame({ done: 600, scanned: 1500 }), inv.fn);
+    routeFrame(client, "bus", frame({ id: "j2", done: 1 }), inv.fn);
+    routeFrame(client, "bus", JSON.stringify({ topic: "fleet.bulk", payload: { id: "j1", queue: "q", done: "lots" }, received_at: 5 }), inv.fn);
+    expect(client.getQueryData<BulkJob>(key)).toMatchObject({ state: "done", done: 890, missing: 10 });
     expect(inv.keys).toEqual([]);
   });
 

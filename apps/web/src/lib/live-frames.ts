@@ -4,7 +4,7 @@
 import type { QueryClient } from "@tanstack/react-query";
 import type { BusEvent, PoolsEvent, QueuesEvent, StreamsEvent, SyncEvent, WorkersEvent } from "@fleet/schema";
 
-import { applyPools, applyQueues, applyStreams, applyWorkers, type Invalidate } from "./live-cache";
+import { applyBulkJob, applyPools, applyQueues, applyStreams, applyWorkers, BULK_TOPIC, type Invalidate } from "./live-cache";
 
 /**
  * `signed-out`: the stream answered 401 (the session expired or was revoked); it is
@@ -47,6 +47,8 @@ export function routeFrame(client: QueryClient, kind: string, raw: string, inval
   switch (kind) {
     case "bus": {
       if (typeof data.topic !== "string") return null;
+      // a bulk job's progress: the page that shows the job follows it live
+      if (data.topic === BULK_TOPIC) applyBulkJob(client, data.payload);
       return { kind, data: data as unknown as BusEvent };
     }
     case "workers": {

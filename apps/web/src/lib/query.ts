@@ -7,6 +7,7 @@ import { createElement, type ReactNode } from "react";
 import type {
   AlertRules,
   AlertsStatus,
+  BulkJob,
   History,
   HistoryRangeName,
   Automation,
@@ -35,6 +36,7 @@ import type {
 } from "@fleet/schema";
 
 import { ApiError, apiGet, qs, seg } from "./api";
+import { mergeBulkJob } from "./bulk-job";
 
 export type { Worker, WorkerStatus, WorkersSort };
 
@@ -114,6 +116,11 @@ export const queryKeys = {
     detailAll: (name: string) => ["queues", "detail", name] as const,
     dead: (name: string, limit: number, offset: number) => ["queues", "dead", name, limit, offset] as const,
     deadAll: (name: string) => ["queues", "dead", name] as const,
+  },
+  /** Bulk jobs on a search's matches (issue 14.2), kept live by `fleet.bulk` bus frames (./live-cache.ts). */
+  bulk: {
+    all: ["bulk"] as const,
+    job: (queue: string, id: string) => ["bulk", "job", queue, id] as const,
   },
   pools: {
     all: ["pools"] as const,
@@ -263,6 +270,13 @@ export const queries = {
     queryOptions({
       queryKey: queryKeys.queues.list(),
       queryFn: ({ signal }) => apiGet<QueueList>("/queues", signal),
+    }),
+  bulkJob: (queue: string, id: string) =>
+    queryOptions({
+      queryKey: queryKeys.bulk.job(queue, id),
+      queryFn: ({ signal }) => apiGet<BulkJob>(`/queues/${seg(queue)}/bulk/${seg(id)}`, signal),
+      // a refetch that was under way when the job's last frame came must not take it back
+      structuralSharing: (old, next) => mergeBulkJob(old as BulkJob | undefined, next as BulkJob),
     }),
   queue: (name: string, limit = 100) =>
     queryOptions({

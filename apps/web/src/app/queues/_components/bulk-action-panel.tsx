@@ -1,12 +1,15 @@
 "use client";
 
 import { BULK_ACTION_LISTS, BULK_DEFAULT_RATE, type BulkAction, type BulkJob, type SearchMatchLine } from "@fleet/schema";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
 
 import { ConfirmDialog } from "@/components";
 import { ResultNote, Section } from "@/components/ui-bits";
-import { apiGet, apiPost, errorMessage, seg } from "@/lib/api";
+import { apiPost, errorMessage, seg } from "@/lib/api";
 import { formatNumber } from "@/lib/format";
+import { mergeBulkJob } from "@/lib/bulk-job";
+import { queries, queryKeys } from "@/lib/query";
 import { streamSearch } from "@/lib/search-stream";
 
 const ACTIONS: ReadonlyArray<{ id: BulkAction; label: string; verb: string; noun: [string, string] }> = [
@@ -32,7 +35,17 @@ export function BulkActionPanel({ name, q, where }: { name: string; q: string; w
   const [confirming, setConfirming] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const [job, setJob] = useState<BulkJob | null>(null);
+  // The job this panel started: its query is kept live by the job's `fleet.bulk` messages on
+  // the event stream (src/lib/live-cache.ts); while the stream is down the console's polling
+  // refetches it like every query on the page.
+  const [jobId, setJobId] = useState<string | null>(null);
+  const client = useQueryClient();
+  const jobQuery = useQuery({ ...queries.bulkJob(name, jobId ?? "-"), enabled: jobId !== null });
+  const job = jobId === null ? null : (jobQuery.data ?? null);
+  const setJob = (j: BulkJob | null) => {
+    if (j) client.setQueryData<BulkJob>(queryKeys.bulk.job(name, j.id), (old) => mergeBulkJob(old, j));
+    setJobId(j?.id ?? null);
+  };
   const abort = useRef<AbortController | null>(null);
   const spec = ACTIONS.find((a) => a.id === action)!;
 
@@ -42,17 +55,6 @@ export function BulkActionPanel({ name, q, where }: { name: string; q: string; w
     setPreview(null);
     abort.current?.abort();
   }, [q, where, action]);
-
-  // a running job: its progress, every second, until it ends
-  useEffect(() => {
-    if (job?.state !== "running") return;
-    const t = setTimeout(() => {
-      apiGet<BulkJob>(`/queues/${seg(name)}/bulk/${seg(job.id)}`)
-        .then(setJob)
-        .catch((err: unknown) => setError(errorMessage(err)));
-    }, 1000);
-    return () => clearTimeout(t);
-  }, [job, name]);
 
   const runPreview = async () => {
     abort.current?.abort();
