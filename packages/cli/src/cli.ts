@@ -6,18 +6,40 @@ import { parseArgs } from "node:util";
 import { DEFAULT_URL, FleetClient } from "./client";
 import { name, type CommandSpec, type Context, type OptionSpec, type OptionValues } from "./command";
 import { configGet, configPatch } from "./commands/config";
-import { deadDelete, deadRequeue, deadSearch } from "./commands/dead";
+import { bulkCancel, bulkList, bulkPreview, bulkStart, bulkStatus } from "./commands/bulk";
+import { deadDelete, deadRequeue } from "./commands/dead";
 import { queuesList, queuesShow } from "./commands/queues";
+import { deadSearch, search } from "./commands/search";
 import { tail } from "./commands/tail";
 import { workersList, workersRemove, workersShow } from "./commands/workers";
 import { CliError, EXIT, UsageError, type ExitCode } from "./exit-codes";
 
-export const COMMANDS: CommandSpec[] = [workersList, workersShow, workersRemove, queuesList, queuesShow, deadSearch, deadRequeue, deadDelete, configGet, configPatch, tail];
+export const COMMANDS: CommandSpec[] = [
+  workersList,
+  workersShow,
+  workersRemove,
+  queuesList,
+  queuesShow,
+  search,
+  deadSearch,
+  deadRequeue,
+  deadDelete,
+  bulkPreview,
+  bulkStart,
+  bulkStatus,
+  bulkList,
+  bulkCancel,
+  configGet,
+  configPatch,
+  tail,
+];
 
 const GROUPS: Record<string, string> = {
   workers: "Workers: list, show, remove",
   queues: "Queues: list, show",
+  search: "Find a queue's tasks by text and fields",
   dead: "Dead letters: search, requeue, delete",
+  bulk: "Act on a search's matches on the console: preview, start, status, list, cancel",
   config: "Worker config: get, patch (with If-Match)",
   tail: "Follow the live events",
 };
@@ -34,8 +56,8 @@ const EXIT_HELP = `Exit codes:
   0  ok
   1  error (the console refused the request or failed, or answered something unexpected)
   2  usage (unknown command or option, bad argument, bad FLEET_URL or FLEET_TOKEN)
-  3  not found (no such worker or queue; dead-letter refs no longer there)
-  4  conflict or precondition failed (a stale --if-match, a conflicting write)
+  3  not found (no such worker or queue; dead-letter refs no longer there; a bulk job's matches gone meanwhile)
+  4  conflict or precondition failed (a stale --if-match, a conflicting write, a bulk job cancelled or --expect not met)
   5  unauthorized or forbidden (no valid token, or a role too low)
   6  unavailable (the console or its Redis cannot be reached, answers 503 or 429, or times out)`;
 
@@ -122,6 +144,8 @@ export interface Io {
   stderr(text: string): void;
   readStdin(): Promise<string>;
   readFile(path: string): Promise<string>;
+  /** Asks on a terminal; absent when not on one (a command that must ask then needs --yes). */
+  confirm?: (question: string) => Promise<boolean>;
 }
 
 /** The global options that take a value: their value is not a command word. */
@@ -236,6 +260,7 @@ export async function run(io: Io): Promise<ExitCode> {
       out: (t) => io.stdout(t),
       err: (t) => io.stderr(t),
       readStdin: () => io.readStdin(),
+      ...(io.confirm ? { confirm: io.confirm } : {}),
       cwd: io.cwd,
     };
     return await cmd.run(ctx);

@@ -25,6 +25,8 @@ export interface Context {
   /** A line to stderr: progress, notes, warnings. */
   err(text: string): void;
   readStdin(): Promise<string>;
+  /** Asks a person a yes/no question (on a terminal); absent when nobody can answer (stdin or stderr not a terminal). */
+  confirm?: (question: string) => Promise<boolean>;
   /** Where relative paths start (the directory `pnpm fleet` was started in). */
   cwd: string;
 }

@@ -11,7 +11,7 @@ import path from "node:path";
 import type { Backend } from "@fleet/backend";
 import { RedisBackend } from "@fleet/backend/redis";
 import { backendFromUrl } from "@fleet/backend/url";
-import { ConfigResultSchema, DeadLettersSchema, QueueDetailSchema, QueueListSchema, WorkerDetailSchema, WorkerListSchema } from "@fleet/schema";
+import { BulkJobSchema, BulkJobsSchema, ConfigResultSchema, QueueDetailSchema, QueueListSchema, SearchMatchLineSchema, WorkerDetailSchema, WorkerListSchema } from "@fleet/schema";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { COMMANDS } from "../src/cli";
@@ -50,6 +50,15 @@ async function purge(b: Backend): Promise<void> {
   if (!(b instanceof RedisBackend)) return;
   await b.health();
   const r = b.client;
+  // the bulk jobs of this suite's queues (their keys are the console's, named by job id)
+  const ids = await b.bulkJobIds(200);
+  const mine = (await b.bulkJobGet(ids)).filter((j) => j?.doc?.toString("utf8").includes(prefix)).map((j) => j!.id);
+  if (mine.length > 0)
+    await r
+      .multi()
+      .unlink(...mine.flatMap((id) => [`fleet:console:bulk:job:${id}`, `fleet:lock:fleet-console-bulk-audited:${id}`]))
+      .zrem("fleet:console:bulk:jobs", ...mine)
+      .exec();
   for (const [cmd, key] of [
     ["scan", ""],
     ["sscan", "wkrs:all"],
@@ -130,7 +139,7 @@ describe("help and usage", () => {
     expect(top.code).toBe(EXIT.OK);
     expect(top.stdout).toContain("usage: fleet <command>");
     expect(top.stdout).toMatch(/Exit codes:[\s\S]*4 {2}conflict/);
-    for (const group of ["workers", "queues", "dead", "config"]) {
+    for (const group of ["workers", "queues", "dead", "bulk", "config"]) {
       const g = await fleet([group, "--help"], null);
       expect(g.code, group).toBe(EXIT.OK);
       expect(g.stdout).toContain(`usage: fleet ${group} <command>`);
@@ -143,7 +152,7 @@ describe("help and usage", () => {
       for (const option of Object.keys(cmd.options)) expect(res.stdout, `${words.join(" ")} --${option}`).toContain(`--${option}`);
     }
     const viaHelp = await fleet(["help", "dead", "search"], null);
-    expect(viaHelp.stdout).toContain("no search route");
+    expect(viaHelp.stdout).toContain("GET /queues/{name}/search?in=dead");
   });
 
   it("a wrong command line exits 2 and says what is wrong", async () => {
@@ -165,6 +174,15 @@ describe("help and usage", () => {
       [["config", "patch", TYPE, "w-1", "--set", "slots"], /--set takes KEY=VALUE/],
       [["config", "patch", TYPE, "w-1", "--set", "slots=3", "--if-match", "abc"], /--if-match takes a config generation/],
       [["tail", "--events", "gossip"], /--events takes bus, workers, queues, pools, streams/],
+      [["search", TYPE, "--in", "pending,limbo"], /--in takes pending, processing, scheduled, dead \(comma-separated\), not "limbo"/],
+      [["search", TYPE, "--limit", "5000"], /--limit must be between 0 and 1000/],
+      [["bulk", "start", TYPE, "--text", "x", "--yes"], /--action is required: requeue-dead, delete-dead, delete-pending/],
+      [["bulk", "start", TYPE, "--action", "requeue-dead", "--yes"], /give --text or --where/],
+      [["bulk", "start", TYPE, "--action", "explode", "--text", "x"], /--action must be one of requeue-dead, delete-dead, delete-pending/],
+      [["bulk", "start", TYPE, "--action", "requeue-dead", "--text", "x", "--yes", "--rate", "0"], /--rate must be between 1 and 10000/],
+      // not on a terminal: nobody can confirm, so --yes it must be (before anything is asked of the console)
+      [["bulk", "start", TYPE, "--action", "delete-dead", "--text", "x"], /not on a terminal, so nothing can ask: add --yes/],
+      [["bulk", "status", TYPE], /missing argument/],
       [["workers", "list", "--url", "ftp://x"], /must be an http:\/\/ or https:\/\/ URL/],
       [["workers", "list", "--timeout", "0"], /--timeout must be a positive number/],
     ];
@@ -308,28 +326,57 @@ describe("queues", () => {
 });
 
 describe("dead letters", () => {
-  it("search filters by text and task id, lists everything without a filter, and --json carries the refs", async () => {
+  it("search reads the console's search route: text, --where, task id; everything without a filter; --json carries the refs", async () => {
     const all = await fleet(["dead", "search", TYPE], "viewer");
     expect(all.code, all.stderr).toBe(EXIT.OK);
     expect(all.stdout.trimEnd().split("\n")).toHaveLength(4);
-    expect(all.stderr).toMatch(/3 dead letters shown; 3 of 3 read/);
+    expect(all.stdout.split("\n")[0]).toMatch(/^REF\s+INDEX\s+TASK ID\s+ATTEMPTS\s+LAST ERROR\s+BODY$/);
+    expect(all.stderr).toMatch(/^3 matches in 3 tasks read \(dead\), \d+ ms$/m);
     const text = await fleet(["dead", "search", TYPE, "--text", "PARSE ERROR"], "viewer");
     // the task ids of the two "parse error" letters, not the "HTTP 503" one
     expect(text.stdout).toContain("8".padStart(32, "0"));
     expect(text.stdout).toContain("9".padStart(32, "0"));
     expect(text.stdout).not.toContain("7".padStart(32, "0"));
-    expect(text.stderr).toMatch(/2 matching dead letters shown; 3 of 3 read/);
-    const byId = jsonOf(await fleet(["dead", "search", TYPE, "--task-id", "7".padStart(32, "0"), "--json"], "viewer")) as { matches: unknown[]; total: number };
-    const matches = DeadLettersSchema.shape.items.parse(byId.matches);
+    expect(text.stderr).toMatch(/2 matches in 3 tasks read/);
+    // a filter on the body's fields, with the text; and --limit counts past what it shows
+    const where = await fleet(["dead", "search", TYPE, "--where", 'payload.note ~ "parse"', "--text", "again", "--json"], "viewer");
+    expect(jsonOf(where)).toMatchObject({ matched: 1, scanned: 3, returned: 1 });
+    const counted = jsonOf(await fleet(["dead", "search", TYPE, "--limit", "1", "--json"], "viewer")) as { matched: number; matches: unknown[] };
+    expect([counted.matched, counted.matches.length]).toEqual([3, 1]);
+    const byId = jsonOf(await fleet(["dead", "search", TYPE, "--task-id", "7".padStart(32, "0"), "--json"], "viewer")) as { matches: unknown[]; matched: number };
+    const matches = byId.matches.map((m) => SearchMatchLineSchema.parse(m));
     expect(matches).toHaveLength(1);
+    expect(matches[0]).toMatchObject({ list: "dead", index: 0, task_id: "7".padStart(32, "0") });
     expect(matches[0]!.body.text).toContain("HTTP 503");
     expect(matches[0]!.ref).toBe(
       createHash("sha1")
         .update(task(7, { url: "https://a.example/7", note: "HTTP 503 from upstream" }))
         .digest("hex"),
     );
+    // a filter that does not parse: the console's 422, naming the position (1); an unknown queue: 3
+    const bad = await fleet(["dead", "search", TYPE, "--where", "attempts >="], "viewer");
+    expect(bad.code).toBe(EXIT.ERROR);
+    expect(bad.stderr).toMatch(/422 validation_failed: The filter does not parse at position 12: expected a value after >=/);
+    expect(bad.stdout).toBe("");
     const none = await fleet(["dead", "search", `${prefix}no-queue`], "viewer");
     expect(none.code).toBe(EXIT.NOT_FOUND);
+  });
+
+  it("fleet search looks in every list, or those --in names", async () => {
+    const all = jsonOf(await fleet(["search", TYPE, "--text", "a.example", "--json"], "viewer")) as { matched: number; matches: Array<{ list: string; priority: string | null }> };
+    expect(all.matched).toBe(5);
+    expect(all.matches.map((m) => [m.list, m.priority])).toEqual([
+      ["pending", "high"],
+      ["pending", "normal"],
+      ["dead", null],
+      ["dead", null],
+      ["dead", null],
+    ]);
+    const pending = await fleet(["search", TYPE, "--where", 'payload.url ~ "/2"', "--in", "pending,processing"], "viewer");
+    expect(pending.code, pending.stderr).toBe(EXIT.OK);
+    expect(pending.stdout.split("\n")[0]).toMatch(/^REF\s+LIST\s+INDEX/);
+    expect(pending.stdout).toContain("2".padStart(32, "0"));
+    expect(pending.stderr).toMatch(/1 match in 2 tasks read \(pending, processing\)/);
   });
 
   it("requeue takes refs from stdin; a ref no longer there exits 3; an operator may, a viewer may not", async () => {
@@ -355,6 +402,91 @@ describe("dead letters", () => {
     expect(res.code, res.stderr).toBe(EXIT.OK);
     expect(res.stdout.trim()).toBe(`deleted 2 dead letters of queue ${TYPE}`);
     expect((await backend.dlqRange(TYPE, 0, 10)).total).toBe(0);
+  });
+});
+
+describe("bulk actions on a search's matches", () => {
+  const Q = `${prefix}redrive`;
+  const timeout = (i: number) => task(1000 + i, { n: i, note: i % 3 === 0 ? "HTTP 503" : `Timeout after ${i}s` });
+  const audit = async () =>
+    (await backend.auditRange(0, 500)).items
+      .map((x) => JSON.parse(x.toString("utf8")) as { action: string; target: string; outcome: string; details?: Record<string, unknown> })
+      .filter((e) => e.target === `queue:${Q}` && e.action.startsWith("queue.bulk"));
+
+  beforeAll(async () => {
+    if (startError) return;
+    // 30 dead letters: 20 time out, 10 are an HTTP 503
+    for (let i = 0; i < 30; i++) await backend.queueDead(Q, timeout(i));
+  });
+
+  it("preview counts without changing anything; a viewer may preview, not start (5)", async () => {
+    const res = await fleet(["bulk", "preview", Q, "--action", "requeue-dead", "--text", "timeout"], "viewer");
+    expect(res.code, res.stderr).toBe(EXIT.OK);
+    expect(res.stdout.split("\n")[0]).toBe(`20 dead letters of queue ${Q} match (30 read); \`fleet bulk start\` would requeue them`);
+    expect(res.stdout.trimEnd().split("\n")).toHaveLength(2 + 5);
+    const viaJson = jsonOf(await fleet(["bulk", "preview", Q, "--action", "delete-dead", "--where", 'payload.note = "HTTP 503"', "--json"], "viewer"));
+    expect(viaJson).toMatchObject({ queue: Q, action: "delete-dead", matched: 10, scanned: 30 });
+    const refused = await fleet(["bulk", "start", Q, "--action", "requeue-dead", "--text", "timeout", "--yes"], "viewer");
+    expect(refused.code).toBe(EXIT.UNAUTHORIZED);
+    expect(refused.stderr).toMatch(/403 forbidden: This needs the operator role/);
+    expect(await backend.dlqLength(Q)).toBe(30);
+    expect(await audit()).toEqual([]);
+  });
+
+  it("--expect that no longer holds starts nothing (4); a filter that does not parse starts nothing (1)", async () => {
+    const res = await fleet(["bulk", "start", Q, "--action", "requeue-dead", "--text", "timeout", "--expect", "19", "--yes"], "operator");
+    expect(res.code).toBe(EXIT.CONFLICT);
+    expect(res.stderr).toMatch(/the search now matches 20 dead letters, not 19: nothing started/);
+    const bad = await fleet(["bulk", "start", Q, "--action", "requeue-dead", "--where", "payload.n >", "--yes"], "operator");
+    expect(bad.code).toBe(EXIT.ERROR);
+    expect(bad.stderr).toMatch(/422 validation_failed: The filter does not parse/);
+    const none = await fleet(["bulk", "start", Q, "--action", "requeue-dead", "--text", "no such text", "--yes"], "operator");
+    expect(none.code, none.stderr).toBe(EXIT.OK);
+    expect(none.stderr).toMatch(/no dead letter of queue .* matches \(30 read\): nothing started/);
+    expect(await backend.dlqLength(Q)).toBe(30);
+    expect(await audit()).toEqual([]);
+  });
+
+  it("start --yes requeues every match once, follows the job live to its end (exit 0), audited as one entry", async () => {
+    // 5 a second: about four seconds, so the progress shows on the way (frames of the event stream, not a 5 s poll)
+    const res = await fleet(["bulk", "start", Q, "--action", "requeue-dead", "--text", "timeout", "--expect", "20", "--rate", "5", "--yes"], "operator");
+    expect(res.code, res.stderr).toBe(EXIT.OK);
+    expect(res.stdout.trim()).toBe(`requeued 20 dead letters of queue ${Q} (20 at the preview), 30 read: done`);
+    expect(res.stderr).toMatch(/^# job [0-9a-f]{16} started: requeue 20 dead letters of queue .*, at most 5 a second$/m);
+    const running = res.stderr.split("\n").filter((l) => /^# running: requeued \d+ of 20 previewed/.test(l));
+    expect(running.length, res.stderr).toBeGreaterThanOrEqual(3);
+    expect(res.stderr).toMatch(/^# done: requeued 20 of 20 previewed, 30 read$/m);
+    expect(await backend.dlqLength(Q)).toBe(10);
+    const pending = (await backend.queuePeek(Q, 100)).map((b) => JSON.parse(b.toString("utf8")) as { payload: { note: string }; attempts?: number });
+    expect(pending).toHaveLength(20);
+    expect(pending.every((t) => t.payload.note.startsWith("Timeout"))).toBe(true);
+    await expect.poll(async () => (await audit()).map((e) => [e.action, e.outcome, e.details?.state])).toEqual([["queue.bulk", "done", "done"]]);
+    expect((await audit())[0]!.details).toMatchObject({ q: "timeout", rate: 5, expected: 20, done: 20, missing: 0 });
+    const list = await fleet(["bulk", "list", Q], "viewer");
+    expect(list.code).toBe(EXIT.OK);
+    expect(list.stdout.split("\n")[1]).toMatch(/^[0-9a-f]{16}\s+requeue-dead\s+done\s+20\s+20\s+0\s+cli-operator/);
+    BulkJobsSchema.parse(jsonOf(await fleet(["bulk", "list", Q, "--json"], "viewer")));
+  });
+
+  it("--detach, status, cancel: a cancelled job exits 4 when followed; a job that ended cannot be cancelled (4)", async () => {
+    const started = await fleet(["bulk", "start", Q, "--action", "delete-dead", "--where", 'payload.note = "HTTP 503"', "--rate", "1", "--yes", "--detach", "--json"], "operator");
+    const job = BulkJobSchema.parse(jsonOf(started));
+    expect(job).toMatchObject({ queue: Q, action: "delete-dead", state: "running", expected: 10, rate: 1 });
+    const status = BulkJobSchema.parse(jsonOf(await fleet(["bulk", "status", Q, job.id, "--json"], "viewer")));
+    expect(status.state).toBe("running");
+    expect((await fleet(["bulk", "cancel", Q, job.id], "viewer")).code).toBe(EXIT.UNAUTHORIZED);
+    const cancelled = await fleet(["bulk", "cancel", Q, job.id], "operator");
+    expect(cancelled.code, cancelled.stderr).toBe(EXIT.OK);
+    expect(cancelled.stdout.trim()).toMatch(new RegExp(`^cancelled job ${job.id}: deleted \\d+ dead letters? so far$`));
+    const followed = await fleet(["bulk", "status", Q, job.id, "--follow"], "viewer");
+    expect(followed.code).toBe(EXIT.CONFLICT);
+    expect(followed.stdout).toMatch(/deleted \d+ dead letters? of queue .* \(10 at the preview\), \d+ read: cancelled \(cancelled by cli-operator\)/);
+    const again = await fleet(["bulk", "cancel", Q, job.id], "operator");
+    expect(again.code).toBe(EXIT.CONFLICT);
+    expect(again.stderr).toMatch(/409 conflict: The job is already cancelled/);
+    expect((await fleet(["bulk", "status", Q, "0000000000000000"], "viewer")).code).toBe(EXIT.NOT_FOUND);
+    const done = BulkJobSchema.parse(jsonOf(await fleet(["bulk", "status", Q, job.id, "--json"], "viewer")));
+    expect(await backend.dlqLength(Q)).toBe(10 - done.done);
   });
 });
 
@@ -515,6 +647,10 @@ describe("a console whose Redis is down", () => {
     const res = await runCli(["workers", "list"], { FLEET_URL: down.url, FLEET_TOKEN: down.tokens.viewer });
     expect(res.code, res.stderr).toBe(EXIT.UNAVAILABLE);
     expect(res.stderr).toMatch(/503 backend_unavailable/);
-    for (const s of secrets) expect(res.stdout + res.stderr).not.toContain(s);
+    const search = await runCli(["search", "q", "--text", "x"], { FLEET_URL: down.url, FLEET_TOKEN: down.tokens.viewer });
+    expect(search.code, search.stderr).toBe(EXIT.UNAVAILABLE);
+    const bulk = await runCli(["bulk", "start", "q", "--action", "requeue-dead", "--text", "x", "--yes"], { FLEET_URL: down.url, FLEET_TOKEN: down.tokens.operator });
+    expect(bulk.code, bulk.stderr).toBe(EXIT.UNAVAILABLE);
+    for (const s of secrets) expect(res.stdout + res.stderr + search.stdout + search.stderr + bulk.stdout + bulk.stderr).not.toContain(s);
   });
 });

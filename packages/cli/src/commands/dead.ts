@@ -1,93 +1,14 @@
-// fleet dead search | requeue | delete
-import { DeadLetterDeleteResultSchema, DeadLetterRequeueResultSchema, DeadLettersSchema, MAX_PREVIEW_BYTES, type DeadLetter } from "@fleet/schema";
+// fleet dead requeue | delete (dead search: ./search.ts)
+import { DeadLetterDeleteResultSchema, DeadLetterRequeueResultSchema } from "@fleet/schema";
 
 import { seg } from "../client";
-import { flag, intOpt, stringOpt, type CommandSpec, type Context } from "../command";
+import { flag, type CommandSpec, type Context } from "../command";
 import { EXIT, UsageError } from "../exit-codes";
-import { json, preview, table } from "../format";
+import { json } from "../format";
 import { REF_PATTERN } from "./shared";
 
 /** The API takes at most this many refs in one request. */
 const REFS_PER_REQUEST = 1000;
-const PAGE = 1000;
-
-function matches(d: DeadLetter, text: string | undefined, taskId: string | undefined): boolean {
-  if (taskId !== undefined && d.task_id !== taskId) return false;
-  if (text === undefined) return true;
-  const needle = text.toLowerCase();
-  const hay = [d.body.text, d.body.json === null || d.body.json === undefined ? null : JSON.stringify(d.body.json)];
-  return hay.some((h) => typeof h === "string" && h.toLowerCase().includes(needle));
-}
-
-export const deadSearch: CommandSpec = {
-  words: ["dead", "search"],
-  summary: "Find dead letters of a queue by text or task id (without a filter: list them)",
-  args: "<queue>",
-  positionals: { min: 1, max: 1 },
-  description:
-    "The console has no search route: this reads the queue's dead letters page by page (GET /queues/{name}/dead) " +
-    "and filters them here. Text matches, case-insensitively, the body's text and its JSON; only the first 4 KiB " +
-    "of each body are read unless --preview-bytes says more. Each match has the ref that requeue and delete take.",
-  options: {
-    text: { type: "string", value: "TEXT", description: "the body contains TEXT (case-insensitive)" },
-    "task-id": { type: "string", value: "ID", description: "the body's task id is ID" },
-    limit: { type: "string", value: "N", description: "stop after N matches (default 100, 0 = no limit)" },
-    scan: { type: "string", value: "N", description: "read at most N dead letters (default 100000)" },
-    "preview-bytes": { type: "string", value: "N", description: "read this many bytes of each body (default 4096)" },
-  },
-  examples: ["fleet dead search scraper --text timeout", "fleet dead search scraper --text 'HTTP 503' --json | jq -r '.matches[].ref' | fleet dead requeue scraper -"],
-  async run(ctx) {
-    const cmd = "dead search";
-    const [queue] = ctx.args as [string];
-    const text = stringOpt(ctx, "text");
-    const taskId = stringOpt(ctx, "task-id");
-    const limit = intOpt(ctx, cmd, "limit", { min: 0, max: Number.MAX_SAFE_INTEGER, def: 100 })!;
-    const scanMax = intOpt(ctx, cmd, "scan", { min: 1, max: Number.MAX_SAFE_INTEGER, def: 100_000 })!;
-    const previewBytes = intOpt(ctx, cmd, "preview-bytes", { min: 1, max: MAX_PREVIEW_BYTES });
-    const found: DeadLetter[] = [];
-    const foundRaw: unknown[] = [];
-    let total = 0;
-    let scanned = 0;
-    let offset = 0;
-    for (;;) {
-      const want = Math.min(PAGE, scanMax - scanned);
-      if (want <= 0) break;
-      const page = await ctx.client.request("GET", `/queues/${seg(queue)}/dead`, {
-        query: { limit: want, offset, preview_bytes: previewBytes },
-        schema: DeadLettersSchema,
-      });
-      total = page.data.total;
-      const rawItems = (page.raw as { items: unknown[] }).items;
-      page.data.items.forEach((d, i) => {
-        if ((limit === 0 || found.length < limit) && matches(d, text, taskId)) {
-          found.push(d);
-          foundRaw.push(rawItems[i]);
-        }
-      });
-      scanned += page.data.items.length;
-      offset += page.data.items.length;
-      if (page.data.items.length === 0 || offset >= total || (limit !== 0 && found.length >= limit)) break;
-    }
-    if (ctx.json) {
-      ctx.out(json({ queue, total, scanned, matches: foundRaw }));
-      return EXIT.OK;
-    }
-    if (found.length > 0) {
-      ctx.out(
-        table(found, [
-          { header: "REF", value: (d) => d.ref },
-          { header: "INDEX", value: (d) => String(d.index), align: "right" },
-          { header: "TASK ID", value: (d) => d.task_id ?? "-" },
-          { header: "BYTES", value: (d) => String(d.body.bytes), align: "right" },
-          { header: "BODY", value: (d) => preview(d.body), max: 80 },
-        ]),
-      );
-    }
-    const filtered = text !== undefined || taskId !== undefined;
-    ctx.err(`${found.length} ${filtered ? "matching " : ""}dead letter${found.length === 1 ? "" : "s"} shown; ${scanned} of ${total} read`);
-    return EXIT.OK;
-  },
-};
 
 /** The refs of a requeue or delete: arguments, `-` for stdin (whitespace-separated), or --all. */
 async function selection(ctx: Context, cmd: string): Promise<{ all: true } | { refs: string[] }> {
