@@ -1,7 +1,8 @@
-// Error groups (issue 14.3) and the worker list's bulk removal (issue 14.4): groups on the
+// Error groups (issue 14.3) and the worker list's bulk actions (issue 14.4): groups on the
 // overview and on a queue's page, their links to the dead letters (the queue's search; only
-// the URL is checked here) and to the workers that show them, and removing offline workers,
-// a page of them picked by hand and then every one matching a filter. Axe-clean throughout.
+// the URL is checked here) and to the workers that show them; removing offline workers, a
+// page of them picked by hand and then every one matching a filter; a config change to
+// selected workers, reviewed and written per worker, a conflict reviewed again. Axe-clean throughout.
 import { normalizeErrorMessage } from "@fleet/schema";
 
 import { Seeder, enc, expect, screenshotPath, test } from "../fixtures";
@@ -113,4 +114,74 @@ test("worker list: remove offline workers in bulk, picked on the page and then a
   expect((await backend.workerList(many)).map((r) => r.workerId)).toEqual(["alive"]);
   await waitUntilLoaded(page);
   await expectAxeClean(page, "the worker list after a bulk removal");
+});
+
+test("worker list: a config change to selected workers, reviewed per worker, written at the versions shown; one changed meanwhile is reviewed again", async ({
+  page,
+  seed,
+  backend,
+}) => {
+  const type = seed.name("tuner");
+  await backend.catalogSet(
+    type,
+    JSON.stringify({ config: { type: "object", properties: { slots: { type: "integer", minimum: 1, maximum: 8 }, mode: { type: "string" } } }, output: null, task_payload: null }),
+  );
+  await seed.workers(type, [
+    { id: "w-1", config: { slots: 2, mode: "fast" } },
+    { id: "w-2", config: { slots: 2, mode: "fast" } },
+    { id: "w-3", config: { slots: 4, mode: "fast" } },
+    { id: "w-4", config: { slots: 2, mode: "fast" } },
+  ]);
+  const config = async (id: string) => {
+    const r = await backend.workerGet(type, id);
+    return { config: r?.config, gen: r?.configGen };
+  };
+  const gen1 = (await config("w-1")).gen!;
+
+  await page.goto(`/workers?type=${enc(type)}`);
+  await expect(page.getByRole("link", { name: /^w-\d$/ })).toHaveCount(4);
+  for (const id of ["w-1", "w-2", "w-3"]) await page.getByRole("checkbox", { name: `Select ${type} worker ${id}` }).check();
+  const bar = page.getByRole("region", { name: "Selected workers" });
+  await expect(bar.getByTestId("bulk-count")).toHaveText("3 workers selected");
+  await bar.getByRole("button", { name: "Change config…" }).click();
+  const dialog = page.getByRole("dialog", { name: `Change the config of 3 workers of ${type}` });
+  await dialog.getByLabel("Settings to change (a JSON merge patch applied to each worker's own config)").fill('{"slots": 4}');
+  // w-3 already has 4 slots: two changes to review
+  await dialog.getByRole("button", { name: "Review 2 changes…" }).click();
+  const review = page.getByRole("dialog", { name: "Review: 2 workers change" });
+  const diff = review.getByTestId("bulk-config-review");
+  await expect(diff).toContainText("1 worker already has these settings and is left alone.");
+  await expect(diff).toContainText(`w-1 (version ${gen1})`);
+  await expect(diff).toContainText(`w-2 (version ${gen1})`);
+  await expect(diff).not.toContainText("w-3 (version");
+  await expectAxeClean(page, "the bulk config review");
+  await page.screenshot({ path: screenshotPath("flow-workers-bulk-config-review") });
+
+  // someone changes w-2 while the review is open: nothing is written, the review shows w-2 as it is now
+  await backend.workerSetConfig(type, "w-2", { slots: 2, mode: "thorough" });
+  const gen2 = (await config("w-2")).gen!;
+  await review.getByRole("button", { name: "Apply to 2 workers" }).click();
+  const alert = review.getByRole("alert");
+  await expect(alert).toContainText(`The config of 1 worker changed since the review (w-2: now generation ${gen2}); nothing was written.`);
+  await expect(alert).toContainText("The review below now shows their configs as they are");
+  await expect(diff).toContainText(`w-2 (version ${gen2})`);
+  await expect(diff).toContainText(`w-1 (version ${gen1})`);
+  expect(await config("w-1")).toEqual({ config: { slots: 2, mode: "fast" }, gen: gen1 });
+  await expectAxeClean(page, "the bulk config review after a conflict");
+
+  await review.getByRole("button", { name: "Apply to 2 workers" }).click();
+  await expect(review).toBeHidden();
+  await expect(page.getByRole("status").filter({ hasText: `Config changed on 2 workers of ${type}.` })).toBeVisible();
+  expect((await config("w-1")).config).toEqual({ slots: 4, mode: "fast" });
+  // w-2 keeps the change made meanwhile: the patch went onto the config the review showed
+  expect((await config("w-2")).config).toEqual({ slots: 4, mode: "thorough" });
+  expect(await config("w-3")).toEqual({ config: { slots: 4, mode: "fast" }, gen: gen1 });
+  expect(await config("w-4")).toEqual({ config: { slots: 2, mode: "fast" }, gen: gen1 });
+  const audit = (await backend.auditRange(0, 20)).items
+    .map((x) => JSON.parse(x.toString("utf8")) as { action: string; outcome: string; details?: Record<string, unknown>; changes_total?: number })
+    .filter((e) => e.action === "workers.bulk.config" && e.details?.automation_type === type);
+  // the refused attempt left no entry (a 4xx changes nothing), the applied one exactly one
+  expect(audit.map((e) => [e.outcome, e.details?.written, e.changes_total])).toEqual([["done", 2, 2]]);
+  await waitUntilLoaded(page);
+  await expectAxeClean(page, "the worker list after a bulk config change");
 });

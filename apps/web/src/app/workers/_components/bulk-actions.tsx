@@ -5,12 +5,12 @@
 // the review showed: POST /workers/bulk-config answers 412 and writes nothing when one moved).
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useId, useRef, useState } from "react";
-import type { BulkConfigResult, BulkRemoveWorkersResult, Worker, WorkerList, WorkerFilterBody } from "@fleet/schema";
+import type { BulkConfigResult, BulkRemoveWorkersResult, Worker, WorkerDetail, WorkerList, WorkerFilterBody } from "@fleet/schema";
 
 import { ConfirmDialog } from "@/components/confirm-dialog";
 import { ChangeList } from "@/components/config-editor/change-list";
 import { applyMergePatch, diffConfig, isPlainObject, jsonEqual, type JsonObject } from "@/components/config-editor/diff";
-import { apiGet, apiPost, errorMessage, qs } from "@/lib/api";
+import { ApiError, apiGet, apiPost, errorMessage, qs, seg } from "@/lib/api";
 import { formatNumber } from "@/lib/format";
 import { queries, queryKeys } from "@/lib/query";
 
@@ -141,6 +141,18 @@ function RemoveDialog({
   );
 }
 
+/** The named workers of a type as they are now: one list read (1,000 a page), then one read per worker not in it. */
+async function currentWorkers(automationType: string, ids: string[]): Promise<Map<string, Worker>> {
+  const out = new Map<string, Worker>();
+  const wanted = new Set(ids);
+  const page = await apiGet<WorkerList>(`/workers${qs({ type: automationType, limit: 1000 })}`);
+  for (const w of page.workers) if (wanted.has(w.worker_id)) out.set(w.worker_id, w);
+  const rest = ids.filter((id) => !out.has(id)).slice(0, 100);
+  const details = await Promise.all(rest.map((id) => apiGet<WorkerDetail>(`/workers/${seg(automationType)}/${seg(id)}`).catch(() => null)));
+  for (const d of details) if (d) out.set(d.worker_id, d);
+  return out;
+}
+
 function ConfigDialog({
   automationType,
   selection,
@@ -168,7 +180,11 @@ function ConfigDialog({
     enabled: selection.kind === "all",
     staleTime: Infinity,
   });
-  const workers = selection.kind === "rows" ? selection.workers : (everyone.data?.workers ?? null);
+  // After a conflict (412: a worker's config moved since the review), the workers as they are
+  // now: the review is shown again over them, so a change is never applied to a config nobody saw.
+  const [fresh, setFresh] = useState<Map<string, Worker> | null>(null);
+  const picked = selection.kind === "rows" ? selection.workers : (everyone.data?.workers ?? null);
+  const workers = picked === null ? null : fresh === null ? picked : picked.map((w) => fresh.get(w.worker_id) ?? w);
   const [text, setText] = useState("{\n  \n}");
   const [step, setStep] = useState<"edit" | "review">("edit");
   const [busy, setBusy] = useState(false);
@@ -208,7 +224,20 @@ function ConfigDialog({
       await client.invalidateQueries({ queryKey: queryKeys.workers.all });
       onDone(`Config changed on ${plural(res.workers.length, "worker")} of ${automationType}.`);
     } catch (err) {
-      setError(`${errorMessage(err)}`);
+      if (err instanceof ApiError && err.status === 412) {
+        // nothing was written: read the selected workers again and review the change over them
+        try {
+          setFresh(
+            await currentWorkers(
+              automationType,
+              (workers ?? []).map((w) => w.worker_id),
+            ),
+          );
+          setError(`${errorMessage(err)} The review below now shows their configs as they are: check it, then apply again.`);
+        } catch (readErr) {
+          setError(`${errorMessage(err)} (They could not be read again: ${errorMessage(readErr)}.)`);
+        }
+      } else setError(errorMessage(err));
       setBusy(false);
     }
   };
