@@ -632,10 +632,12 @@ export interface SearchBackend {
    * One chunk of a job, atomically: removes `items` from the part's list, each re-checked
    * byte for byte at its index (or just before it, where the list moved), pushes each one's
    * `replacement` onto the normal pending list for "requeue", and advances the job's part,
-   * cursor and counts. Nothing happens unless the job is `running` and owned by `owner`
-   * (`ok` false). See src/lua/queue-take-matches-3.lua.
+   * cursor and counts, and keeps the caller's `scan` state. A body not found is `missing`
+   * when the look reached the list's head (it is gone), else its item number is in `unknown`
+   * (it may have moved further: the caller reads it again). Nothing happens unless the job is
+   * `running` and owned by `owner` (`ok` false). See src/lua/queue-take-matches-3.lua.
    */
-  queueTakeMatches(name: string, chunk: TakeMatchesChunk): Promise<{ ok: boolean; taken: number; missing: number; cursor: number }>;
+  queueTakeMatches(name: string, chunk: TakeMatchesChunk): Promise<TakeMatchesResult>;
 }
 
 export interface BulkJobRecord {
@@ -653,6 +655,17 @@ export interface BulkJobRecord {
   missing: number;
   /** Free text: why it failed, who cancelled it. */
   note: string;
+  /** The runner's own state of its read of the part (queueTakeMatches' `scan`); "" when none. */
+  scan: string;
+}
+
+export interface TakeMatchesResult {
+  ok: boolean;
+  taken: number;
+  missing: number;
+  cursor: number;
+  /** Item numbers (0-based, in `items`) not found where looked, not known gone either. */
+  unknown: number[];
 }
 
 export interface TakeMatchesChunk {
@@ -668,6 +681,8 @@ export interface TakeMatchesChunk {
   /** This chunk was the last of its part: the job moves to the next part, cursor 0. */
   partDone: boolean;
   items: Array<{ index: number; body: Buffer; replacement: Buffer }>;
+  /** Kept in the job's `scan` field with the chunk (absent: left as it is). */
+  scan?: string;
 }
 
 // ---- error groups and bulk actions on the worker list (issue 14.3 and 14.4)

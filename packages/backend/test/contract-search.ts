@@ -97,7 +97,7 @@ export function describeSearchContract(name: string, factory: () => Promise<Back
         expect(await be.bulkJobIds(1)).toEqual(["b"]);
         const [a, missing] = await be.bulkJobGet(["a", "zz"]);
         expect(missing).toBeNull();
-        expect(a).toEqual({ id: "a", doc: Buffer.from('{"n": 1}'), state: "running", owner: "", part: 0, cursor: 0, scanned: 0, done: 0, missing: 0, note: "" });
+        expect(a).toEqual({ id: "a", doc: Buffer.from('{"n": 1}'), state: "running", owner: "", part: 0, cursor: 0, scanned: 0, done: 0, missing: 0, note: "", scan: "" });
         expect(await be.bulkJobSet("a", { state: "cancelled", note: "by vera" }, { ifState: "running", keepSeconds: 60 })).toBe(true);
         expect(await be.bulkJobSet("a", { state: "done" }, { ifState: "running" })).toBe(false);
         expect(await be.bulkJobSet("zz", { state: "done" })).toBe(false);
@@ -122,14 +122,15 @@ export function describeSearchContract(name: string, factory: () => Promise<Back
             { index: 2, body: dead[2]!, replacement: Buffer.from("r2") },
             { index: 5, body: dead[5]!, replacement: Buffer.from("r5") },
             { index: 10, body: dead[5]!, replacement: Buffer.from("r5") },
-            // not what is there any more: left alone, counted missing
+            // not what is there any more (looked for down to the head): left alone, counted missing
             { index: 7, body: body("changed"), replacement: Buffer.from("rx") },
           ],
+          scan: "state-1",
         });
-        expect(res).toEqual({ ok: true, taken: 3, missing: 1, cursor: 8 });
+        expect(res).toEqual({ ok: true, taken: 3, missing: 1, cursor: 8, unknown: [] });
         expect(await listOf(keys.queueDead("q"))).toEqual([0, 1, 3, 4, 6, 7, 8, 9].map((i) => String(dead[i])));
         expect(await listOf(keys.queue("q"))).toEqual(["r2", "r5", "r5"]);
-        expect((await be.bulkJobGet(["j1"]))[0]).toMatchObject({ part: 0, cursor: 8, scanned: 11, done: 3, missing: 1 });
+        expect((await be.bulkJobGet(["j1"]))[0]).toMatchObject({ part: 0, cursor: 8, scanned: 11, done: 3, missing: 1, scan: "state-1" });
         // the same chunk again (a process that died before it learned the answer): nothing twice
         const again = await be.queueTakeMatches("q", {
           jobId: "j1",
@@ -144,7 +145,8 @@ export function describeSearchContract(name: string, factory: () => Promise<Back
         });
         expect(again).toMatchObject({ ok: true, taken: 0, missing: 1, cursor: 0 });
         expect(await listOf(keys.queue("q"))).toEqual(["r2", "r5", "r5"]);
-        expect((await be.bulkJobGet(["j1"]))[0]).toMatchObject({ part: 1, cursor: 0 });
+        // no scan state given: the one kept stays
+        expect((await be.bulkJobGet(["j1"]))[0]).toMatchObject({ part: 1, cursor: 0, scan: "state-1" });
       });
 
       it("finds bodies that moved toward the head (workers popped) and deletes them from a pending list", async () => {
@@ -164,13 +166,37 @@ export function describeSearchContract(name: string, factory: () => Promise<Back
           partDone: false,
           items: [12, 15, 19].map((i) => ({ index: i, body: pending[i]!, replacement: pending[i]! })),
         });
-        expect(res).toEqual({ ok: true, taken: 3, missing: 0, cursor: 14 });
+        expect(res).toEqual({ ok: true, taken: 3, missing: 0, cursor: 14, unknown: [] });
         expect(await listOf(keys.queue("q"))).toEqual(
           pending
             .slice(3)
             .filter((_, i) => ![9, 12, 16].includes(i))
             .map(String),
         );
+      });
+
+      it("says which bodies it could not place (not found, the look did not reach the head) and leaves them", async () => {
+        const dead = Array.from({ length: 1600 }, (_, i) => body(`e${i}`));
+        await raw.rpush(keys.queueDead("q"), ...dead);
+        await job("j4");
+        // 18 bodies read at 1500..1517 that moved (another action put new bytes there): 16 looks, then no more
+        const moved = Array.from({ length: 18 }, (_, i) => ({ index: 1500 + i, body: body(`elsewhere-${i}`), replacement: body("x") }));
+        const res = await be.queueTakeMatches("q", {
+          jobId: "j4",
+          owner: "tok",
+          action: "delete",
+          part: "dead",
+          start: 1500,
+          read: 100,
+          partIndex: 0,
+          partDone: false,
+          items: [{ index: 3, body: body("gone"), replacement: body("x") }, ...moved, { index: 1590, body: dead[1590]!, replacement: dead[1590]! }],
+        });
+        // the one near the head is known gone; the others' fate is unknown; the last one was where it was read
+        expect(res).toMatchObject({ ok: true, taken: 1, missing: 1 });
+        expect(res.unknown).toEqual(Array.from({ length: 18 }, (_, i) => i + 1));
+        expect(await raw.lrange(keys.queueDead("q"))).toHaveLength(1599);
+        expect((await be.bulkJobGet(["j4"]))[0]).toMatchObject({ done: 1, missing: 1 });
       });
 
       it("changes nothing for a job that is not running or not this owner's", async () => {

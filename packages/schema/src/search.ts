@@ -488,6 +488,16 @@ export const SearchDoneLineSchema = z.object({
   elapsed_ms: z.number().nonnegative(),
   /** Lists whose keys hold another Redis type (read as empty), by key suffix. */
   corrupt: z.array(z.string()),
+  /**
+   * Lists read again from their head because every entry the search had last examined there
+   * was gone by its next read (removed by another action meanwhile, or popped with all before
+   * it): matches already counted were recognised by their bytes, not counted twice.
+   */
+  reread: z.array(z.string()),
+  /** Lists given up after being read again from their head too many times (they moved too fast to be read whole). */
+  incomplete: z.array(z.string()),
+  /** Matches after such a re-read that could not be checked against the earlier ones (over 100,000 in one list): they may repeat one. */
+  repeats: z.number().int().nonnegative(),
 });
 export type SearchDoneLine = z.infer<typeof SearchDoneLineSchema>;
 

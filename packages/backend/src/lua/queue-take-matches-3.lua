@@ -6,8 +6,11 @@
   process dies, and a job resumed elsewhere starts where the last chunk ended.
 
   A body is looked for at its index (less the drift found so far: workers pop pending lists
-  from the head, so bodies only move toward it), else among the 1000 entries before that
-  (at most 16 such looks per call); not found, it is counted missing (taken meanwhile).
+  from the head, and nothing is ever inserted before an entry, so bodies only move toward the
+  head), else among the 1000 entries before that (at most 16 such looks per call). Not found
+  in a look that reached the head of the list, it is gone (taken or removed meanwhile) and
+  counted missing; not found otherwise (it may have moved further, or no look was left) its
+  fate is unknown: it is returned, and the caller reads it again later.
   Found bodies are overwritten with a tombstone (LSET), then all removed with one LREM from
   the nearer end: one pass over part of the list per chunk, not one per body.
 
@@ -25,21 +28,23 @@
   ARGV[5] how many entries the chunk read
   ARGV[6] the job's part index being read
   ARGV[7] "1" when this chunk was the last of its part
-  ARGV[8+3i] index, ARGV[9+3i] body (exact bytes), ARGV[10+3i] what to push for it
+  ARGV[8] the caller's scan state to keep in the job's `scan` field ("" leaves it)
+  ARGV[9+3i] index, ARGV[10+3i] body (exact bytes), ARGV[11+3i] what to push for it
 
-  Returns { 1 or -1, taken, missing, next cursor }.
+  Returns { 1 or -1, taken, missing, next cursor, { item numbers (0-based) whose fate is unknown } }.
 ]]
 local src, dst, job = KEYS[1], KEYS[2], KEYS[3]
 if redis.call("HGET", job, "state") ~= "running" or redis.call("HGET", job, "owner") ~= ARGV[2] then
-  return { -1, 0, 0, 0 }
+  return { -1, 0, 0, 0, {} }
 end
 local tomb = ARGV[3]
 local drift, taken, missing, looks = 0, 0, 0, 0
 local first, last = nil, nil
-for i = 8, #ARGV, 3 do
+local unknown = {}
+for i = 9, #ARGV, 3 do
   local hint, body = tonumber(ARGV[i]), ARGV[i + 1]
   local pos = hint - drift
-  local found = nil
+  local found, reachedHead = nil, pos < 0
   if pos >= 0 and redis.call("LINDEX", src, pos) == body then
     found = pos
   elseif looks < 16 and pos >= 0 then
@@ -53,8 +58,11 @@ for i = 8, #ARGV, 3 do
       end
     end
     if found then drift = hint - found end
+    reachedHead = lo == 0
   end
-  if found then
+  if not found and not reachedHead then
+    unknown[#unknown + 1] = (i - 9) / 3
+  elseif found then
     redis.call("LSET", src, found, tomb)
     if ARGV[1] == "requeue" then redis.call("RPUSH", dst, ARGV[i + 2]) end
     taken = taken + 1
@@ -82,4 +90,5 @@ redis.call("HSET", job, "part", part, "cursor", cursor)
 redis.call("HINCRBY", job, "done", taken)
 redis.call("HINCRBY", job, "missing", missing)
 redis.call("HINCRBY", job, "scanned", tonumber(ARGV[5]))
-return { 1, taken, missing, cursor }
+if ARGV[8] ~= "" then redis.call("HSET", job, "scan", ARGV[8]) end
+return { 1, taken, missing, cursor, unknown }

@@ -57,6 +57,7 @@ import type {
   QueueScanChunk,
   QueueScanPart,
   TakeMatchesChunk,
+  TakeMatchesResult,
   Backend,
   BusMessage,
   BytesLike,
@@ -1306,7 +1307,7 @@ export class MemoryBackend implements Backend {
     return memoryBulkJobSet(this.raw, id, fields, opts);
   }
 
-  async queueTakeMatches(name: string, chunk: TakeMatchesChunk): Promise<{ ok: boolean; taken: number; missing: number; cursor: number }> {
+  async queueTakeMatches(name: string, chunk: TakeMatchesChunk): Promise<TakeMatchesResult> {
     return memoryQueueTakeMatches(this.raw, name, chunk);
   }
 }

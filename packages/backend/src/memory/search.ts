@@ -1,7 +1,7 @@
 // queueScan for the in-memory backend (issue 14; the contract is in ../types.ts, SearchBackend).
 import { CorruptDataError } from "../errors";
 import { consoleKeys, keys, queueKeyForPriority } from "../keys";
-import { QUEUE_SCAN_MAX, type BulkJobRecord, type QueueScanChunk, type QueueScanPart, type TakeMatchesChunk } from "../types";
+import { QUEUE_SCAN_MAX, type BulkJobRecord, type QueueScanChunk, type QueueScanPart, type TakeMatchesChunk, type TakeMatchesResult } from "../types";
 import type { MemoryStore } from "./store";
 
 function isWrongType(err: unknown): boolean {
@@ -70,11 +70,12 @@ function jobOf(raw: MemoryStore, id: string): BulkJobRecord | null {
     done: num("done"),
     missing: num("missing"),
     note: h.get("note")?.toString("utf8") ?? "",
+    scan: h.get("scan")?.toString("utf8") ?? "",
   };
 }
 
 export function memoryBulkJobCreate(raw: MemoryStore, id: string, doc: Buffer, nowMs: number): void {
-  raw.hset(consoleKeys.bulkJob(id), { doc, state: "running", owner: "", part: "0", cursor: "0", scanned: "0", done: "0", missing: "0", note: "" });
+  raw.hset(consoleKeys.bulkJob(id), { doc, state: "running", owner: "", part: "0", cursor: "0", scanned: "0", done: "0", missing: "0", note: "", scan: "" });
   raw.zadd(consoleKeys.bulkJobs, nowMs, id);
   raw.zkeepNewest(consoleKeys.bulkJobs, BULK_JOBS_KEPT);
 }
@@ -100,36 +101,40 @@ export function memoryBulkJobSet(raw: MemoryStore, id: string, fields: Record<st
   return true;
 }
 
-export function memoryQueueTakeMatches(raw: MemoryStore, name: string, c: TakeMatchesChunk): { ok: boolean; taken: number; missing: number; cursor: number } {
+export function memoryQueueTakeMatches(raw: MemoryStore, name: string, c: TakeMatchesChunk): TakeMatchesResult {
   const job = jobOf(raw, c.jobId);
-  if (job?.state !== "running" || job.owner !== c.owner) return { ok: false, taken: 0, missing: 0, cursor: 0 };
+  if (job?.state !== "running" || job.owner !== c.owner) return { ok: false, taken: 0, missing: 0, cursor: 0, unknown: [] };
   const src = c.part === "dead" ? keys.queueDead(name) : queueKeyForPriority(name, c.part);
   const list = raw.lrange(src);
   const gone = new Set<number>();
   const pushed: Buffer[] = [];
+  const unknown: number[] = [];
   let drift = 0;
   let looks = 0;
   let missing = 0;
-  for (const it of c.items) {
+  c.items.forEach((it, n) => {
     const pos = it.index - drift;
     let found: number | null = null;
+    let reachedHead = pos < 0;
     if (pos >= 0 && pos < list.length && !gone.has(pos) && list[pos]!.equals(it.body)) found = pos;
     else if (looks < 16 && pos >= 0) {
       looks++;
-      for (let j = Math.min(pos, list.length - 1); j >= Math.max(0, pos - 1000); j--) {
+      const lo = Math.max(0, pos - 1000);
+      for (let j = Math.min(pos, list.length - 1); j >= lo; j--) {
         if (!gone.has(j) && list[j]!.equals(it.body)) {
           found = j;
           break;
         }
       }
       if (found !== null) drift = it.index - found;
+      reachedHead = lo === 0;
     }
-    if (found === null) missing++;
-    else {
+    if (found !== null) {
       gone.add(found);
       if (c.action === "requeue") pushed.push(it.replacement);
-    }
-  }
+    } else if (reachedHead) missing++;
+    else unknown.push(n);
+  });
   if (gone.size > 0)
     raw.lreplace(
       src,
@@ -144,6 +149,7 @@ export function memoryQueueTakeMatches(raw: MemoryStore, name: string, c: TakeMa
     done: String(job.done + gone.size),
     missing: String(job.missing + missing),
     scanned: String(job.scanned + c.read),
+    ...(c.scan !== undefined && c.scan !== "" ? { scan: c.scan } : {}),
   });
-  return { ok: true, taken: gone.size, missing, cursor };
+  return { ok: true, taken: gone.size, missing, cursor, unknown };
 }

@@ -52,6 +52,7 @@ import type {
   QueueScanChunk,
   QueueScanPart,
   TakeMatchesChunk,
+  TakeMatchesResult,
   Backend,
   BusMessage,
   BytesLike,
@@ -1963,7 +1964,7 @@ export class RedisBackend implements Backend {
     return this.run((r) => redisBulkJobSet(r, id, fields, opts));
   }
 
-  async queueTakeMatches(name: string, chunk: TakeMatchesChunk): Promise<{ ok: boolean; taken: number; missing: number; cursor: number }> {
+  async queueTakeMatches(name: string, chunk: TakeMatchesChunk): Promise<TakeMatchesResult> {
     return this.run((r) => redisQueueTakeMatches(r, name, chunk));
   }
 }

@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 
 import { consoleKeys, keys, queueKeyForPriority } from "../keys";
-import { QUEUE_SCAN_MAX, type BulkJobRecord, type QueueScanChunk, type QueueScanPart, type TakeMatchesChunk } from "../types";
+import { QUEUE_SCAN_MAX, type BulkJobRecord, type QueueScanChunk, type QueueScanPart, type TakeMatchesChunk, type TakeMatchesResult } from "../types";
 import { callScript, isWrongTypeError, type RedisConnection } from "./connection";
 import { asBufferArray, asNumber, scoredPairs } from "./replies";
 
@@ -78,6 +78,7 @@ export function bulkJobFromHash(id: string, h: Record<string, Buffer> | Map<stri
     done: num("done"),
     missing: num("missing"),
     note: get("note")?.toString("utf8") ?? "",
+    scan: get("scan")?.toString("utf8") ?? "",
   };
 }
 
@@ -86,7 +87,7 @@ export async function redisBulkJobCreate(conn: RedisConnection, r: Redis, id: st
   await conn.execValues(
     r
       .multi()
-      .hset(key, { doc, state: "running", owner: "", part: "0", cursor: "0", scanned: "0", done: "0", missing: "0", note: "" })
+      .hset(key, { doc, state: "running", owner: "", part: "0", cursor: "0", scanned: "0", done: "0", missing: "0", note: "", scan: "" })
       .zadd(consoleKeys.bulkJobs, String(nowMs), id)
       .zremrangebyrank(consoleKeys.bulkJobs, 0, -(BULK_JOBS_KEPT + 1)),
   );
@@ -118,11 +119,12 @@ export async function redisBulkJobSet(r: Redis, id: string, fields: Record<strin
   return asNumber(await callScript(r, "bulkJobSet", [consoleKeys.bulkJob(id)], args)) === 1;
 }
 
-export async function redisQueueTakeMatches(r: Redis, name: string, c: TakeMatchesChunk): Promise<{ ok: boolean; taken: number; missing: number; cursor: number }> {
+export async function redisQueueTakeMatches(r: Redis, name: string, c: TakeMatchesChunk): Promise<TakeMatchesResult> {
   const src = c.part === "dead" ? keys.queueDead(name) : queueKeyForPriority(name, c.part);
   const tomb = Buffer.from(`\u0000fleet-console-tombstone:${randomBytes(16).toString("hex")}`);
-  const args: Array<string | Buffer> = [c.action, c.owner, tomb, String(c.start), String(c.read), String(c.partIndex), c.partDone ? "1" : "0"];
+  const args: Array<string | Buffer> = [c.action, c.owner, tomb, String(c.start), String(c.read), String(c.partIndex), c.partDone ? "1" : "0", c.scan ?? ""];
   for (const it of c.items) args.push(String(it.index), it.body, it.replacement);
   const res = (await callScript(r, "queueTakeMatches", [src, keys.queue(name), consoleKeys.bulkJob(c.jobId)], args)) as unknown[];
-  return { ok: asNumber(res[0]) === 1, taken: asNumber(res[1]), missing: asNumber(res[2]), cursor: asNumber(res[3]) };
+  const unknown = Array.isArray(res[4]) ? (res[4] as unknown[]).map(asNumber) : [];
+  return { ok: asNumber(res[0]) === 1, taken: asNumber(res[1]), missing: asNumber(res[2]), cursor: asNumber(res[3]), unknown };
 }

@@ -4,7 +4,7 @@
 import { randomBytes } from "node:crypto";
 
 import { pyJsonBytes, type Backend } from "@fleet/backend";
-import { FilterSyntaxError, parseFilter, type BulkJob, type BulkJobDoc, type StartBulkJobBody } from "@fleet/schema";
+import { BULK_ACTION_LISTS, FilterSyntaxError, parseFilter, type BulkJob, type BulkJobDoc, type StartBulkJobBody } from "@fleet/schema";
 
 import { afterAudit, fixAuditEntry, noteAction } from "../audit/audit";
 import type { Principal } from "../api/authorize";
@@ -26,6 +26,12 @@ export async function startBulkJob(backend: Backend, queue: string, body: StartB
     }
   }
   await requireQueue(backend, queue);
+  // one job at a time on a list: two would move it under each other, and their counts would mean little
+  const busy = (await listJobs(backend, queue)).find((j) => j.state === "running" && BULK_ACTION_LISTS[j.action] === BULK_ACTION_LISTS[body.action]);
+  if (busy)
+    throw conflict(
+      `Bulk job ${busy.id} (${busy.action}, started by ${busy.created_by}) is still running on the ${BULK_ACTION_LISTS[body.action]} tasks of queue ${queue}: wait for it, or cancel it first.`,
+    );
   const doc: BulkJobDoc = {
     queue,
     action: body.action,

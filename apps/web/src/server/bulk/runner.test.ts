@@ -118,6 +118,155 @@ for (const kind of ["memory", "redis"] as const) {
       expect(progress).toEqual([500, 1000, 1200]);
     });
 
+    // A second connection for the worker (Redis), so that its commands really interleave with the job's.
+    const workerBackend = async () => (kind === "memory" ? backend : createRedisBackend(server.url()));
+
+    /** A worker of the fleet: reserves, then fails (into the dead letters) or acks; pushes new tasks on the side. */
+    function startWorker(w: Backend, opts: { fail: (id: string) => boolean; sideTask: (k: number) => { dead?: Buffer; pending?: Buffer } | null }) {
+      const acked: string[] = [];
+      let stop = false;
+      let k = 0;
+      const loop = (async () => {
+        while (!stop) {
+          const side = opts.sideTask(k++);
+          if (side?.dead) await w.queueDead("q", side.dead);
+          if (side?.pending) await w.queuePush("q", side.pending);
+          const t = await w.queueReserveLease("q", 0, 60);
+          if (t) {
+            const id = (JSON.parse(t.body.toString()) as { id: string }).id;
+            if (opts.fail(id)) await w.queueFail("q", id, t.body, { lease: t.lease });
+            else {
+              await w.queueAck("q", id, { lease: t.lease });
+              acked.push(id);
+            }
+          }
+          // the memory backend shares this event loop: let the job go on
+          await new Promise((r) => setImmediate(r));
+        }
+      })();
+      return {
+        acked,
+        async stop() {
+          stop = true;
+          await loop;
+        },
+      };
+    }
+
+    /** Every body in the queue's lists and reservations, by task id: how many places hold it. */
+    async function census(): Promise<Map<string, number>> {
+      const out = new Map<string, number>();
+      const add = (b: Buffer) => {
+        const id = (JSON.parse(b.toString()) as { id: string }).id;
+        out.set(id, (out.get(id) ?? 0) + 1);
+      };
+      for (const part of ["high", "normal", "low", "processing", "dead"] as const) {
+        for (let start = 0; ; start += 2000) {
+          const c = await backend.queueScan("q", part, start, 2000);
+          for (const e of c.entries) add(e.body);
+          if (start + 2000 >= c.total) break;
+        }
+      }
+      return out;
+    }
+
+    it("a redrive while a worker pops, fails back into the dead letters and new ones come: every body once, none requeued twice", async () => {
+      backend = await make();
+      const w = await workerBackend();
+      const original = Array.from({ length: 3000 }, (_, i) => pyJsonBytes({ id: `d${i}`, payload: { grp: i % 3 === 0 ? "b" : "a" }, attempts: 3 }));
+      for (let i = 0; i < original.length; i += 500) await Promise.all(original.slice(i, i + 500).map((b) => backend.queueDead("q", b)));
+      await backend.bulkJobCreate("r", doc({ where: 'payload.grp = "a"', rate: 2000 }));
+      const fresh: string[] = [];
+      // what comes after the job began reading (its first chunk taken) is not the job's
+      let begun = false;
+      // every other requeued task fails again; new dead letters of the very same group keep coming
+      const worker = startWorker(w, {
+        fail: (id) => Number(id.slice(1)) % 2 === 0,
+        sideTask: (k) => {
+          if (!begun || k % 4 !== 0 || fresh.length >= 400) return null;
+          fresh.push(`n${fresh.length}`);
+          return { dead: pyJsonBytes({ id: fresh.at(-1), payload: { grp: "a" }, attempts: 3 }) };
+        },
+      });
+      const runner = new BulkRunner({
+        getBackend: async () => backend,
+        progressEveryMs: 0,
+        onProgress: async () => {
+          begun = true;
+        },
+      });
+      runners.push(runner);
+      expect(await runner.claim("r")).toBe(true);
+      await runner.settle("r");
+      // let the worker drain what was requeued
+      await expect.poll(async () => (await backend.queueDepths(["q"]))[0]!.pending.total + (await backend.queueDepths(["q"]))[0]!.processing, { timeout: 30_000 }).toBe(0);
+      await worker.stop();
+      if (w !== backend) await w.close();
+      const [rec] = await backend.bulkJobGet(["r"]);
+      // each of the 2000 matching dead letters requeued exactly once, none of those that failed again, none that came later
+      expect(rec).toMatchObject({ state: "done", done: 2000, missing: 0 });
+      const places = await census();
+      const acked = new Set(worker.acked);
+      expect(worker.acked.length).toBe(acked.size);
+      for (const id of [...original.map((_, i) => `d${i}`), ...fresh]) {
+        const n = (places.get(id) ?? 0) + (acked.has(id) ? 1 : 0);
+        expect(n, `task ${id} is in ${n} places`).toBe(1);
+      }
+      expect(places.size).toBe(3000 + fresh.length - acked.size);
+      // the ones that came later are all still dead letters, and so are those that failed again
+      expect(fresh.every((id) => places.get(id) === 1)).toBe(true);
+      expect(fresh.length).toBeGreaterThan(10);
+      expect(acked.size).toBe(1000);
+    }, 60_000);
+
+    it("deleting matching pending tasks while workers pop them and producers push: no match left behind, every body accounted for", async () => {
+      backend = await make();
+      const w = await workerBackend();
+      const original = Array.from({ length: 5000 }, (_, i) => ({ body: pyJsonBytes({ id: `p${i}`, payload: { grp: i % 3 === 0 ? "b" : "a" } }) }));
+      for (let i = 0; i < original.length; i += 1000) await backend.queuePushMany("q", original.slice(i, i + 1000));
+      const matching = new Set(original.map((_, i) => `p${i}`).filter((_, i) => i % 3 !== 0));
+      await backend.bulkJobCreate("x", doc({ action: "delete-pending", where: 'payload.grp = "a"', rate: 2000 }));
+      const pushed: string[] = [];
+      let begun = false;
+      const worker = startWorker(w, {
+        fail: () => false,
+        sideTask: (k) => {
+          if (!begun || k % 3 !== 0 || pushed.length >= 500) return null;
+          pushed.push(`q${pushed.length}`);
+          return { pending: pyJsonBytes({ id: pushed.at(-1), payload: { grp: "a" } }) };
+        },
+      });
+      const runner = new BulkRunner({
+        getBackend: async () => backend,
+        progressEveryMs: 0,
+        onProgress: async () => {
+          begun = true;
+        },
+      });
+      runners.push(runner);
+      expect(await runner.claim("x")).toBe(true);
+      await runner.settle("x");
+      await worker.stop();
+      if (w !== backend) await w.close();
+      const [rec] = await backend.bulkJobGet(["x"]);
+      expect(rec?.state).toBe("done");
+      const places = await census();
+      const acked = new Set(worker.acked);
+      // not one matching task left pending: none was skipped while the list moved
+      expect([...matching].filter((id) => places.has(id))).toEqual([]);
+      // each matching task was deleted by the job or taken by a worker, never both; `missing` counts
+      // those a worker took between the job's read and its take
+      const takenByWorker = [...matching].filter((id) => acked.has(id)).length;
+      expect(rec!.done + takenByWorker).toBe(matching.size);
+      expect(rec!.missing).toBeLessThanOrEqual(takenByWorker);
+      expect(worker.acked.length).toBe(acked.size);
+      // the others, and the tasks pushed meanwhile, are all still there or were taken by the worker, once
+      for (const id of [...original.map((_, i) => `p${i}`).filter((id) => !matching.has(id)), ...pushed]) {
+        expect((places.get(id) ?? 0) + (acked.has(id) ? 1 : 0), `task ${id}`).toBe(1);
+      }
+      expect(acked.size).toBeGreaterThan(50);
+    }, 60_000);
+
     it("keeps the rate cap", async () => {
       backend = await make();
       for (let i = 0; i < 40; i++) await backend.queueDead("q", task(i * 2));

@@ -14,6 +14,7 @@ import { withAttemptsReset, type Backend, type Priority } from "@fleet/backend";
 import { BulkJobDocSchema, parseFilter, type BulkAction, type BulkJob, type BulkJobDoc } from "@fleet/schema";
 import { z } from "zod";
 
+import { advance, newCursor, nextChunk, parseCursor, serializeCursor } from "../search/list-cursor";
 import { makeMatcher } from "../search/scan";
 
 export const BULK_LOCK_PREFIX = "fleet-console-bulk:";
@@ -25,7 +26,7 @@ export const BULK_TAKE_MAX = 500;
 /** A finished job's record is kept this long. */
 export const BULK_KEEP_SECONDS = 7 * 24 * 3600;
 /** At most one progress message per job per this many milliseconds (and one when it ends). */
-export const BULK_PROGRESS_EVERY_MS = 1000;
+export const BULK_PROGRESS_EVERY_MS = 500;
 
 /**
  * The audit entry of the job's start, as the route wrapper wrote it (`entry`) in place of its
@@ -216,7 +217,8 @@ export class BulkRunner {
       const matches = makeMatcher(job.q ?? undefined, job.where ? parseFilter(job.where) : null);
       const perChunk = Math.min(BULK_TAKE_MAX, job.rate);
       let part = rec.part;
-      let cursor = rec.cursor;
+      // where the read of the part is (./../search/list-cursor.ts), as the last chunk kept it
+      let cursor = rec.scan ? parseCursor(rec.scan) : newCursor();
       let taken = 0;
       const t0 = Date.now();
       const counts = { scanned: rec.scanned, done: rec.done, missing: rec.missing };
@@ -229,40 +231,51 @@ export class BulkRunner {
       while (part < parts.length) {
         if (this.stopped || lost) return;
         const list = parts[part]!;
-        const chunk = await backend.queueScan(job.queue, list, cursor, BULK_READ);
+        // exactEnd: what was pushed after the part's read began is never acted on (a requeued task that fails again stays dead)
+        const next = await nextChunk((start, count) => backend.queueScan(job.queue, list, start, count), list, cursor, BULK_READ, { exactEnd: true });
+        const partDone = next.corrupt || next.entries.length === 0;
         const items: Array<{ index: number; body: Buffer; replacement: Buffer }> = [];
-        let read = chunk.entries.length;
-        for (let i = 0; i < chunk.entries.length; i++) {
-          const e = chunk.entries[i]!;
+        let examined = next.entries;
+        for (let i = 0; i < next.entries.length; i++) {
+          const e = next.entries[i]!;
           if (!matches(e.body)) continue;
           items.push({ index: e.index, body: e.body, replacement: job.action === "requeue-dead" ? withAttemptsReset(e.body) : e.body });
           if (items.length >= perChunk) {
-            read = i + 1;
+            examined = next.entries.slice(0, i + 1);
             break;
           }
         }
-        const partDone = chunk.corrupt === true || cursor + read >= chunk.total;
+        // The cursor as it stands before this chunk is kept with the chunk's take: a process that
+        // dies after the take examines this chunk again (what it took is gone; the rest is read
+        // again), never skips what came after the last chunk it kept.
         const res = await backend.queueTakeMatches(job.queue, {
           jobId: id,
           owner: token,
           action: job.action === "requeue-dead" ? "requeue" : "delete",
           part: list,
-          start: cursor,
-          read,
+          start: examined[0]?.index ?? 0,
+          read: examined.length,
           partIndex: part,
           partDone,
           items,
+          scan: serializeCursor(partDone ? newCursor() : cursor),
         });
         if (!res.ok) return; // cancelled, or another process owns it now
         taken += res.taken;
-        counts.scanned += read;
+        counts.scanned += examined.length;
         counts.done += res.taken;
         counts.missing += res.missing;
-        await progress();
+        if (examined.length > 0) await progress();
         if (partDone) {
           part++;
-          cursor = 0;
-        } else cursor = res.cursor;
+          cursor = newCursor();
+        } else {
+          // taken or found gone: out of the list; a body not placed (`unknown`): read again from before it
+          const unknown = new Set(res.unknown);
+          const removed = new Set(items.filter((_, n) => !unknown.has(n)).map((it) => it.index));
+          const unknownFrom = res.unknown.length > 0 ? Math.min(...res.unknown.map((n) => items[n]!.index)) : undefined;
+          advance(list, cursor, examined, removed, unknownFrom);
+        }
         await renew();
         // the rate cap: never more than `rate` tasks per second since the job (re)started here
         const due = t0 + (taken / job.rate) * 1000 - Date.now();

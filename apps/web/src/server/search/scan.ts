@@ -4,6 +4,7 @@
 // matches as they are found, progress, and a last summary. The caller pulls: nothing is
 // read ahead of a consumer that stops (a client that went away ends the scan at the next pull).
 import { sha1Hex, taskIdOfBody, type Backend, type QueueDepths, type QueueScanChunk, type QueueScanPart } from "@fleet/backend";
+import { advance, newCursor, nextChunk } from "./list-cursor";
 import { compileFilter, SEARCH_BODY_PREVIEW, type FilterNode, type SearchDoneLine, type SearchLine, type SearchList, type SearchMatchLine } from "@fleet/schema";
 
 /** Entries per queueScan call (LRANGE of 1000: a fraction of a millisecond of Redis). */
@@ -64,7 +65,7 @@ export function makeMatcher(q: string | undefined, where: FilterNode | null | un
   };
 }
 
-export function matchLine(list: SearchList, part: QueueScanPart, entry: QueueScanChunk["entries"][number], text: string, doc: unknown): SearchMatchLine {
+export function matchLine(list: SearchList, part: QueueScanPart, entry: QueueScanChunk["entries"][number], text: string, doc: unknown, ref = sha1Hex(entry.body)): SearchMatchLine {
   const d = doc === undefined ? parseBody(text) : doc;
   const attempts = memberOf(d, "attempts");
   const lastError = memberOf(d, "last_error");
@@ -74,7 +75,7 @@ export function matchLine(list: SearchList, part: QueueScanPart, entry: QueueSca
     list,
     priority: list === "pending" ? (part as "high" | "normal" | "low") : null,
     index: entry.index,
-    ref: sha1Hex(entry.body),
+    ref,
     task_id: entry.id ?? taskIdOfBody(entry.body),
     attempts: typeof attempts === "number" && Number.isFinite(attempts) ? attempts : null,
     last_error: typeof lastError === "string" ? (lastError.length > SEARCH_BODY_PREVIEW ? `${lastError.slice(0, SEARCH_BODY_PREVIEW)}…` : lastError) : null,
@@ -82,6 +83,11 @@ export function matchLine(list: SearchList, part: QueueScanPart, entry: QueueSca
     body: { text: cut ? text.slice(0, SEARCH_BODY_PREVIEW) : text, bytes: entry.body.length, truncated: cut },
   };
 }
+
+/** Matches' refs kept per list to recognise them when the list is read again (beyond: `repeats` counts what may repeat). */
+export const SEEN_KEPT = 100_000;
+/** A list read again from its head this many times (every anchor gone each time) is given up (`incomplete`). */
+export const MAX_REREADS = 5;
 
 export async function* searchQueue(backend: Backend, name: string, opts: SearchOptions): AsyncGenerator<SearchLine, void, undefined> {
   const t0 = performance.now();
@@ -91,39 +97,70 @@ export async function* searchQueue(backend: Backend, name: string, opts: SearchO
   const total = parts.reduce((n, p) => n + sizeOf(depths, p.part), 0);
   const matches = makeMatcher(opts.q, opts.where);
   const corrupt = new Set<string>();
+  const reread = new Set<string>();
+  const incomplete = new Set<string>();
   let scanned = 0;
   let matched = 0;
   let returned = 0;
+  let repeats = 0;
   let lastProgress = performance.now();
   for (const { list, part } of parts) {
-    let start = 0;
-    let next: Promise<QueueScanChunk> | null = backend.queueScan(name, part, 0, chunk);
+    const label = part === "normal" ? "normal" : part;
+    const read = (start: number, count: number) => backend.queueScan(name, part, start, count);
+    // the part's place by content (./list-cursor.ts): the next read goes on after the last entry
+    // examined, wherever the list moved it; a part read again from its head knows its matches by ref
+    const cursor = newCursor();
+    const seen = new Set<string>();
+    let seenFull = false;
+    const ask = () => {
+      const p = nextChunk(read, part, cursor, chunk);
+      // a scan abandoned by its consumer leaves this read unawaited: never an unhandled rejection
+      p.catch(() => undefined);
+      return p;
+    };
+    let next: Promise<Awaited<ReturnType<typeof nextChunk>>> | null = ask();
     while (next) {
-      const c: QueueScanChunk = await next;
+      const c = await next;
       next = null;
-      if (c.corrupt) corrupt.add(part === "normal" ? "normal" : part);
-      if (start + chunk < c.total) {
-        next = backend.queueScan(name, part, start + chunk, chunk);
-        // a scan abandoned by its consumer leaves this read unawaited: never an unhandled rejection
-        next.catch(() => undefined);
+      if (c.corrupt) {
+        corrupt.add(label);
+        break;
       }
+      if (c.lost) reread.add(label);
+      if (cursor.lost > MAX_REREADS) {
+        incomplete.add(label);
+        break;
+      }
+      if (c.entries.length === 0) break;
+      // every entry of the chunk is examined: the next read can start now, while this one is matched
+      advance(part, cursor, c.entries);
+      next = ask();
       for (const entry of c.entries) {
         const m = matches(entry.body);
         if (!m) continue;
+        const ref = sha1Hex(entry.body);
+        if (cursor.lost > 0) {
+          // read again: a match already counted is not counted twice
+          if (seen.has(ref)) continue;
+          if (seenFull) repeats++;
+        }
+        if (seen.size < SEEN_KEPT) seen.add(ref);
+        else seenFull = true;
         matched++;
         if (returned < opts.limit) {
           returned++;
-          yield matchLine(list, part, entry, m.text, m.doc);
+          yield matchLine(list, part, entry, m.text, m.doc, ref);
         }
       }
       scanned += c.entries.length;
-      start += chunk;
       const now = performance.now();
-      if (next === null || now - lastProgress >= PROGRESS_EVERY_MS) {
+      if (now - lastProgress >= PROGRESS_EVERY_MS) {
         lastProgress = now;
         yield { type: "progress", list, scanned, total: Math.max(total, scanned), matched };
       }
     }
+    lastProgress = performance.now();
+    yield { type: "progress", list, scanned, total: Math.max(total, scanned), matched };
   }
   const done: SearchDoneLine = {
     type: "done",
@@ -133,6 +170,9 @@ export async function* searchQueue(backend: Backend, name: string, opts: SearchO
     returned,
     elapsed_ms: Math.round(performance.now() - t0),
     corrupt: [...corrupt],
+    reread: [...reread],
+    incomplete: [...incomplete],
+    repeats,
   };
   yield done;
 }

@@ -259,6 +259,9 @@ export function QueueSearchView({ name }: { name: string }) {
             {plural(done.matched, "match", "matches")} in {plural(done.scanned, "task")} ({formatNumber(done.elapsed_ms)} ms)
             {done.matched > done.returned ? `; the first ${formatNumber(done.returned)} are shown.` : "."}
             {done.corrupt.length > 0 && ` Not read, their keys hold another Redis type: ${done.corrupt.join(", ")}.`}
+            {done.reread.length > 0 &&
+              ` The ${done.reread.join(", ")} list${done.reread.length === 1 ? "" : "s"} moved under the search (what it had last read there was taken meanwhile) and ${done.reread.length === 1 ? "was" : "were"} read again from the start; a match is counted once${done.repeats > 0 ? `, but ${formatNumber(done.repeats)} may repeat an earlier one` : ""}.`}
+            {done.incomplete.length > 0 && ` Not read to the end, they moved too fast: ${done.incomplete.join(", ")}.`}
           </p>
         )}
         {run.state === "idle" && (

@@ -283,6 +283,13 @@ export function searchSuite(h: Harness): void {
       for (let i = 0; i < many.length; i += 1000) await h.plant.rpush("fleet:queue:slow:dead", ...many.slice(i, i + 1000).map((m) => m.body));
       // 5 tasks a second: the first chunk takes 5, then it waits
       const res = await h.call(bulk.POST, "POST", "/queues/slow/bulk", { body: { action: "delete-dead", q: "t", expected: 3000, rate: 5 } });
+      // a second job on the same list while it runs: 409, nothing started (one on the pending tasks may run beside it)
+      // (the first job runs meanwhile, so not a snapshot of every key: no second job, no entry of it)
+      const second = await h.call(bulk.POST, "POST", "/queues/slow/bulk", { body: { action: "requeue-dead", q: "t", expected: 3000 } });
+      expect(second.status).toBe(409);
+      expect(second.json.error.message).toContain(`Bulk job ${res.json.id} (delete-dead, started by`);
+      expect((await h.call(bulk.GET, "GET", "/queues/slow/bulk")).json.jobs).toHaveLength(1);
+      expect(await h.backend.queueSize("slow")).toBe(0);
       const cancelled = await h.call(bulkCancel.POST, "POST", `/queues/slow/bulk/${res.json.id}/cancel`);
       expect(cancelled.status).toBe(200);
       expect(cancelled.json).toMatchObject({ state: "cancelled", note: expect.stringContaining("cancelled by") });
