@@ -2,7 +2,11 @@
 // that no stored value can break, URL and token checks, HTTP status -> exit code.
 import { describe, expect, it } from "vitest";
 
+import type { BulkJob } from "@fleet/schema";
+
 import { checkToken, parseBaseUrl } from "./client";
+import { jobOutcome, newerJob } from "./commands/bulk";
+import { taskIdFilter } from "./commands/search";
 import { setPatch } from "./commands/config";
 import { sseFrames } from "./commands/tail";
 import { EXIT, exitCodeForStatus, UsageError } from "./exit-codes";
@@ -105,5 +109,45 @@ describe("exit codes", () => {
       EXIT.UNAVAILABLE,
     ]);
     expect(EXIT).toEqual({ OK: 0, ERROR: 1, USAGE: 2, NOT_FOUND: 3, CONFLICT: 4, UNAUTHORIZED: 5, UNAVAILABLE: 6 });
+  });
+});
+
+describe("bulk jobs", () => {
+  const job: BulkJob = {
+    id: "j",
+    queue: "q",
+    action: "requeue-dead",
+    q: null,
+    where: "attempts >= 3",
+    rate: 200,
+    expected: 12,
+    created_at: 1,
+    created_by: "vera",
+    role: "operator",
+    state: "done",
+    scanned: 40,
+    done: 12,
+    missing: 0,
+    note: "",
+  };
+  it("ends with the exit code a script acts on: done 0, matches gone 3, cancelled 4, failed 1", () => {
+    expect(jobOutcome(job)).toEqual({ text: "requeued 12 dead letters of queue q (12 at the preview), 40 read: done", code: EXIT.OK });
+    expect(jobOutcome({ ...job, done: 10, missing: 2 })).toEqual({
+      text: "requeued 10 dead letters of queue q (12 at the preview; 2 gone before they could be requeued), 40 read: done",
+      code: EXIT.NOT_FOUND,
+    });
+    expect(jobOutcome({ ...job, state: "cancelled", done: 3, note: "cancelled by ada" }).code).toBe(EXIT.CONFLICT);
+    expect(jobOutcome({ ...job, state: "failed", note: "the job's record does not parse" }).code).toBe(EXIT.ERROR);
+  });
+  it("never goes back to an older reading of a job", () => {
+    const running = { ...job, state: "running" as const, done: 5, scanned: 20 };
+    expect(newerJob(job, running)).toBe(job);
+    expect(newerJob(running, { ...running, done: 4, scanned: 10 })).toBe(running);
+    expect(newerJob(running, job)).toBe(job);
+  });
+  it("a task id is its text or the number it reads as", () => {
+    expect(taskIdFilter("abc")).toBe('id = "abc"');
+    expect(taskIdFilter("42")).toBe('(id = "42" or id = 42)');
+    expect(taskIdFilter('a"b')).toBe('id = "a\\"b"');
   });
 });

@@ -1,13 +1,15 @@
 // Bulk actions on a search's matches (issue 14.2): requeue or delete every matching dead
 // letter, delete every matching pending task. A job is a record in Redis
-// (fleet:console:bulk:job:<id>: its spec, state, owner, part, cursor and counts); the process
-// running it holds the Fleet lock `fleet-console-bulk:<id>` (as the watch holds its own,
-// ../watch/leader.ts), renewed every third of the hold. Each chunk is read (queueScan),
-// matched here, and taken with one atomic script that re-checks every body and advances the
-// record in the same step (Backend.queueTakeMatches): a body is never lost or moved twice, and
-// a job whose process died is continued where its last chunk ended by whichever console takes
-// the lock next (every console polls for running jobs; the lock of a dead process expires
-// after its hold). The rate cap is kept by sleeping between chunks.
+// (fleet:console:bulk:job:<id>: its spec, state, owner, part, place in it and counts); the
+// process running it holds the Fleet lock `fleet-console-bulk:<id>` (as the watch holds its
+// own, ../watch/leader.ts), renewed every third of the hold. Each chunk is read after the job's
+// place by content (../search/list-cursor.ts: pops moving the list skip nothing; what was pushed
+// after the part's read began is not acted on), matched here, and taken with one atomic script
+// that re-checks every body and advances the record in the same step
+// (Backend.queueTakeMatches): a body is never lost or moved twice, and a job whose process died
+// is continued from the place its last chunk kept by whichever console takes the lock next
+// (every console polls for running jobs; the lock of a dead process expires after its hold).
+// The rate cap is kept by sleeping between chunks; progress goes out through onProgress.
 //
 // Framework-free (no Next, no env): tests build one over any Backend.
 import { withAttemptsReset, type Backend, type Priority } from "@fleet/backend";

@@ -1,6 +1,7 @@
 // Search inside one queue (issue 14.1): reads the queue's parts chunk by chunk through
 // Backend.queueScan (each chunk one short Redis command; the next one already asked for
-// while this one is matched here), matches in Node, and yields NDJSON lines as it goes:
+// while this one is matched here), each after the last entries examined, found again by
+// content wherever the list moved them (./list-cursor.ts), matches in Node, and yields NDJSON lines as it goes:
 // matches as they are found, progress, and a last summary. The caller pulls: nothing is
 // read ahead of a consumer that stops (a client that went away ends the scan at the next pull).
 import { sha1Hex, taskIdOfBody, type Backend, type QueueDepths, type QueueScanChunk, type QueueScanPart } from "@fleet/backend";
