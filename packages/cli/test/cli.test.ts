@@ -174,15 +174,6 @@ describe("help and usage", () => {
       [["config", "patch", TYPE, "w-1", "--set", "slots"], /--set takes KEY=VALUE/],
       [["config", "patch", TYPE, "w-1", "--set", "slots=3", "--if-match", "abc"], /--if-match takes a config generation/],
       [["tail", "--events", "gossip"], /--events takes bus, workers, queues, pools, streams/],
-      [["search", TYPE, "--in", "pending,limbo"], /--in takes pending, processing, scheduled, dead \(comma-separated\), not "limbo"/],
-      [["search", TYPE, "--limit", "5000"], /--limit must be between 0 and 1000/],
-      [["bulk", "start", TYPE, "--text", "x", "--yes"], /--action is required: requeue-dead, delete-dead, delete-pending/],
-      [["bulk", "start", TYPE, "--action", "requeue-dead", "--yes"], /give --text or --where/],
-      [["bulk", "start", TYPE, "--action", "explode", "--text", "x"], /--action must be one of requeue-dead, delete-dead, delete-pending/],
-      [["bulk", "start", TYPE, "--action", "requeue-dead", "--text", "x", "--yes", "--rate", "0"], /--rate must be between 1 and 10000/],
-      // not on a terminal: nobody can confirm, so --yes it must be (before anything is asked of the console)
-      [["bulk", "start", TYPE, "--action", "delete-dead", "--text", "x"], /not on a terminal, so nothing can ask: add --yes/],
-      [["bulk", "status", TYPE], /missing argument/],
       [["workers", "list", "--url", "ftp://x"], /must be an http:\/\/ or https:\/\/ URL/],
       [["workers", "list", "--timeout", "0"], /--timeout must be a positive number/],
     ];
@@ -193,6 +184,27 @@ describe("help and usage", () => {
       expect(res.stdout, `fleet ${args.join(" ")}`).toBe("");
     }
   });
+
+  it("a wrong search or bulk command line exits 2 and says what is wrong, before asking the console anything", async () => {
+    const cases: Array<[string[], RegExp]> = [
+      [["search", TYPE, "--in", "pending,limbo"], /--in takes pending, processing, scheduled, dead \(comma-separated\), not "limbo"/],
+      [["search", TYPE, "--limit", "5000"], /--limit must be between 0 and 1000/],
+      [["bulk", "start", TYPE, "--text", "x", "--yes"], /--action is required: requeue-dead, delete-dead, delete-pending/],
+      [["bulk", "start", TYPE, "--action", "requeue-dead", "--yes"], /give --text or --where/],
+      [["bulk", "start", TYPE, "--action", "explode", "--text", "x"], /--action must be one of requeue-dead, delete-dead, delete-pending/],
+      [["bulk", "start", TYPE, "--action", "requeue-dead", "--text", "x", "--yes", "--rate", "0"], /--rate must be between 1 and 10000/],
+      // not on a terminal: nobody can confirm, so --yes it must be
+      [["bulk", "start", TYPE, "--action", "delete-dead", "--text", "x"], /not on a terminal, so nothing can ask: add --yes/],
+      [["bulk", "status", TYPE], /missing argument/],
+    ];
+    for (const [args, message] of cases) {
+      const res = await fleet(args, "operator");
+      expect(res.code, `fleet ${args.join(" ")}: ${res.stderr}`).toBe(EXIT.USAGE);
+      expect(res.stderr, `fleet ${args.join(" ")}`).toMatch(message);
+      expect(res.stdout, `fleet ${args.join(" ")}`).toBe("");
+    }
+    expect(await backend.dlqLength(TYPE)).toBe(3);
+  }, 120_000);
 
   it("a URL with credentials, and a token that is not a token, are refused without being shown", async () => {
     const withCreds = await fleet(["workers", "list"], null, { env: { FLEET_URL: "http://user:hunter2@127.0.0.1:1" } });
@@ -469,6 +481,7 @@ describe("bulk actions on a search's matches", () => {
   });
 
   it("--detach, status, cancel: a cancelled job exits 4 when followed; a job that ended cannot be cancelled (4)", async () => {
+    const before = await backend.dlqLength(Q);
     const started = await fleet(["bulk", "start", Q, "--action", "delete-dead", "--where", 'payload.note = "HTTP 503"', "--rate", "1", "--yes", "--detach", "--json"], "operator");
     const job = BulkJobSchema.parse(jsonOf(started));
     expect(job).toMatchObject({ queue: Q, action: "delete-dead", state: "running", expected: 10, rate: 1 });
@@ -485,8 +498,11 @@ describe("bulk actions on a search's matches", () => {
     expect(again.code).toBe(EXIT.CONFLICT);
     expect(again.stderr).toMatch(/409 conflict: The job is already cancelled/);
     expect((await fleet(["bulk", "status", Q, "0000000000000000"], "viewer")).code).toBe(EXIT.NOT_FOUND);
-    const done = BulkJobSchema.parse(jsonOf(await fleet(["bulk", "status", Q, job.id, "--json"], "viewer")));
-    expect(await backend.dlqLength(Q)).toBe(10 - done.done);
+    // status of a job that ended: its end's exit code (4: cancelled)
+    const final = await fleet(["bulk", "status", Q, job.id, "--json"], "viewer");
+    expect(final.code).toBe(EXIT.CONFLICT);
+    const done = BulkJobSchema.parse(JSON.parse(final.stdout));
+    expect(await backend.dlqLength(Q)).toBe(before - done.done);
   });
 });
 

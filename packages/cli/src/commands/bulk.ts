@@ -290,7 +290,8 @@ export const bulkStatus: CommandSpec = {
   summary: "A bulk job's state and counts; --follow waits for its end",
   args: "<queue> <job-id>",
   positionals: { min: 2, max: 2 },
-  description: "GET /queues/{name}/bulk/{id}. With --follow, as `fleet bulk start` follows it, with the same exit codes at its end.",
+  description:
+    "GET /queues/{name}/bulk/{id}. Exits 0 while it runs; a job that ended exits as `fleet bulk start` does at its end (3 matches gone meanwhile, 4 cancelled, 1 failed). With --follow, it is followed live to its end as `fleet bulk start` follows it.",
   options: { follow: { type: "boolean", short: "f", description: "follow it live until it ends" } },
   examples: ["fleet bulk status scraper 3f2a9c0d1e2b4a5f --follow"],
   async run(ctx) {
