@@ -8,7 +8,6 @@ import { taskIdOfBody } from "../task-body";
 import { cmp, nowSeconds, sleep } from "../shared";
 import { normalizePriority, wrongTypeAs, type MemoryContext } from "./context";
 
-/** Moves due `:scheduled` bodies onto the normal list, soonest first. */
 /** A deadline as lease text: any exact text of the double will do (Redis answers "%.17g"). */
 function leaseText(deadline: number): string {
   return String(deadline);
@@ -17,6 +16,7 @@ function leaseText(deadline: number): string {
 /** How often a waiting reserve looks again. */
 const POLL_MS = 20;
 
+/** Moves due `:scheduled` bodies onto the normal list, soonest first. */
 function drainScheduled(ctx: MemoryContext, name: string, now: number): void {
   const sched = keys.queueScheduled(name);
   const due = ctx.raw.zrangeByScore(sched, 0, now);

@@ -13,11 +13,6 @@ import { EMPTY, type RedisContext } from "./context";
 import { asBufferArray, asNumber } from "./replies";
 
 /**
- * Where each body is in the dead-letter list from index `from` on, ascending: the list read
- * in chunks of DLQ_CHUNK (the next asked for while one is compared here), bytes compared
- * in Node (by length first), never in Redis.
- */
-/**
  * Dead letters per LRANGE while locating refs, and per atomic chunk of "requeue all"
  * (a script of 1,000 LMOVEs runs for about a millisecond).
  */
@@ -38,6 +33,11 @@ function countBelow(sorted: number[], q: number): number {
   return lo;
 }
 
+/**
+ * Where each body is in the dead-letter list from index `from` on, ascending: the list read
+ * in chunks of DLQ_CHUNK (the next asked for while one is compared here), bytes compared
+ * in Node (by length first), never in Redis.
+ */
 async function dlqPlaces(r: Redis, dead: string, bodies: Buffer[], from: number): Promise<number[][]> {
   const places = bodies.map(() => [] as number[]);
   const byLength = new Map<number, number[]>();
