@@ -36,3 +36,28 @@ export async function dlqByRef(
   const gone = new Set([...located.missing, ...taken.missing]);
   return { count: taken.count, missing: [...new Set(refs.map((x) => x.toLowerCase()))].filter((x) => gone.has(x)) };
 }
+
+/** Where an instance keeps the operations its domain modules answered (see installOperations). */
+const OPERATIONS = Symbol("operations");
+
+type OperationsHolder = { [OPERATIONS]: Record<string, (...args: unknown[]) => unknown> };
+
+/**
+ * Makes the domain modules' operations (`ops`, one instance's) methods of a class: each is put
+ * once on `proto` as a method calling the instance's own, so an instance behaves as any class
+ * instance does (a test may replace a method on the instance and delete it again, a Proxy
+ * may wrap it), while the domain code stays functions of their context.
+ */
+export function installOperations(proto: object, instance: object, ops: object): void {
+  Object.defineProperty(instance, OPERATIONS, { value: ops });
+  for (const name of Object.keys(ops)) {
+    if (Object.hasOwn(proto, name)) continue;
+    Object.defineProperty(proto, name, {
+      value: function operation(this: OperationsHolder, ...args: unknown[]) {
+        return this[OPERATIONS][name]!(...args);
+      },
+      writable: true,
+      configurable: true,
+    });
+  }
+}

@@ -14,6 +14,7 @@
 // and read what an operation stored (`raw.get`, `raw.hgetall`, `raw.zrange`, `raw.lrange`,
 // `raw.smembers`, `raw.type`, `raw.pttl`, `raw.keys`).
 import { maskUrl } from "../errors";
+import { installOperations } from "../shared";
 import type { Backend, HealthInfo } from "../types";
 import { memoryAudit } from "./audit";
 import { memoryBulkJobs } from "./bulk-jobs";
@@ -65,10 +66,11 @@ function memoryOperations(ctx: MemoryContext): Operations {
   };
 }
 
-// The operations are the domain modules' (assigned in the constructor); the compiler checks
-// that memoryOperations answers every one of them (its return type is all of Backend's).
+// The operations are the domain modules', made methods of the class that call the instance's
+// own (installOperations, ../shared.ts); the compiler checks that memoryOperations answers every
+// one of them (its return type is all of Backend's).
 export interface MemoryBackend extends Operations {}
-// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the merged members are exactly `Operations`, each assigned in the constructor from memoryOperations, whose return type the compiler checks is complete
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the merged members are exactly `Operations`, each installed by the constructor from memoryOperations, whose return type the compiler checks is complete
 export class MemoryBackend implements Backend {
   readonly kind = "memory" as const;
   readonly url: string;
@@ -80,7 +82,7 @@ export class MemoryBackend implements Backend {
     this.url = maskUrl(url);
     this.ctx = createMemoryContext();
     this.raw = this.ctx.raw;
-    Object.assign(this, memoryOperations(this.ctx));
+    installOperations(MemoryBackend.prototype, this, memoryOperations(this.ctx));
   }
 
   async close(): Promise<void> {

@@ -9,6 +9,7 @@
 // the console's own state: ./worker-errors.ts, ./audit.ts, ./sessions.ts, ./watch.ts,
 // ./search.ts, ./bulk-jobs.ts. RedisBackend owns the connection and puts them together.
 import type { Redis } from "ioredis";
+import { installOperations } from "../shared";
 import type { Backend, HealthInfo, Subscription } from "../types";
 import { redisAudit } from "./audit";
 import { redisBulkJobs } from "./bulk-jobs";
@@ -68,10 +69,11 @@ export function createRedisBackend(url: string, opts: RedisConnectionOptions = {
   return new RedisBackend(url, opts);
 }
 
-// The operations are the domain modules' (assigned in the constructor); the compiler checks
-// that redisOperations answers every one of them (its return type is all of Backend's).
+// The operations are the domain modules', made methods of the class that call the instance's
+// own (installOperations, ../shared.ts); the compiler checks that redisOperations answers every
+// one of them (its return type is all of Backend's).
 export interface RedisBackend extends Operations {}
-// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the merged members are exactly `Operations`, each assigned in the constructor from redisOperations, whose return type the compiler checks is complete
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the merged members are exactly `Operations`, each installed by the constructor from redisOperations, whose return type the compiler checks is complete
 export class RedisBackend implements Backend {
   readonly kind = "redis" as const;
   private readonly ctx: RedisContext;
@@ -86,7 +88,7 @@ export class RedisBackend implements Backend {
       subscriptions: new Set<Subscription>(),
       wakers: new Map<string, QueueWaker>(),
     };
-    Object.assign(this, redisOperations(this.ctx));
+    installOperations(RedisBackend.prototype, this, redisOperations(this.ctx));
   }
 
   get url(): string {
