@@ -260,7 +260,8 @@ function findAnchor(part: QueueScanPart, anchors: Anchor[], entries: QueueScanEn
  */
 export function advance(part: QueueScanPart, state: CursorState, examined: readonly QueueScanEntry[], removed: ReadonlySet<number> = new Set(), unknownFrom?: number): void {
   const list = isListPart(part);
-  const kept: Anchor[] = [];
+  // the last few examined entries still in place (hashed only those: a chunk is 1000 entries)
+  const last: Array<{ e: QueueScanEntry; index: number }> = [];
   let removedBefore = 0;
   for (const e of examined) {
     if (unknownFrom !== undefined && e.index >= unknownFrom) break;
@@ -268,13 +269,15 @@ export function advance(part: QueueScanPart, state: CursorState, examined: reado
       removedBefore += 1;
       continue;
     }
-    kept.push(anchorOf(part, e, list ? e.index - removedBefore : e.index));
+    last.push({ e, index: list ? e.index - removedBefore : e.index });
+    if (last.length > ANCHORS_KEPT) last.shift();
   }
+  const kept = last.map(({ e, index }) => anchorOf(part, e, index));
   // the scan's own removals come before the end (the anchors' shifts do not show those)
   if (list && state.end !== null) state.end -= removed.size;
   if (!list) state.count += examined.length;
   // none left in place: the older anchors still mark the place (with none, the head does)
-  if (kept.length > 0) state.anchors = [...state.anchors, ...kept.slice(-ANCHORS_KEPT)].slice(-ANCHORS_KEPT);
+  if (kept.length > 0) state.anchors = [...state.anchors, ...kept].slice(-ANCHORS_KEPT);
 }
 
 /** The cursor as text, for a job's record: the anchors' refs and indices, the end, the losses. */
