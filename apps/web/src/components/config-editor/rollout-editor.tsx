@@ -32,7 +32,8 @@ export function ConfigRolloutEditor({ automationType }: { automationType: string
   const autoQ = useQuery(queries.automation(automationType));
   const workersQ = useQuery(queries.workersEverything(automationType));
   return (
-    <section aria-labelledby="rollout-heading" className="card sm:p-5">
+    // #rollout: the automation page's header jumps here (the root's scroll padding keeps the heading clear of the sticky header).
+    <section id="rollout" aria-labelledby="rollout-heading" className="card sm:p-5">
       <h2 id="rollout-heading" className="text-lg font-semibold">
         Apply to every worker of this automation
       </h2>
