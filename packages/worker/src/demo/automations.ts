@@ -111,7 +111,13 @@ export const CookiesConfigSchema = z
     cookie_ttl_seconds: z.number().int().min(30).max(86_400).default(300).meta({ title: "Cookie lifetime (seconds)", description: "Expiry of each minted cookie." }),
     solver: z.enum(["turnstile", "js-challenge", "managed"]).default("turnstile").meta({ title: "Challenge solver" }),
     headless: z.boolean().default(true).meta({ title: "Headless browser" }),
-    hold_seconds: z.number().int().min(1).max(600).default(20).meta({ title: "Claim hold (seconds)", description: "How long a consumer's claim lasts before it expires on its own." }),
+    hold_seconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(600)
+      .default(20)
+      .meta({ title: "Claim hold (seconds)", description: "How long a consumer's claim lasts before it expires on its own." }),
   })
   .meta({ title: "CF cookies", description: "Keeps the cf-cookies pool topped up with clearance cookies and exercises them." });
 

@@ -6,7 +6,22 @@ const masked = (s: string) => maskPayload(Buffer.from(s, "utf8"));
 
 describe("secrets in pool items", () => {
   it("knows secret key names, whatever their case and separators, and not their look-alikes", () => {
-    for (const k of ["cookies", "Set-Cookie", "access_token", "refreshToken", "PASSWORD", "client_secret", "Authorization", "api-key", "session_id", "auth", "sid", "cf_clearance", "PHPSESSID", "JSESSIONID"]) {
+    for (const k of [
+      "cookies",
+      "Set-Cookie",
+      "access_token",
+      "refreshToken",
+      "PASSWORD",
+      "client_secret",
+      "Authorization",
+      "api-key",
+      "session_id",
+      "auth",
+      "sid",
+      "cf_clearance",
+      "PHPSESSID",
+      "JSESSIONID",
+    ]) {
       expect(isSecretKey(k), k).toBe(true);
     }
     for (const k of ["author", "site", "region", "id", "tokens_used_count_x".replace("token", "tkn"), "name", "domain"]) expect(isSecretKey(k), k).toBe(false);

@@ -335,7 +335,13 @@ export function errorGroupsSuite(h: Harness): void {
         for (const body of [
           { automation_type: "jobs", patch: { slots: 2 }, workers: [{ worker_id: "a", config_gen: 1, config: { slots: 2 } }] },
           { automation_type: "jobs", workers: [{ worker_id: "a", config_gen: 1 }] },
-          { automation_type: "jobs", workers: [{ worker_id: "a", config_gen: 1, config: { slots: 2 } }, { worker_id: "b", config_gen: 1 }] },
+          {
+            automation_type: "jobs",
+            workers: [
+              { worker_id: "a", config_gen: 1, config: { slots: 2 } },
+              { worker_id: "b", config_gen: 1 },
+            ],
+          },
           { automation_type: "jobs", intent: "undo", workers: [{ worker_id: "a", config_gen: 1, config: { slots: 2 } }] },
         ]) {
           const bad = await h.call(bulkConfig.POST, "POST", "/workers/bulk-config", { body });
