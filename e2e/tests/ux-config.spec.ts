@@ -5,19 +5,7 @@
 // review. The worker page jumps to its config with the heading clear of the sticky header.
 import type { Locator, Page } from "@playwright/test";
 
-import { enc, expect, screenshotPath, test, waitForLive } from "../fixtures";
-import { SIZES, expectAxeClean, waitUntilLoaded } from "./support/ux";
-
-const CONFIG_SCHEMA = {
-  $schema: "https://json-schema.org/draft/2020-12/schema",
-  type: "object",
-  title: "Scraper",
-  properties: {
-    slots: { type: "integer", minimum: 0, maximum: 64, default: 1, title: "Slots", description: "Concurrent slots this worker runs." },
-    mode: { type: "string", enum: ["fast", "thorough", "stealth"], default: "fast", title: "Mode" },
-    headless: { type: "boolean", default: true, title: "Headless browser" },
-  },
-};
+import { CONFIG_SCHEMA, SIZES, atEveryLook, enc, expect, expectAxeClean, screenshotPath, test, waitForLive, waitUntilLoaded } from "../fixtures";
 
 test.describe.configure({ timeout: 90_000 });
 
@@ -73,12 +61,7 @@ test("rollout: settings start as keep current with the workers' values; the butt
   await slotsValue.fill("4");
   await expect(rollout.getByTestId("rollout-summary")).toHaveText("2 workers of 5 would change; 3 already have this value.");
 
-  for (const size of SIZES) {
-    await page.setViewportSize(size);
-    await expectAxeClean(page, `the rollout form at ${size.label}`);
-    await rollout.screenshot({ path: screenshotPath(`ux-rollout-form-${size.label}`) });
-  }
-  await page.setViewportSize(SIZES[0]);
+  await atEveryLook(page, "the rollout form", "ux-rollout-form");
 
   await rollout.getByRole("button", { name: "Review the change to 2 workers…" }).click();
   const review = page.getByRole("dialog", { name: `Apply to 2 workers of ${type}?` });
@@ -196,12 +179,7 @@ test("after a save the page waits for the worker's reported generation and says 
   const applied = editor.getByTestId("config-applied");
   await expect(applied).toHaveAttribute("data-state", "waiting");
   await expect(applied).toHaveText("Waiting for the worker… it still runs generation 1.");
-  for (const size of SIZES) {
-    await page.setViewportSize(size);
-    await expectAxeClean(page, `waiting for the worker at ${size.label}`);
-  }
-  await page.setViewportSize(SIZES[0]);
-  await editor.screenshot({ path: screenshotPath("ux-config-waiting") });
+  await atEveryLook(page, "waiting for the worker", "ux-config-waiting");
 
   // The worker reports the new generation in its stats: the live update turns it into applied.
   await backend.workerSetStats(type, "live", { config_gen: 2, slots_running: 5 });
@@ -257,7 +235,40 @@ test("the worker page's Edit config jumps to the config, its heading below the s
     const box = await heading.boundingBox();
     expect(box!.y, "the heading starts below the sticky header").toBeGreaterThanOrEqual(header!.y + header!.height);
     expect(box!.y, "and near the top, not somewhere in the middle").toBeLessThan(header!.y + header!.height + 80);
-    await page.screenshot({ path: screenshotPath(`ux-edit-config-jump-${size.label}`) });
-    await expectAxeClean(page, `the worker page at ${size.label}`);
+    for (const scheme of ["light", "dark"] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.screenshot({ path: screenshotPath(`ux-edit-config-jump-${size.label}-${scheme}`) });
+      await expectAxeClean(page, `the worker page at ${size.label}, ${scheme}`);
+    }
+    await page.emulateMedia({ colorScheme: "light" });
+  }
+});
+
+test("the automation page's header jumps to the rollout form, its heading below the sticky header, at both sizes", async ({ page, seed }) => {
+  // A form taller than the window, so the jump can put its heading at the top.
+  const extra = Object.fromEntries(
+    Array.from({ length: 12 }, (_, i) => [`option_${i}`, { type: "string", title: `Option ${i}`, description: "A setting of the demo.", default: "x" }]),
+  );
+  const type = await seed.configurable("scraper", [{ id: "w1", config: { slots: 2 } }], { ...CONFIG_SCHEMA, properties: { ...CONFIG_SCHEMA.properties, ...extra } });
+  for (const size of SIZES) {
+    await page.setViewportSize(size);
+    await page.goto(`/automations/${enc(type)}`);
+    await waitUntilLoaded(page);
+    const heading = page.getByRole("heading", { name: "Apply to every worker of this automation", level: 2 });
+    await expect(heading).toBeAttached();
+    expect((await heading.boundingBox())!.y).toBeGreaterThan(size.height);
+    await page.getByRole("link", { name: "Change config of every worker" }).click();
+    await expect(page).toHaveURL(/#rollout$/);
+    await expect(heading).toBeInViewport();
+    const header = await page.getByRole("banner").boundingBox();
+    const box = await heading.boundingBox();
+    expect(box!.y, "the heading starts below the sticky header").toBeGreaterThanOrEqual(header!.y + header!.height);
+    expect(box!.y, "and near the top").toBeLessThan(header!.y + header!.height + 80);
+    for (const scheme of ["light", "dark"] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.screenshot({ path: screenshotPath(`ux-rollout-jump-${size.label}-${scheme}`) });
+      await expectAxeClean(page, `the automation page at ${size.label}, ${scheme}`);
+    }
+    await page.emulateMedia({ colorScheme: "light" });
   }
 });
