@@ -5,6 +5,9 @@ import type { Page } from "@playwright/test";
 
 import { SIZES, Seeder, atEveryLook, enc, expect, expectAxeClean, screenshotPath, test } from "../fixtures";
 
+// Four looks (sizes × schemes) each with axe and a full-page picture: minutes on a loaded machine.
+test.describe.configure({ timeout: 240_000 });
+
 /** The focused element's tag and text, for messages. */
 async function focused(page: Page): Promise<string> {
   return page.evaluate(() => {

@@ -7,7 +7,8 @@ import type { Locator, Page } from "@playwright/test";
 
 import { CONFIG_SCHEMA, SIZES, atEveryLook, enc, expect, expectAxeClean, screenshotPath, test, waitForLive, waitUntilLoaded } from "../fixtures";
 
-test.describe.configure({ timeout: 90_000 });
+// Four looks (sizes × schemes) each with axe and a full-page picture: minutes on a loaded machine.
+test.describe.configure({ timeout: 240_000 });
 
 function field(rollout: Locator, path: string): Locator {
   return rollout.locator(`[data-testid="rollout-field"][data-path="${path}"]`);
@@ -126,7 +127,16 @@ test("a dirty config form asks before an in-app link or closing the tab leaves i
   await expect(ask).toBeVisible();
   await expect(ask).toContainText(`You have unsaved changes to the config of w1.`);
   await expect(ask.getByRole("button", { name: "Stay on this page" })).toBeFocused();
-  await expectAxeClean(page, "the leave question");
+  for (const size of SIZES) {
+    await page.setViewportSize(size);
+    for (const scheme of ["light", "dark"] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await expectAxeClean(page, `the leave question at ${size.label}, ${scheme}`);
+      await page.screenshot({ path: screenshotPath(`ux-leave-question-${size.label}-${scheme}`) });
+    }
+  }
+  await page.emulateMedia({ colorScheme: "light" });
+  await page.setViewportSize(SIZES[0]);
   await ask.getByRole("button", { name: "Stay on this page" }).click();
   await expect(ask).toBeHidden();
   expect(new URL(page.url()).pathname).toBe(`/workers/${enc(type)}/w1`);

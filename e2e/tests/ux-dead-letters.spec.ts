@@ -3,6 +3,9 @@
 // body says so); the "Delete all N" dialog follows the live count; one page-size control.
 import { Seeder, atEveryLook, enc, expect, expectAxeClean, screenshotPath, test, waitForLive } from "../fixtures";
 
+// Four looks (sizes × schemes) each with axe and a full-page picture: minutes on a loaded machine.
+test.describe.configure({ timeout: 240_000 });
+
 const id = (n: number) => `t${n}`.padEnd(32, "0");
 
 test("per-row requeue and delete, the failure facts the body holds, and a live count in Delete all", async ({ page, seed, backend }) => {

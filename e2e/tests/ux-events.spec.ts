@@ -2,6 +2,9 @@
 // concern (not a bare epoch number); topic chips filter.
 import { atEveryLook, enc, expect, test, waitForLive } from "../fixtures";
 
+// Four looks (sizes × schemes) each with axe and a full-page picture: minutes on a loaded machine.
+test.describe.configure({ timeout: 240_000 });
+
 test("events show readable summaries with links, and topic chips filter, at both sizes", async ({ page, seed, backend }) => {
   const type = seed.name("scraper");
   const emit = `${type}.emit`;

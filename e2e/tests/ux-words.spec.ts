@@ -3,6 +3,9 @@
 // request one click away.
 import { Seeder, atEveryLook, changeConfig, enc, expect, test } from "../fixtures";
 
+// Four looks (sizes × schemes) each with axe and a full-page picture: minutes on a loaded machine.
+test.describe.configure({ timeout: 240_000 });
+
 test("the audit trail reads as sentences, the raw request one click away, at both sizes", async ({ page, seed, backend }) => {
   const type = await seed.configurable("scraper", [{ id: "w1", config: { slots: 2, mode: "fast" } }]);
   const queue = seed.name("jobs");

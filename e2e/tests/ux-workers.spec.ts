@@ -3,6 +3,9 @@
 // destructive actions (Remove worker, Remove whole pool) set apart at the bottom of their pages.
 import { SIZES, atEveryLook, enc, expect, expectAxeClean, screenshotPath, test, waitUntilLoaded } from "../fixtures";
 
+// Four looks (sizes × schemes) each with axe and a full-page picture: minutes on a loaded machine.
+test.describe.configure({ timeout: 240_000 });
+
 async function lastAudit(backend: import("@fleet/backend").Backend): Promise<Record<string, unknown>> {
   const { items } = await backend.auditRange(0, 1);
   return JSON.parse(items[0]!.toString()) as Record<string, unknown>;

@@ -102,7 +102,11 @@ function Entry({ item }: { item: AuditItem }) {
           <button
             type="button"
             className="btn text-xs"
-            aria-label={`Revert the ${fleetRevert.workers.length === 1 ? "worker" : `${fleetRevert.workers.length} workers`} of ${fleetRevert.automationType} to their config before this change`}
+            aria-label={
+              fleetRevert.workers.length === 1
+                ? `Revert the worker of ${fleetRevert.automationType} to its config before this change`
+                : `Revert the ${fleetRevert.workers.length} workers of ${fleetRevert.automationType} to their config before this change`
+            }
             title="Opens the automation's page with each worker's config before this change, for review; nothing is saved until you confirm"
             onClick={() => router.push(stashFleetRevert({ ...fleetRevert, actor: item.actor, ts: item.ts }))}
           >

@@ -11,7 +11,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import type { BulkConfigResult, Worker } from "@fleet/schema";
 
 import { ApiError, apiFetch, errorMessage } from "@/lib/api";
-import { absoluteTime } from "@/lib/format";
+import { localDateTime } from "@/lib/format";
 import { queryKeys } from "@/lib/query";
 import { takeFleetRevert, type FleetRevertRequest } from "@/lib/revert";
 
@@ -80,7 +80,7 @@ export function FleetRevert({ automationType, workers, s }: { automationType: st
     );
   }
   const req = request!;
-  const by = `${req.actor ?? "someone"}'s change${req.ts !== null ? ` of ${absoluteTime(req.ts)}` : ""}`;
+  const by = `${req.actor ?? "someone"}'s change${req.ts !== null ? ` of ${localDateTime(req.ts)}` : ""}`;
   const gone = req.workers.filter((r) => !byId.has(r.workerId)).map((r) => r.workerId);
   const changing = plans.filter((p) => p.changes.length > 0);
   const already = plans.length - changing.length;
@@ -166,8 +166,8 @@ export function FleetRevert({ automationType, workers, s }: { automationType: st
         }
       >
         <p className="mb-3 text-slate-600 dark:text-slate-300">
-          Back to each worker&apos;s config as it was before {by}, compared with what it stores now; each one&apos;s config generation goes up by one. A worker whose config changes
-          while you read this is not overwritten: nothing is written and this review shows the new state.
+          Each worker goes back to its config from before {by}. Below: what changes from what it stores now (its generation goes up by one). If a worker&apos;s config changes while
+          you read this, nothing is written and this review shows the new state.
           {already > 0 ? ` ${already === 1 ? "1 worker is" : `${already} workers are`} already back and left alone.` : ""}
         </p>
         <OfflineWarning workers={changing.map((p) => p.worker)} />
