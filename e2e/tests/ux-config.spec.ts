@@ -63,6 +63,8 @@ test("rollout: settings start as keep current with the workers' values; the butt
   await expect(rollout.getByTestId("rollout-summary")).toHaveText("2 workers of 5 would change; 3 already have this value.");
 
   await atEveryLook(page, "the rollout form", "ux-rollout-form");
+  // (the looks take a while: the seeded workers report again, e stays offline)
+  await seed.heartbeat(type, ["a", "b", "c", "d"]);
 
   await rollout.getByRole("button", { name: "Review the change to 2 workers…" }).click();
   const review = page.getByRole("dialog", { name: `Apply to 2 workers of ${type}?` });
@@ -190,6 +192,8 @@ test("after a save the page waits for the worker's reported generation and says 
   await expect(applied).toHaveAttribute("data-state", "waiting");
   await expect(applied).toHaveText("Waiting for the worker… it still runs generation 1.");
   await atEveryLook(page, "waiting for the worker", "ux-config-waiting");
+  // (the looks take a while: the seeded workers report again, gone stays offline)
+  await seed.heartbeat(type, ["live", "quiet"]);
 
   // The worker reports the new generation in its stats: the live update turns it into applied.
   await backend.workerSetStats(type, "live", { config_gen: 2, slots_running: 5 });

@@ -29,8 +29,8 @@ test("the audit trail reads as sentences, the raw request one click away, at bot
   await atEveryLook(page, "the audit trail", "ux-audit");
 });
 
-test("queue depths, the sweep, config versions and the catalog line lead with plain words and keep the raw names", async ({ page, seed, backend }) => {
-  const type = await seed.configurable("scraper", [{ id: "w1", config: { slots: 2 }, stats: { slots_target: 2, latency_p95_ms: 120 } }]);
+test("queue depths and the sweep lead with plain words and keep the raw names", async ({ page, seed, backend }) => {
+  const type = await seed.configurable("scraper", [{ id: "w1", config: { slots: 2 } }]);
   await backend.queuePushMany(type, [{ body: Seeder.task("b".repeat(32), {}) }]);
 
   await page.goto(`/queues/${enc(type)}`);
@@ -44,7 +44,10 @@ test("queue depths, the sweep, config versions and the catalog line lead with pl
     await expect(page.getByRole("button", { name: "Requeue overdue tasks" })).toBeVisible();
     await expect(page.getByRole("button", { name: "Sweep now" })).toHaveCount(0);
   });
+});
 
+test("the worker page says Config version and plain stats names, the raw keys beside them", async ({ page, seed }) => {
+  const type = await seed.configurable("scraper", [{ id: "w1", config: { slots: 2 }, stats: { slots_target: 2, latency_p95_ms: 120 } }]);
   await page.goto(`/workers/${enc(type)}/w1`);
   await atEveryLook(page, "the worker page", "ux-words-worker", async () => {
     const version = page
@@ -56,7 +59,10 @@ test("queue depths, the sweep, config versions and the catalog line lead with pl
     await expect(page.getByRole("term").filter({ hasText: /^Config gen$/ })).toHaveCount(0);
     await expect(page.getByRole("region", { name: "Latest stats" }).getByRole("term").filter({ hasText: "Task time, slowest 5% (ms)" })).toContainText("latency_p95_ms");
   });
+});
 
+test("the automation page's catalog line says what it means", async ({ page, seed }) => {
+  const type = await seed.configurable("scraper", [{ id: "w1", config: { slots: 2 } }]);
   await page.goto(`/automations/${enc(type)}`);
   await atEveryLook(page, "the automation page", "ux-words-automation", async ({ size }) => {
     await expect(page.getByRole("main").locator("header p").first()).toContainText("described by the master (its catalog entry, fleet:catalog)");

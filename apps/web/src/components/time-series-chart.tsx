@@ -109,7 +109,8 @@ export function TimeSeriesChart({
         { stroke: axis, grid: { stroke: grid }, ticks: { stroke: grid }, size: 52, values: (_u, splits) => splits.map((v) => format(v)) },
       ],
       series: [
-        { label: "time", value: (_u, v) => (v === null ? "—" : localDateTime(v)) },
+        // Today's points by their clock time (the legend stays one line under a narrow chart), older ones with the date.
+        { label: "time", value: (_u, v) => (v === null ? "—" : new Date(v * 1000).toDateString() === new Date().toDateString() ? clockTime(v) : localDateTime(v)) },
         ...lines.map((l, i) => {
           const color = PALETTE[(l.colorIndex ?? i) % PALETTE.length]!;
           return {

@@ -216,7 +216,7 @@ export function WorkersTable() {
       id: "gen",
       header: <span title="config_gen: goes up by one on every save of the worker's config">Config version</span>,
       // As wide as its header ("CONFIG VERSION" in capitals), which would otherwise be cut.
-      className: "w-36 text-right",
+      className: "w-40 text-right",
       hideBelow: "xl",
       cell: (w) => <span className="tabular-nums">{w.config_gen ?? "—"}</span>,
     },
