@@ -5,7 +5,8 @@
 // pages of the next test show only that test's data.
 import { randomBytes } from "node:crypto";
 
-import { test as base, expect, type Page } from "@playwright/test";
+import AxeBuilder from "@axe-core/playwright";
+import { test as base, expect, type APIRequestContext, type Page } from "@playwright/test";
 
 import type { Backend, JsonObject } from "@fleet/backend";
 import { RedisBackend } from "@fleet/backend/redis";
@@ -25,6 +26,21 @@ export interface WorkerSeed {
   /** Stats history frames, oldest first: `[secondsAgo, frame]`. */
   history?: Array<[number, JsonObject]>;
 }
+
+/**
+ * The config schema most UI tests seed: a number, a choice and a switch, each with a title and
+ * a default (the forms, the rollout's "keep current" and the reviews name them by title).
+ */
+export const CONFIG_SCHEMA = {
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  type: "object",
+  title: "Scraper",
+  properties: {
+    slots: { type: "integer", minimum: 0, maximum: 64, default: 1, title: "Slots", description: "Concurrent slots this worker runs." },
+    mode: { type: "string", enum: ["fast", "thorough", "stealth"], default: "fast", title: "Mode" },
+    headless: { type: "boolean", default: true, title: "Headless browser" },
+  },
+} satisfies JsonObject;
 
 /** Seeding through the backend package, bound to one test's prefix. */
 export class Seeder {
@@ -58,6 +74,23 @@ export class Seeder {
         ]);
       }),
     );
+  }
+
+  /**
+   * An automation `<prefix><base>` with CONFIG_SCHEMA (or `schema`) in the catalog and these
+   * workers registered; answers its name.
+   */
+  async configurable(base: string, workers: WorkerSeed[], schema: JsonObject = CONFIG_SCHEMA): Promise<string> {
+    const type = this.name(base);
+    await this.automation(type, { config: schema });
+    await this.workers(type, workers);
+    return type;
+  }
+
+  /** A heartbeat of these workers now (RUNNING, no error): online again after a long step of a test. */
+  async heartbeat(type: string, ids: string[]): Promise<void> {
+    const now = Date.now() / 1000;
+    await Promise.all(ids.map((id) => this.backend.workerSetState(type, id, "RUNNING", null, now)));
   }
 
   /** A task body as Fleet's queue holds it. */
@@ -144,4 +177,79 @@ export const enc = encodeURIComponent;
 /** Waits until the tab's live event stream is connected (bus frames are not replayed). */
 export async function waitForLive(page: Page): Promise<void> {
   await expect(page.getByRole("status", { name: "Live updates: live" })).toBeVisible();
+}
+
+/**
+ * A config change made through the console's API, as a person's save is (so it is in the audit
+ * trail): a merge patch at generation `gen`, or, with `fleet`, a rollout to every worker of the
+ * type. Fails the test unless it answers 200.
+ */
+export async function changeConfig(
+  request: APIRequestContext,
+  type: string,
+  target: { worker: string; gen: number } | { fleet: true },
+  patch: JsonObject,
+  query = "",
+): Promise<void> {
+  const res =
+    "fleet" in target
+      ? await request.patch(`/api/v1/automations/${enc(type)}/config?skip_unchanged=true${query ? `&${query}` : ""}`, { data: patch })
+      : await request.patch(`/api/v1/workers/${enc(type)}/${enc(target.worker)}/config${query ? `?${query}` : ""}`, { data: patch, headers: { "If-Match": `"${target.gen}"` } });
+  expect(res.status(), await res.text()).toBe(200);
+}
+
+/** The two sizes every page is checked at. */
+export const SIZES = [
+  { label: "desktop", width: 1440, height: 900 },
+  { label: "phone", width: 390, height: 844 },
+] as const;
+
+export const SCHEMES = ["light", "dark"] as const;
+
+/** Fails with one line per serious or critical axe violation: rule, impact, help and the elements. */
+export async function expectAxeClean(page: Page, where: string, include?: string): Promise<void> {
+  let builder = new AxeBuilder({ page });
+  if (include) builder = builder.include(include);
+  const results = await builder.analyze();
+  const bad = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  const report = bad.map(
+    (v) =>
+      `${v.id} (${v.impact}): ${v.help}\n` +
+      v.nodes
+        .slice(0, 8)
+        .map((n) => `    ${n.target.join(" ")}  ${n.html.slice(0, 160)}${n.failureSummary ? `\n      ${n.failureSummary.replace(/\n/g, " ")}` : ""}`)
+        .join("\n"),
+  );
+  expect(report, `axe: serious or critical violations on ${where}`).toEqual([]);
+}
+
+/** Every "Loading…" status gone (LoadingState, role=status). */
+export async function waitUntilLoaded(page: Page): Promise<void> {
+  await expect(page.getByRole("status").filter({ hasText: /^Loading/ })).toHaveCount(0);
+}
+
+/**
+ * The page as it is now, at both sizes and in both colour schemes (the system preference, as
+ * a person's browser says it): `check` (if any), axe, and a full-page screenshot
+ * `<shot>-<size>-<scheme>` for each. Ends at desktop size, light.
+ */
+export async function atEveryLook(
+  page: Page,
+  where: string,
+  shot: string,
+  check?: (look: { size: (typeof SIZES)[number]; scheme: (typeof SCHEMES)[number] }) => Promise<void>,
+): Promise<void> {
+  for (const size of SIZES) {
+    await page.setViewportSize(size);
+    for (const scheme of SCHEMES) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await expect(page.locator("html")).toHaveClass(scheme === "dark" ? /\bdark\b/ : /^(?!.*\bdark\b)/);
+      await waitUntilLoaded(page);
+      await check?.({ size, scheme });
+      await expectAxeClean(page, `${where} at ${size.label}, ${scheme}`);
+      await page.screenshot({ path: screenshotPath(`${shot}-${size.label}-${scheme}`), fullPage: true });
+    }
+  }
+  await page.emulateMedia({ colorScheme: "light" });
+  await page.setViewportSize(SIZES[0]);
 }

@@ -173,7 +173,10 @@ async function errorShown(page: Page): Promise<string | null> {
     for (const el of document.querySelectorAll('main [role="alert"], [data-testid="error-state"]')) {
       if (visible(el)) return `error state: ${el.textContent?.trim().replace(/\s+/g, " ").slice(0, 300)}`;
     }
-    const body = document.body.textContent ?? "";
+    // innerText: what is rendered. textContent would also read the inline flight data, which
+    // carries Next's not-found template on every page.
+    // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is the point (see above)
+    const body = document.body.innerText ?? "";
     if (/Application error: a (client|server)-side exception/.test(body)) return "Next.js application error page";
     if (/This page could not be found/.test(body)) return "Next.js 404 page";
     return null;

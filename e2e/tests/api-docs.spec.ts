@@ -3,28 +3,11 @@
 // and schemas as text; it loads nothing from elsewhere, breaks no rule of the page CSP (no
 // securitypolicyviolation), passes axe without serious or critical violations at desktop and
 // phone sizes, and its schema links land on their schema.
-import AxeBuilder from "@axe-core/playwright";
-import type { Page } from "@playwright/test";
-
-import { expect, screenshotPath, test } from "../fixtures";
+import { SIZES, expect, expectAxeClean, screenshotPath, test } from "../fixtures";
 
 interface Doc {
   paths: Record<string, Record<string, { operationId: string; tags: string[]; "x-fleet-role": string }>>;
   components: { schemas: Record<string, unknown> };
-}
-
-async function expectNoSeriousViolations(page: Page, where: string): Promise<void> {
-  const results = await new AxeBuilder({ page }).analyze();
-  const bad = results.violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map(
-      (v) =>
-        `${v.id} (${v.impact}): ${v.help}\n${v.nodes
-          .slice(0, 5)
-          .map((n) => `    ${n.target.join(" ")}  ${n.html.slice(0, 160)}`)
-          .join("\n")}`,
-    );
-  expect(bad, `axe: serious or critical violations on ${where}`).toEqual([]);
 }
 
 test("the API reference lists every operation of the OpenAPI document, reached from the navigation, under the page CSP", async ({ page, request, baseURL }) => {
@@ -92,14 +75,11 @@ test("the API reference lists every operation of the OpenAPI document, reached f
 test("the API reference has no serious accessibility violations at 1440x900 and 390x844", async ({ page }) => {
   // a long page (every operation and schema): axe takes a while on it
   test.setTimeout(180_000);
-  for (const vp of [
-    { label: "desktop", width: 1440, height: 900 },
-    { label: "phone", width: 390, height: 844 },
-  ]) {
+  for (const vp of SIZES) {
     await page.setViewportSize({ width: vp.width, height: vp.height });
     await page.goto("/api-docs");
     await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
     await page.screenshot({ path: screenshotPath(`page-api-docs-${vp.label}`), fullPage: false });
-    await expectNoSeriousViolations(page, `/api-docs at ${vp.width}x${vp.height}`);
+    await expectAxeClean(page, `/api-docs at ${vp.width}x${vp.height}`);
   }
 });

@@ -5,8 +5,7 @@
 // selected workers, reviewed and written per worker, a conflict reviewed again. Axe-clean throughout.
 import { normalizeErrorMessage } from "@fleet/schema";
 
-import { Seeder, enc, expect, screenshotPath, test } from "../fixtures";
-import { expectAxeClean, waitUntilLoaded } from "./support/ux";
+import { Seeder, enc, expect, screenshotPath, test, expectAxeClean, waitUntilLoaded } from "../fixtures";
 
 const TIMEOUT = "Timeout after 30s fetching https://shop.example/p/1234";
 const DECLINED = "Card declined for order o-77 (code 0x1f3a)";

@@ -1,12 +1,11 @@
 // Every page, seeded with a small fleet of its own: it loads (200), passes axe with no
 // serious or critical violation at desktop and phone sizes, and is photographed at both
 // (e2e/screenshots/page-<name>-desktop.png and -phone.png, for people to look at).
-import AxeBuilder from "@axe-core/playwright";
 import type { Locator, Page } from "@playwright/test";
 
 import type { Backend } from "@fleet/backend";
 
-import { Seeder, enc, expect, screenshotPath, test, waitForLive } from "../fixtures";
+import { Seeder, enc, expect, expectAxeClean, screenshotPath, test, waitForLive, waitUntilLoaded } from "../fixtures";
 
 const VIEWPORTS = [
   { label: "desktop", width: 1440, height: 900 },
@@ -139,26 +138,6 @@ const PAGES: PageCase[] = [
   },
 ];
 
-/** Fails with one line per serious or critical violation: rule, impact, help and the elements. */
-async function expectNoSeriousViolations(page: Page, where: string): Promise<void> {
-  const results = await new AxeBuilder({ page }).analyze();
-  const bad = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  const report = bad.map(
-    (v) =>
-      `${v.id} (${v.impact}): ${v.help}\n` +
-      v.nodes
-        .slice(0, 8)
-        .map((n) => `    ${n.target.join(" ")}  ${n.html.slice(0, 160)}${n.failureSummary ? `\n      ${n.failureSummary.replace(/\n/g, " ")}` : ""}`)
-        .join("\n"),
-  );
-  expect(report, `axe: serious or critical violations on ${where}`).toEqual([]);
-}
-
-async function waitUntilLoaded(page: Page): Promise<void> {
-  // Every loading state of the console reads "Loading…" (LoadingState, role=status).
-  await expect(page.getByRole("status").filter({ hasText: /^Loading/ })).toHaveCount(0);
-}
-
 for (const c of PAGES) {
   test(`page ${c.name}: loads, no serious accessibility violations, screenshots at 1440x900 and 390x844`, async ({ page, seed, backend }) => {
     const s = await seedShowcase(seed, backend);
@@ -177,7 +156,7 @@ for (const c of PAGES) {
       expect((await health).status(), `${c.name}: /api/v1/health`).toBe(200);
       await expect(page.getByTestId("backend-unavailable")).toHaveCount(0);
       await page.screenshot({ path: screenshotPath(`page-${c.name}-${vp.label}`), fullPage: true });
-      await expectNoSeriousViolations(page, `${c.name} at ${vp.width}x${vp.height}`);
+      await expectAxeClean(page, `${c.name} at ${vp.width}x${vp.height}`);
     }
     expect(errors, "uncaught page errors").toEqual([]);
   });

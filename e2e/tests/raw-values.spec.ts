@@ -2,11 +2,9 @@
 // end, which the preview lacks, appears), and "Download" saves every byte as a file.
 import { readFile, stat } from "node:fs/promises";
 
-import AxeBuilder from "@axe-core/playwright";
 import type { RedisBackend } from "@fleet/backend/redis";
-import type { Page } from "@playwright/test";
 
-import { enc, expect, screenshotPath, test } from "../fixtures";
+import { enc, expect, expectAxeClean, screenshotPath, test } from "../fixtures";
 
 /** A JSON document of about `size` bytes whose last member is `end`. */
 function bigDoc(size: number, end: string, extra: Record<string, unknown> = {}): string {
@@ -17,13 +15,6 @@ function bigDoc(size: number, end: string, extra: Record<string, unknown> = {}):
     n = i;
   }
   return JSON.stringify({ ...extra, count: n + 1, rows, end });
-}
-
-/** No serious or critical axe violation with the value views open. */
-async function expectAccessible(page: Page, where: string): Promise<void> {
-  const results = await new AxeBuilder({ page }).analyze();
-  const bad = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.help} (${v.nodes.length})`);
-  expect(bad, `axe on ${where}`).toEqual([]);
 }
 
 test("a 100 KB kv value: preview, Show all shows its end, then it can be edited", async ({ page, seed, backend }) => {
@@ -37,7 +28,7 @@ test("a 100 KB kv value: preview, Show all shows its end, then it can be edited"
   await expect(panel).toContainText("SKU-000000");
   await expect(panel).not.toContainText("END-OF-KV-VALUE");
   await expect(panel.getByRole("button", { name: "Edit" })).toBeDisabled();
-  await expectAccessible(page, "a truncated kv value");
+  await expectAxeClean(page, "a truncated kv value");
 
   await panel.getByRole("button", { name: "Show all" }).click();
   await expect(panel).toContainText("END-OF-KV-VALUE");
@@ -46,7 +37,7 @@ test("a 100 KB kv value: preview, Show all shows its end, then it can be edited"
   // whole now: the editor opens with every byte of it
   await expect(panel.getByRole("button", { name: "Edit" })).toBeEnabled();
   await page.screenshot({ path: screenshotPath("flow-raw-values-kv-full") });
-  await expectAccessible(page, "a kv value shown whole");
+  await expectAxeClean(page, "a kv value shown whole");
   await panel.getByRole("button", { name: "Edit" }).click();
   await expect(panel.getByLabel("Value (JSON)")).toHaveValue(/END-OF-KV-VALUE/);
 });
@@ -70,7 +61,7 @@ test("a 100 KB dead letter: Show all fetches it by index and shows its end", asy
   await expect(dead).toContainText("whole value");
   await page.setViewportSize({ width: 390, height: 844 });
   await expect(dead).toContainText("END-OF-DEAD-LETTER");
-  await expectAccessible(page, "a dead letter shown whole, phone size");
+  await expectAxeClean(page, "a dead letter shown whole, phone size");
 });
 
 test("a dead letter that moved is not shown in place of another", async ({ page, seed, backend }) => {

@@ -1,24 +1,7 @@
 // Search inside a queue (issue 14): from the queue page to the search page, a filter by fields
 // and error group, the query kept in the address, a filter that does not parse explained in
 // place, results rendered as text; axe-clean.
-import AxeBuilder from "@axe-core/playwright";
-import type { Page } from "@playwright/test";
-
-import { Seeder, enc, expect, screenshotPath, test, waitForLive } from "../fixtures";
-
-async function expectNoSeriousViolations(page: Page, where: string): Promise<void> {
-  const results = await new AxeBuilder({ page }).analyze();
-  const bad = results.violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map(
-      (v) =>
-        `${v.id} (${v.impact}): ${v.help}\n${v.nodes
-          .slice(0, 5)
-          .map((n) => `    ${n.target.join(" ")}  ${n.html.slice(0, 160)}`)
-          .join("\n")}`,
-    );
-  expect(bad, `axe: serious or critical violations on ${where}`).toEqual([]);
-}
+import { Seeder, enc, expect, expectAxeClean, screenshotPath, test, waitForLive } from "../fixtures";
 
 test("search: filter a queue's tasks by fields and error group, the query in the URL, a bad filter explained", async ({ page, seed, backend }) => {
   const queue = seed.name("orders");
@@ -43,7 +26,7 @@ test("search: filter a queue's tasks by fields and error group, the query in the
   await expect(results).toContainText("dead letter #1");
   await expect(results).toContainText("Timeout after 12s");
   await page.screenshot({ path: screenshotPath("flow-search-results") });
-  await expectNoSeriousViolations(page, "the search page with results");
+  await expectAxeClean(page, "the search page with results");
 
   // the address alone brings the same search back
   const url = page.url();
@@ -69,7 +52,7 @@ test("search: filter a queue's tasks by fields and error group, the query in the
   const alert = page.getByRole("alert").filter({ hasText: "The filter is not valid" });
   await expect(alert).toBeVisible();
   await expect(alert).toContainText("at position 12: expected a value after >=");
-  await expectNoSeriousViolations(page, "the search page with a filter error");
+  await expectAxeClean(page, "the search page with a filter error");
 });
 
 test("search → preview → redrive: every matching dead letter requeued once, counted, audited", async ({ page, seed, backend }) => {
@@ -91,11 +74,11 @@ test("search → preview → redrive: every matching dead letter requeued once, 
   await act.getByRole("button", { name: "Requeue 3 dead letters…" }).click();
   const dialog = page.getByRole("dialog", { name: "Requeue 3 dead letters?" });
   await expect(dialog).toBeVisible();
-  await expectNoSeriousViolations(page, "the redrive confirmation");
+  await expectAxeClean(page, "the redrive confirmation");
   await dialog.getByRole("button", { name: "Requeue 3 dead letters" }).click();
   await expect(act.getByTestId("bulk-job")).toContainText("Done: requeued 3 dead letters of 3 previewed");
   await page.screenshot({ path: screenshotPath("flow-search-redrive-done") });
-  await expectNoSeriousViolations(page, "the search page after a redrive");
+  await expectAxeClean(page, "the search page after a redrive");
 
   expect(await backend.dlqLength(queue)).toBe(4);
   const pending = (await backend.queuePeek(queue, 10)).map((b) => JSON.parse(b.toString("utf8")) as { id: string; attempts: number });
@@ -113,7 +96,7 @@ test("search → preview → redrive: every matching dead letter requeued once, 
   expect((await audit())[0]!.details).toMatchObject({ bulk_action: "requeue-dead", where, expected: 3, done: 3, missing: 0 });
   await page.goto("/audit");
   await expect(page.getByText(`requeued 3 dead letters of ${queue} matching filter ${where} (3 at the preview), at most 200 a second: finished`)).toBeVisible();
-  await expectNoSeriousViolations(page, "the audit page with a bulk job");
+  await expectAxeClean(page, "the audit page with a bulk job");
 });
 
 test("a redrive's progress follows the event stream live, without polling the job; Stop cancels it", async ({ page, seed, backend }) => {
@@ -144,7 +127,7 @@ test("a redrive's progress follows the event stream live, without polling the jo
   await job.getByRole("button", { name: "Stop" }).click();
   await expect(job).toContainText(/Cancelled: requeued \d+ dead letters? of 60 previewed/);
   expect(jobReads, "the page polled the job while the stream was live").toEqual([]);
-  await expectNoSeriousViolations(page, "a bulk job stopped");
+  await expectAxeClean(page, "a bulk job stopped");
   const requeued = Number(/requeued (\d+)/.exec((await job.textContent()) ?? "")![1]);
   // what it did stays done, counted exactly
   await expect.poll(async () => (await backend.queuePeek(queue, 100)).length).toBe(requeued);

@@ -5,21 +5,10 @@
 // review. The worker page jumps to its config with the heading clear of the sticky header.
 import type { Locator, Page } from "@playwright/test";
 
-import { enc, expect, screenshotPath, test, waitForLive } from "../fixtures";
-import { SIZES, expectAxeClean, waitUntilLoaded } from "./support/ux";
+import { CONFIG_SCHEMA, SIZES, atEveryLook, enc, expect, expectAxeClean, screenshotPath, test, waitForLive, waitUntilLoaded } from "../fixtures";
 
-const CONFIG_SCHEMA = {
-  $schema: "https://json-schema.org/draft/2020-12/schema",
-  type: "object",
-  title: "Scraper",
-  properties: {
-    slots: { type: "integer", minimum: 0, maximum: 64, default: 1, title: "Slots", description: "Concurrent slots this worker runs." },
-    mode: { type: "string", enum: ["fast", "thorough", "stealth"], default: "fast", title: "Mode" },
-    headless: { type: "boolean", default: true, title: "Headless browser" },
-  },
-};
-
-test.describe.configure({ timeout: 90_000 });
+// Four looks (sizes × schemes) each with axe and a full-page picture: minutes on a loaded machine.
+test.describe.configure({ timeout: 240_000 });
 
 function field(rollout: Locator, path: string): Locator {
   return rollout.locator(`[data-testid="rollout-field"][data-path="${path}"]`);
@@ -73,12 +62,9 @@ test("rollout: settings start as keep current with the workers' values; the butt
   await slotsValue.fill("4");
   await expect(rollout.getByTestId("rollout-summary")).toHaveText("2 workers of 5 would change; 3 already have this value.");
 
-  for (const size of SIZES) {
-    await page.setViewportSize(size);
-    await expectAxeClean(page, `the rollout form at ${size.label}`);
-    await rollout.screenshot({ path: screenshotPath(`ux-rollout-form-${size.label}`) });
-  }
-  await page.setViewportSize(SIZES[0]);
+  await atEveryLook(page, "the rollout form", "ux-rollout-form");
+  // (the looks take a while: the seeded workers report again, e stays offline)
+  await seed.heartbeat(type, ["a", "b", "c", "d"]);
 
   await rollout.getByRole("button", { name: "Review the change to 2 workers…" }).click();
   const review = page.getByRole("dialog", { name: `Apply to 2 workers of ${type}?` });
@@ -143,7 +129,16 @@ test("a dirty config form asks before an in-app link or closing the tab leaves i
   await expect(ask).toBeVisible();
   await expect(ask).toContainText(`You have unsaved changes to the config of w1.`);
   await expect(ask.getByRole("button", { name: "Stay on this page" })).toBeFocused();
-  await expectAxeClean(page, "the leave question");
+  for (const size of SIZES) {
+    await page.setViewportSize(size);
+    for (const scheme of ["light", "dark"] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await expectAxeClean(page, `the leave question at ${size.label}, ${scheme}`);
+      await page.screenshot({ path: screenshotPath(`ux-leave-question-${size.label}-${scheme}`) });
+    }
+  }
+  await page.emulateMedia({ colorScheme: "light" });
+  await page.setViewportSize(SIZES[0]);
   await ask.getByRole("button", { name: "Stay on this page" }).click();
   await expect(ask).toBeHidden();
   expect(new URL(page.url()).pathname).toBe(`/workers/${enc(type)}/w1`);
@@ -196,12 +191,9 @@ test("after a save the page waits for the worker's reported generation and says 
   const applied = editor.getByTestId("config-applied");
   await expect(applied).toHaveAttribute("data-state", "waiting");
   await expect(applied).toHaveText("Waiting for the worker… it still runs generation 1.");
-  for (const size of SIZES) {
-    await page.setViewportSize(size);
-    await expectAxeClean(page, `waiting for the worker at ${size.label}`);
-  }
-  await page.setViewportSize(SIZES[0]);
-  await editor.screenshot({ path: screenshotPath("ux-config-waiting") });
+  await atEveryLook(page, "waiting for the worker", "ux-config-waiting");
+  // (the looks take a while: the seeded workers report again, gone stays offline)
+  await seed.heartbeat(type, ["live", "quiet"]);
 
   // The worker reports the new generation in its stats: the live update turns it into applied.
   await backend.workerSetStats(type, "live", { config_gen: 2, slots_running: 5 });
@@ -257,7 +249,40 @@ test("the worker page's Edit config jumps to the config, its heading below the s
     const box = await heading.boundingBox();
     expect(box!.y, "the heading starts below the sticky header").toBeGreaterThanOrEqual(header!.y + header!.height);
     expect(box!.y, "and near the top, not somewhere in the middle").toBeLessThan(header!.y + header!.height + 80);
-    await page.screenshot({ path: screenshotPath(`ux-edit-config-jump-${size.label}`) });
-    await expectAxeClean(page, `the worker page at ${size.label}`);
+    for (const scheme of ["light", "dark"] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.screenshot({ path: screenshotPath(`ux-edit-config-jump-${size.label}-${scheme}`) });
+      await expectAxeClean(page, `the worker page at ${size.label}, ${scheme}`);
+    }
+    await page.emulateMedia({ colorScheme: "light" });
+  }
+});
+
+test("the automation page's header jumps to the rollout form, its heading below the sticky header, at both sizes", async ({ page, seed }) => {
+  // A form taller than the window, so the jump can put its heading at the top.
+  const extra = Object.fromEntries(
+    Array.from({ length: 12 }, (_, i) => [`option_${i}`, { type: "string", title: `Option ${i}`, description: "A setting of the demo.", default: "x" }]),
+  );
+  const type = await seed.configurable("scraper", [{ id: "w1", config: { slots: 2 } }], { ...CONFIG_SCHEMA, properties: { ...CONFIG_SCHEMA.properties, ...extra } });
+  for (const size of SIZES) {
+    await page.setViewportSize(size);
+    await page.goto(`/automations/${enc(type)}`);
+    await waitUntilLoaded(page);
+    const heading = page.getByRole("heading", { name: "Apply to every worker of this automation", level: 2 });
+    await expect(heading).toBeAttached();
+    expect((await heading.boundingBox())!.y).toBeGreaterThan(size.height);
+    await page.getByRole("link", { name: "Change config of every worker" }).click();
+    await expect(page).toHaveURL(/#rollout$/);
+    await expect(heading).toBeInViewport();
+    const header = await page.getByRole("banner").boundingBox();
+    const box = await heading.boundingBox();
+    expect(box!.y, "the heading starts below the sticky header").toBeGreaterThanOrEqual(header!.y + header!.height);
+    expect(box!.y, "and near the top").toBeLessThan(header!.y + header!.height + 80);
+    for (const scheme of ["light", "dark"] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.screenshot({ path: screenshotPath(`ux-rollout-jump-${size.label}-${scheme}`) });
+      await expectAxeClean(page, `the automation page at ${size.label}, ${scheme}`);
+    }
+    await page.emulateMedia({ colorScheme: "light" });
   }
 });

@@ -1,8 +1,10 @@
 // Issue 19, point 7: dead letters for the engineer on call. Each row has its own Requeue and
 // Delete; a row says how the task died (error, attempts, and when and on which worker when the
 // body says so); the "Delete all N" dialog follows the live count; one page-size control.
-import { Seeder, enc, expect, screenshotPath, test, waitForLive } from "../fixtures";
-import { SIZES, expectAxeClean, waitUntilLoaded } from "./support/ux";
+import { Seeder, atEveryLook, enc, expect, expectAxeClean, screenshotPath, test, waitForLive } from "../fixtures";
+
+// Four looks (sizes × schemes) each with axe and a full-page picture: minutes on a loaded machine.
+test.describe.configure({ timeout: 240_000 });
 
 const id = (n: number) => `t${n}`.padEnd(32, "0");
 
@@ -34,14 +36,9 @@ test("per-row requeue and delete, the failure facts the body holds, and a live c
   await expect(page.getByRole("combobox")).toHaveCount(1);
   await expect(page.getByRole("combobox", { name: "Items per list" })).toBeVisible();
 
-  for (const size of SIZES) {
-    await page.setViewportSize(size);
-    await waitUntilLoaded(page);
+  await atEveryLook(page, "dead letters", "ux-dead-letters", async () => {
     await expect(dead.getByRole("button", { name: `Requeue dead letter ${id(2)}` })).toBeVisible();
-    await expectAxeClean(page, `dead letters at ${size.label}`);
-    await dead.screenshot({ path: screenshotPath(`ux-dead-letters-${size.label}`) });
-  }
-  await page.setViewportSize(SIZES[0]);
+  });
 
   // Requeue one row.
   await dead.getByRole("button", { name: `Requeue dead letter ${id(2)}` }).click();

@@ -1,29 +1,14 @@
 // Issue 19, point 8: pools show a free count and an exhausted / low state on the list and the
 // pool page, "claimed until" per item; payloads (and tags) that hold secrets are masked by the
 // server, revealed per item by an operator, and the reveal is in the audit trail.
-import type { Page } from "@playwright/test";
 
-import { enc, expect, screenshotPath, test } from "../fixtures";
-import { SIZES, expectAxeClean, waitUntilLoaded } from "./support/ux";
+import { atEveryLook, enc, expect, screenshotPath, test, expectAxeClean, waitUntilLoaded } from "../fixtures";
 
-test.describe.configure({ timeout: 150_000 });
+// Four looks (sizes × schemes) each with axe and a full-page picture: minutes on a loaded machine.
+test.describe.configure({ timeout: 240_000 });
 
 const COOKIE_VALUE = "cf-clearance-0123456789abcdef-SECRET";
 const PAYLOAD = JSON.stringify({ site: "forum.example", cookies: [{ name: "cf_clearance", value: COOKIE_VALUE, domain: ".forum.example" }], user_agent: "Mozilla/5.0" });
-
-async function bothSchemes(page: Page, where: string, shot: string): Promise<void> {
-  for (const size of SIZES) {
-    await page.setViewportSize(size);
-    for (const scheme of ["light", "dark"] as const) {
-      await page.evaluate((dark) => document.documentElement.classList.toggle("dark", dark), scheme === "dark");
-      await waitUntilLoaded(page);
-      await expectAxeClean(page, `${where} at ${size.label}, ${scheme}`);
-      await page.screenshot({ path: screenshotPath(`${shot}-${size.label}-${scheme}`), fullPage: true });
-    }
-  }
-  await page.evaluate(() => document.documentElement.classList.remove("dark"));
-  await page.setViewportSize(SIZES[0]);
-}
 
 test("the pools list and a pool page show free counts, exhausted and low; items say until when they are claimed", async ({ page, seed, backend }) => {
   const dry = seed.name("dry");
@@ -46,7 +31,7 @@ test("the pools list and a pool page show free counts, exhausted and low; items 
   await expect(free(low)).toHaveText(/low\s*2/);
   await expect(free(fine)).toHaveText("3");
   await expect(free(fine).getByTestId("pool-availability")).toHaveCount(0);
-  await bothSchemes(page, "the pools list", "ux-pools-list");
+  await atEveryLook(page, "the pools list", "ux-pools-list");
 
   await page.goto(`/pools/${enc(dry)}`);
   await expect(page.getByTestId("pool-free")).toContainText("0");
@@ -60,7 +45,7 @@ test("the pools list and a pool page show free counts, exhausted and low; items 
     return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, "0")).join(":");
   }, claim);
   expect(shown).toBe(`claimed until ${expected}`);
-  await bothSchemes(page, "an exhausted pool", "ux-pools-exhausted");
+  await atEveryLook(page, "an exhausted pool", "ux-pools-exhausted");
 
   // The one claim released: free again, no longer exhausted (live via the pools frames).
   await backend.poolRelease(dry, "d0");
@@ -71,6 +56,8 @@ test("secrets in a pool item are masked by the server; an operator reveals one i
   const pool = seed.name("cookies");
   await backend.poolPut(pool, "session-1", PAYLOAD, { site: "forum.example", token: "tag-token-SECRET" });
   await backend.poolPut(pool, "proxy-1", "http://10.0.0.9:3128", { site: "forum.example" });
+  // the demo's cf-cookies shape: Cloudflare's clearance cookie as a top-level member
+  await backend.poolPut(pool, "cf-1", JSON.stringify({ cf_clearance: "cf-clearance-value-SECRET", user_agent: "Mozilla/5.0" }), { site: "forum.example" });
 
   // Nothing the browser receives before the reveal holds the secret bytes.
   const bodies: string[] = [];
@@ -82,12 +69,13 @@ test("secrets in a pool item are masked by the server; an operator reveals one i
   await expect(row.getByTestId("secret-masked")).toBeVisible();
   await expect(row).toContainText("masked");
   await expect(page.getByRole("row").filter({ hasText: "proxy-1" }).getByTestId("secret-masked")).toHaveCount(0);
+  await expect(page.getByRole("row").filter({ hasText: "cf-1" }).getByTestId("secret-masked")).toBeVisible();
   await row.getByRole("button", { name: /Show payload of item session-1/ }).click();
   await expect(page.getByText(COOKIE_VALUE)).toHaveCount(0);
   await waitUntilLoaded(page);
   expect(bodies.join("\n")).not.toContain("SECRET");
   expect(bodies.join("\n")).not.toContain(Buffer.from(COOKIE_VALUE).toString("base64").slice(0, 16));
-  await bothSchemes(page, "a pool with masked secrets", "ux-pools-masked");
+  await atEveryLook(page, "a pool with masked secrets", "ux-pools-masked");
 
   await row.getByRole("button", { name: "Reveal the secrets of session-1" }).click();
   await expect(row.getByTestId("secret-revealed")).toBeVisible();

@@ -1,42 +1,24 @@
 // Issue 19, point 5 (the rest): a config entry of the audit trail has "Revert to before", which
-// opens the worker's usual config review (diff against what is stored now, save with If-Match
-// on the generation loaded) with the values before that change; the revert is audited as one.
-import { enc, expect, screenshotPath, test } from "../fixtures";
-import { SIZES, expectAxeClean, waitUntilLoaded } from "./support/ux";
+// opens the usual review with the values before that change. One worker's entry: the worker
+// page's config review (diff against what is stored now, save with If-Match on the generation
+// loaded). A fleet-wide entry (a rollout): the automation page's rollout review, per worker,
+// each written at the generation the review showed, so a worker that moved meanwhile is never
+// overwritten. The revert is audited as one.
+import { SIZES, atEveryLook, changeConfig, enc, expect, expectAxeClean, screenshotPath, test } from "../fixtures";
 
-test.describe.configure({ timeout: 120_000 });
-
-const SCHEMA = {
-  $schema: "https://json-schema.org/draft/2020-12/schema",
-  type: "object",
-  properties: {
-    slots: { type: "integer", minimum: 0, maximum: 64, default: 1, title: "Slots" },
-    mode: { type: "string", enum: ["fast", "thorough"], default: "fast", title: "Mode" },
-  },
-};
+// Four looks (sizes × schemes) of two pages each: axe takes a while on a loaded machine.
+test.describe.configure({ timeout: 240_000 });
 
 test("Revert to before opens the config review with the earlier values; saving it is checked against the generation and audited", async ({ page, seed, backend }) => {
-  const type = seed.name("scraper");
-  await seed.automation(type, { config: SCHEMA });
-  await seed.workers(type, [{ id: "w1", config: { slots: 2, mode: "fast" } }]);
-  const patch = await page.request.patch(`/api/v1/workers/${enc(type)}/w1/config`, { data: { mode: "thorough", slots: 5 }, headers: { "If-Match": '"1"' } });
-  expect(patch.status()).toBe(200);
+  const type = await seed.configurable("scraper", [{ id: "w1", config: { slots: 2, mode: "fast" } }]);
+  await changeConfig(page.request, type, { worker: "w1", gen: 1 }, { mode: "thorough", slots: 5 });
 
   await page.goto(`/audit?target=${enc(type)}`);
   const entry = page.getByTestId("audit-entry").first();
   await expect(entry.getByTestId("audit-sentence")).toContainText("changed the config of w1");
-  for (const size of SIZES) {
-    await page.setViewportSize(size);
-    for (const scheme of ["light", "dark"] as const) {
-      await page.evaluate((dark) => document.documentElement.classList.toggle("dark", dark), scheme === "dark");
-      await waitUntilLoaded(page);
-      await expect(entry.getByRole("button", { name: "Revert w1 to its config before this change" })).toBeVisible();
-      await expectAxeClean(page, `the audit trail with a revert action at ${size.label}, ${scheme}`);
-      await page.screenshot({ path: screenshotPath(`ux-revert-audit-${size.label}-${scheme}`), fullPage: true });
-    }
-  }
-  await page.evaluate(() => document.documentElement.classList.remove("dark"));
-  await page.setViewportSize(SIZES[0]);
+  await atEveryLook(page, "the audit trail with a revert action", "ux-revert-audit", async () => {
+    await expect(entry.getByRole("button", { name: "Revert w1 to its config before this change" })).toBeVisible();
+  });
 
   await entry.getByRole("button", { name: "Revert w1 to its config before this change" }).click();
   // the values travel in sessionStorage, not the URL: only the worker and the config anchor stay
@@ -70,4 +52,102 @@ test("Revert to before opens the config review with the earlier values; saving i
   await page.getByTestId("audit-entry").nth(1).getByRole("button", { name: "Revert w1 to its config before this change" }).click();
   await expect(page.getByRole("status").filter({ hasText: "already as it was before" })).toBeVisible();
   await expect(page.getByRole("dialog")).toHaveCount(0);
+});
+
+test("Revert to before of a rollout: the rollout's review per worker, each written at the generation it showed; a worker that moved meanwhile stops the write", async ({
+  page,
+  seed,
+  backend,
+}) => {
+  const type = await seed.configurable("fleet", [
+    { id: "a", config: { slots: 4, mode: "fast" } },
+    { id: "b", config: { slots: 2, mode: "thorough" } },
+    { id: "c", config: { slots: 2, mode: "stealth" } },
+    // offline: named in the review
+    { id: "d", config: { slots: 1, mode: "fast" }, seenAgo: 3600 },
+  ]);
+  // The rollout being reverted: every worker to stealth (c already was: left alone).
+  await changeConfig(page.request, type, { fleet: true }, { mode: "stealth" });
+  // Later, someone changes b again: its revert also undoes that, and the review says so.
+  await changeConfig(page.request, type, { worker: "b", gen: 2 }, { slots: 3 });
+
+  await page.goto(`/audit?target=${enc(`automation:${type}`)}`);
+  const entry = page.getByTestId("audit-entry").filter({ hasText: "rolled a config change out to 3 workers" });
+  await expect(entry.getByTestId("audit-sentence")).toContainText(`rolled a config change out to 3 workers of ${type}: Mode fast → stealth (first worker shown)`);
+  const button = entry.getByRole("button", { name: `Revert the 3 workers of ${type} to their config before this change` });
+  await atEveryLook(page, "the audit trail with a rollout's revert action", "ux-revert-rollout-audit", async () => {
+    await expect(button).toBeVisible();
+  });
+  // (the looks above take a while: the seeded workers report again, d stays offline)
+  await seed.heartbeat(type, ["a", "b", "c"]);
+  await button.click();
+  await expect(page).toHaveURL(new RegExp(`/automations/${enc(type)}#rollout$`));
+
+  const review = page.getByRole("dialog", { name: `Revert 3 workers of ${type}?` });
+  await expect(review).toBeVisible();
+  const workers = review.getByTestId("fleet-revert-worker");
+  await expect(workers.getByRole("heading", { level: 3 })).toHaveText([/^a \(generation 2 → 3\)$/, /^b \(generation 3 → 4\)$/, /^d \(generation 2 → 3, offline\)$/]);
+  await expect(workers.filter({ hasText: /^b/ }).getByTestId("changed-since")).toBeVisible();
+  await expect(workers.filter({ hasText: /^a/ }).getByTestId("changed-since")).toHaveCount(0);
+  await expect(workers.filter({ hasText: /^b/ }).getByTestId("config-change")).toHaveCount(2);
+  await expect(review.getByTestId("offline-warning")).toContainText("(d)");
+  await expect(page.getByTestId("fleet-revert-notice")).toContainText("Reverting 3 workers to the config before anonymous's change of");
+  for (const size of SIZES) {
+    await page.setViewportSize(size);
+    for (const scheme of ["light", "dark"] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await expectAxeClean(page, `the rollout's revert review at ${size.label}, ${scheme}`);
+      await page.screenshot({ path: screenshotPath(`ux-revert-rollout-review-${size.label}-${scheme}`) });
+    }
+  }
+  await page.emulateMedia({ colorScheme: "light" });
+  await page.setViewportSize(SIZES[0]);
+
+  // Meanwhile someone saves a: the open review follows its new generation (live), and says
+  // that reverting undoes that save too.
+  await changeConfig(page.request, type, { worker: "a", gen: 2 }, { slots: 6 });
+  // (the live list shows it before the click; a click at the old generation is the next test)
+  // (the looks above took a while: whether a still counts as online is not the point here)
+  await expect(workers.getByRole("heading", { level: 3 }).first()).toHaveText(/^a \(generation 3 → 4(, offline)?\)$/);
+  await expect(workers.filter({ hasText: /^a/ }).getByTestId("changed-since")).toBeVisible();
+  await review.getByRole("button", { name: "Revert 3 workers" }).click();
+  await expect(review).toBeHidden();
+  await expect(page.getByTestId("fleet-revert-notice")).toContainText("Reverted 3 workers to the config before anonymous's change");
+  expect(await backend.workerGetConfig(type, "a")).toEqual({ config: { slots: 4, mode: "fast" }, gen: 4 });
+  expect(await backend.workerGetConfig(type, "b")).toEqual({ config: { slots: 2, mode: "thorough" }, gen: 4 });
+  expect(await backend.workerGetConfig(type, "c")).toEqual({ config: { slots: 2, mode: "stealth" }, gen: 1 });
+  expect(await backend.workerGetConfig(type, "d")).toEqual({ config: { slots: 1, mode: "fast" }, gen: 3 });
+
+  const { items } = await backend.auditRange(0, 5);
+  const last = JSON.parse(items[0]!.toString()) as Record<string, unknown>;
+  expect(last).toMatchObject({ action: "workers.bulk.config", details: { automation_type: type, intent: "revert", written: 3 }, changes_total: 3 });
+  await page.goto(`/audit?target=workers`);
+  await expect(page.getByTestId("audit-sentence").first()).toContainText(`reverted 3 workers of ${type} to their config before an earlier change`);
+});
+
+test("a revert whose worker moved after the review was loaded writes nothing and shows the new state to confirm again", async ({ page, seed, backend }) => {
+  const type = await seed.configurable("race", [
+    { id: "a", config: { slots: 1 } },
+    { id: "b", config: { slots: 1 } },
+  ]);
+  await changeConfig(page.request, type, { fleet: true }, { slots: 2 });
+  // No live stream in this tab: a change made behind its back reaches the review only when the
+  // review refetches (the list's own refresh is 30 s away), so the click below writes at the
+  // generation the review shows.
+  await page.route("**/api/v1/events**", (route) => route.abort());
+  await page.goto(`/audit?target=${enc(`automation:${type}`)}`);
+  await page.getByRole("button", { name: `Revert the 2 workers of ${type} to their config before this change` }).click();
+  const review = page.getByRole("dialog", { name: `Revert 2 workers of ${type}?` });
+  await expect(review).toBeVisible();
+  await expect(review.getByTestId("fleet-revert-worker").getByRole("heading", { level: 3 }).last()).toHaveText(/^b \(generation 2 → 3(, offline)?\)$/);
+  await backend.workerSetConfig(type, "b", { slots: 7 }, { expectedGen: 2 });
+  await review.getByRole("button", { name: "Revert 2 workers" }).click();
+  await expect(review.getByRole("alert")).toContainText("Not reverted: The config of 1 worker changed since the review (b: now generation 3)");
+  expect(await backend.workerGetConfig(type, "a")).toEqual({ config: { slots: 2 }, gen: 2 });
+  // the review now shows b at generation 3, and confirming again reverts both
+  await expect(review.getByTestId("fleet-revert-worker").getByRole("heading", { level: 3 }).last()).toHaveText(/^b \(generation 3 → 4(, offline)?\)$/);
+  await review.getByRole("button", { name: "Revert 2 workers" }).click();
+  await expect(review).toBeHidden();
+  expect(await backend.workerGetConfig(type, "a")).toEqual({ config: { slots: 1 }, gen: 3 });
+  expect(await backend.workerGetConfig(type, "b")).toEqual({ config: { slots: 1 }, gen: 4 });
 });

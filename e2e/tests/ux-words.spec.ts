@@ -1,27 +1,17 @@
 // Issue 19, point 5: words for people. Plain labels lead, with a line that explains them, and
 // the raw key stays visible beside them; the audit trail reads as sentences with the raw
 // request one click away.
-import { Seeder, enc, expect, screenshotPath, test } from "../fixtures";
-import { SIZES, expectAxeClean, waitUntilLoaded } from "./support/ux";
+import { Seeder, atEveryLook, changeConfig, enc, expect, test } from "../fixtures";
 
-const SCHEMA = {
-  $schema: "https://json-schema.org/draft/2020-12/schema",
-  type: "object",
-  properties: {
-    slots: { type: "integer", minimum: 0, maximum: 64, default: 1, title: "Slots" },
-    mode: { type: "string", enum: ["fast", "thorough"], default: "fast", title: "Mode" },
-  },
-};
+// Four looks (sizes × schemes) each with axe and a full-page picture: minutes on a loaded machine.
+test.describe.configure({ timeout: 240_000 });
 
 test("the audit trail reads as sentences, the raw request one click away, at both sizes", async ({ page, seed, backend }) => {
-  const type = seed.name("scraper");
-  await seed.automation(type, { config: SCHEMA });
-  await seed.workers(type, [{ id: "w1", config: { slots: 2, mode: "fast" } }]);
+  const type = await seed.configurable("scraper", [{ id: "w1", config: { slots: 2, mode: "fast" } }]);
   const queue = seed.name("jobs");
   await backend.queueDead(queue, Seeder.task("a".repeat(32), {}, { attempts: 3, last_error: "x" }));
   // Changes made through the console's API (what the audit trail records), not seeded entries.
-  const patch = await page.request.patch(`/api/v1/workers/${enc(type)}/w1/config`, { data: { mode: "thorough" }, headers: { "If-Match": '"1"' } });
-  expect(patch.status()).toBe(200);
+  await changeConfig(page.request, type, { worker: "w1", gen: 1 }, { mode: "thorough" });
   const requeue = await page.request.post(`/api/v1/queues/${enc(queue)}/dead/requeue`, { data: { all: true } });
   expect(requeue.status()).toBe(200);
 
@@ -36,25 +26,16 @@ test("the audit trail reads as sentences, the raw request one click away, at bot
 
   await page.goto(`/audit?target=${enc(queue)}`);
   await expect(page.getByTestId("audit-sentence").first()).toHaveText(`anonymous requeued 1 dead letter of ${queue} (sign-in switched off)`);
-  for (const size of SIZES) {
-    await page.setViewportSize(size);
-    await waitUntilLoaded(page);
-    await expectAxeClean(page, `the audit trail at ${size.label}`);
-    await page.screenshot({ path: screenshotPath(`ux-audit-${size.label}`), fullPage: true });
-  }
+  await atEveryLook(page, "the audit trail", "ux-audit");
 });
 
-test("queue depths, the sweep, config versions and the catalog line lead with plain words and keep the raw names", async ({ page, seed, backend }) => {
-  const type = seed.name("scraper");
-  await seed.automation(type, { config: SCHEMA });
-  await seed.workers(type, [{ id: "w1", config: { slots: 2 }, stats: { slots_target: 2, latency_p95_ms: 120 } }]);
+test("queue depths and the sweep lead with plain words and keep the raw names", async ({ page, seed, backend }) => {
+  const type = await seed.configurable("scraper", [{ id: "w1", config: { slots: 2 } }]);
   await backend.queuePushMany(type, [{ body: Seeder.task("b".repeat(32), {}) }]);
 
-  for (const size of SIZES) {
-    await page.setViewportSize(size);
-    await page.goto(`/queues/${enc(type)}`);
-    const depths = page.getByRole("definition").first();
-    await expect(depths).toBeVisible();
+  await page.goto(`/queues/${enc(type)}`);
+  await atEveryLook(page, "the queue page", "ux-words-queue", async () => {
+    await expect(page.getByRole("definition").first()).toBeVisible();
     await expect(page.getByRole("term").filter({ hasText: /^Stuck$/ })).toBeVisible();
     await expect(page.getByRole("term").filter({ hasText: /^Retry due$/ })).toBeVisible();
     const legend = page.getByTestId("depth-legend");
@@ -62,11 +43,13 @@ test("queue depths, the sweep, config versions and the catalog line lead with pl
     await expect(legend).toContainText("Retry due (due): failed tasks whose retry time has come");
     await expect(page.getByRole("button", { name: "Requeue overdue tasks" })).toBeVisible();
     await expect(page.getByRole("button", { name: "Sweep now" })).toHaveCount(0);
-    await waitUntilLoaded(page);
-    await expectAxeClean(page, `the queue page at ${size.label}`);
-    await page.screenshot({ path: screenshotPath(`ux-words-queue-${size.label}`) });
+  });
+});
 
-    await page.goto(`/workers/${enc(type)}/w1`);
+test("the worker page says Config version and plain stats names, the raw keys beside them", async ({ page, seed }) => {
+  const type = await seed.configurable("scraper", [{ id: "w1", config: { slots: 2 }, stats: { slots_target: 2, latency_p95_ms: 120 } }]);
+  await page.goto(`/workers/${enc(type)}/w1`);
+  await atEveryLook(page, "the worker page", "ux-words-worker", async () => {
     const version = page
       .getByRole("region", { name: "Summary" })
       .locator("div")
@@ -75,9 +58,14 @@ test("queue depths, the sweep, config versions and the catalog line lead with pl
     await expect(version).toContainText("config_gen");
     await expect(page.getByRole("term").filter({ hasText: /^Config gen$/ })).toHaveCount(0);
     await expect(page.getByRole("region", { name: "Latest stats" }).getByRole("term").filter({ hasText: "Task time, slowest 5% (ms)" })).toContainText("latency_p95_ms");
+  });
+});
 
-    await page.goto(`/automations/${enc(type)}`);
+test("the automation page's catalog line says what it means", async ({ page, seed }) => {
+  const type = await seed.configurable("scraper", [{ id: "w1", config: { slots: 2 } }]);
+  await page.goto(`/automations/${enc(type)}`);
+  await atEveryLook(page, "the automation page", "ux-words-automation", async ({ size }) => {
     await expect(page.getByRole("main").locator("header p").first()).toContainText("described by the master (its catalog entry, fleet:catalog)");
     await expect(page.getByRole("columnheader", { name: "Config version" })).toHaveCount(size.label === "desktop" ? 1 : 0);
-  }
+  });
 });

@@ -1,17 +1,10 @@
 // Issue 19, point 9: Pause / Resume a worker (slots to 0 and back to what it ran, as a reviewed
 // If-Match config write, recorded in the audit trail as a pause or a resume), and the
 // destructive actions (Remove worker, Remove whole pool) set apart at the bottom of their pages.
-import { enc, expect, screenshotPath, test } from "../fixtures";
-import { SIZES, expectAxeClean, waitUntilLoaded } from "./support/ux";
+import { SIZES, atEveryLook, enc, expect, expectAxeClean, screenshotPath, test, waitUntilLoaded } from "../fixtures";
 
-const SCHEMA = {
-  $schema: "https://json-schema.org/draft/2020-12/schema",
-  type: "object",
-  properties: {
-    slots: { type: "integer", minimum: 0, maximum: 64, default: 1, title: "Slots" },
-    mode: { type: "string", enum: ["fast", "stealth"], default: "fast", title: "Mode" },
-  },
-};
+// Four looks (sizes × schemes) each with axe and a full-page picture: minutes on a loaded machine.
+test.describe.configure({ timeout: 240_000 });
 
 async function lastAudit(backend: import("@fleet/backend").Backend): Promise<Record<string, unknown>> {
   const { items } = await backend.auditRange(0, 1);
@@ -19,9 +12,7 @@ async function lastAudit(backend: import("@fleet/backend").Backend): Promise<Rec
 }
 
 test("Pause sets slots to 0 through a reviewed config write; Resume puts back the value the pause recorded; both audited", async ({ page, seed, backend }) => {
-  const type = seed.name("scraper");
-  await seed.automation(type, { config: SCHEMA });
-  await seed.workers(type, [{ id: "w1", config: { slots: 3, mode: "stealth" }, stats: { config_gen: 1 } }]);
+  const type = await seed.configurable("scraper", [{ id: "w1", config: { slots: 3, mode: "stealth" }, stats: { config_gen: 1 } }]);
 
   await page.goto(`/workers/${enc(type)}/w1`);
   await page.getByRole("button", { name: "Pause…" }).click();
@@ -51,13 +42,9 @@ test("Pause sets slots to 0 through a reviewed config write; Resume puts back th
   // The config editor below follows the new generation.
   await expect(page.getByTestId("config-generation")).toContainText("2");
 
-  for (const size of SIZES) {
-    await page.setViewportSize(size);
-    await waitUntilLoaded(page);
-    await expectAxeClean(page, `a paused worker at ${size.label}`);
-    await page.screenshot({ path: screenshotPath(`ux-paused-worker-${size.label}`) });
-  }
-  await page.setViewportSize(SIZES[0]);
+  await atEveryLook(page, "a paused worker", "ux-paused-worker", async () => {
+    await expect(page.getByTestId("paused-badge")).toBeVisible();
+  });
 
   await page.getByRole("button", { name: "Resume…" }).click();
   const resume = page.getByRole("dialog", { name: "Resume w1?" });
@@ -74,9 +61,7 @@ test("Pause sets slots to 0 through a reviewed config write; Resume puts back th
 });
 
 test("Resume without a recorded pause asks for the slots; a schema that forbids 0 slots cannot be paused", async ({ page, seed, backend }) => {
-  const type = seed.name("scraper");
-  await seed.automation(type, { config: SCHEMA });
-  await seed.workers(type, [{ id: "stopped", config: { slots: 0 } }]);
+  const type = await seed.configurable("scraper", [{ id: "stopped", config: { slots: 0 } }]);
   await page.goto(`/workers/${enc(type)}/stopped`);
   await page.getByRole("button", { name: "Resume…" }).click();
   const resume = page.getByRole("dialog", { name: "Resume stopped?" });
@@ -102,10 +87,8 @@ test("Resume without a recorded pause asks for the slots; a schema that forbids 
 });
 
 test("Remove worker and Remove whole pool sit in a danger zone at the bottom, not in the header, at both sizes", async ({ page, seed, backend }) => {
-  const type = seed.name("scraper");
+  const type = await seed.configurable("scraper", [{ id: "w1", config: { slots: 1 } }]);
   const pool = seed.name("proxies");
-  await seed.automation(type, { config: SCHEMA });
-  await seed.workers(type, [{ id: "w1", config: { slots: 1 } }]);
   await backend.poolPut(pool, "p1", "http://10.0.0.1:8080", { region: "eu" });
 
   for (const size of SIZES) {
@@ -122,8 +105,12 @@ test("Remove worker and Remove whole pool sit in a danger zone at the bottom, no
       await expect(above).toBeVisible();
       expect((await zone.boundingBox())!.y).toBeGreaterThan((await above.boundingBox())!.y);
       await waitUntilLoaded(page);
-      await expectAxeClean(page, `${path} at ${size.label}`);
-      await zone.screenshot({ path: screenshotPath(`ux-danger-${button.replace(/ /g, "-")}-${size.label}`) });
+      for (const scheme of ["light", "dark"] as const) {
+        await page.emulateMedia({ colorScheme: scheme });
+        await expectAxeClean(page, `${path} at ${size.label}, ${scheme}`);
+        await zone.screenshot({ path: screenshotPath(`ux-danger-${button.replace(/ /g, "-")}-${size.label}-${scheme}`) });
+      }
+      await page.emulateMedia({ colorScheme: "light" });
     }
   }
 });

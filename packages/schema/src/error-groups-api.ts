@@ -100,14 +100,36 @@ export type BulkRemoveWorkersResult = z.infer<typeof BulkRemoveWorkersResultSche
 /** At most this many workers in one bulk config change: their writes are one atomic script. */
 export const MAX_BULK_CONFIG_WORKERS = 1000;
 
-export const BulkConfigBodySchema = z.strictObject({
-  automation_type: z.string().min(1).max(1000),
-  patch: JsonObjectSchema.describe("a JSON merge patch (RFC 7386) applied to each worker's config"),
-  workers: z
-    .array(z.strictObject({ worker_id: z.string().min(1).max(1000), config_gen: z.number().int().min(0).describe("the generation the review showed") }))
-    .min(1, "name at least one worker")
-    .max(MAX_BULK_CONFIG_WORKERS, `at most ${MAX_BULK_CONFIG_WORKERS} workers at once`),
-});
+/**
+ * One change to selected workers of one automation: either one merge `patch` for all of them,
+ * or (the audit trail's "revert to before" of a rollout, issue 19.5) each worker's whole new
+ * `config`. Either way each worker names the generation the review showed.
+ */
+export const BulkConfigBodySchema = z
+  .strictObject({
+    automation_type: z.string().min(1).max(1000),
+    patch: JsonObjectSchema.optional().describe("a JSON merge patch (RFC 7386) applied to each worker's config; absent when every worker gives its own config"),
+    intent: z.enum(["revert"]).optional().describe("what the change is for, recorded in the audit entry: revert = the audit trail's revert to before"),
+    workers: z
+      .array(
+        z.strictObject({
+          worker_id: z.string().min(1).max(1000),
+          config_gen: z.number().int().min(0).describe("the generation the review showed"),
+          config: JsonObjectSchema.optional().describe("this worker's whole new config (instead of the patch)"),
+        }),
+      )
+      .min(1, "name at least one worker")
+      .max(MAX_BULK_CONFIG_WORKERS, `at most ${MAX_BULK_CONFIG_WORKERS} workers at once`),
+  })
+  .superRefine((b, ctx) => {
+    const own = b.workers.filter((w) => w.config !== undefined).length;
+    if (b.patch !== undefined && own > 0) ctx.addIssue({ code: "custom", path: ["patch"], message: "give either one patch or a config per worker, not both" });
+    else if (b.patch === undefined && own === 0) ctx.addIssue({ code: "custom", path: ["patch"], message: "give a patch, or a config for every worker" });
+    else if (b.patch === undefined && own < b.workers.length) {
+      const i = b.workers.findIndex((w) => w.config === undefined);
+      ctx.addIssue({ code: "custom", path: ["workers", i, "config"], message: "without a patch every worker needs its config" });
+    }
+  });
 export type BulkConfigBody = z.infer<typeof BulkConfigBodySchema>;
 
 export const BulkConfigResultSchema = z.object({

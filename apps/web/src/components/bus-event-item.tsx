@@ -41,8 +41,14 @@ export function BusEventItem({ event, defaultOpen = false }: { event: BusFrame; 
           {event.topic}
         </Link>
         <RelativeTime at={event.received_at} className="ml-auto shrink-0 text-xs text-slate-500 tabular-nums @2xl:order-last dark:text-slate-400" />
-        <span className="flex min-w-0 basis-full items-baseline gap-2 pl-7 @2xl:flex-1 @2xl:basis-auto @2xl:pl-0">
-          <span className="min-w-0 flex-1 truncate text-xs text-slate-700 dark:text-slate-300" data-testid="bus-summary" title={summary.text}>
+        {/* Narrow (a phone, the overview's column): the summary takes the line, its link goes under it. */}
+        <span className="flex min-w-0 basis-full flex-wrap items-baseline gap-x-2 pl-7 @2xl:flex-1 @2xl:basis-auto @2xl:flex-nowrap @2xl:pl-0">
+          {/* Two lines where the row is narrow (a phone, the overview's column): one cut line left only "New entry on stream x, …". */}
+          <span
+            className="line-clamp-2 min-w-0 basis-full text-xs wrap-break-word text-slate-700 @2xl:line-clamp-1 @2xl:flex-1 @2xl:basis-auto dark:text-slate-300"
+            data-testid="bus-summary"
+            title={summary.text}
+          >
             {summary.text}
           </span>
           {summary.link && (

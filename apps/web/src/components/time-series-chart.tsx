@@ -85,6 +85,15 @@ export function TimeSeriesChart({
       height: heightFor(el.clientWidth),
       cursor: { sync: syncKey ? { key: syncKey } : undefined, drag: { x: true, y: false } },
       legend: { show: true, live: true },
+      hooks: {
+        // Not hovering, the legend shows the newest point (its time and values) rather than a row of dashes.
+        setLegend: [
+          (u) => {
+            const n = u.data[0]?.length ?? 0;
+            if ((u.legend.idx === null || u.legend.idx === undefined) && n > 0) u.setLegend({ idx: n - 1 });
+          },
+        ],
+      },
       scales: { x: { time: true } },
       axes: [
         {
@@ -100,7 +109,8 @@ export function TimeSeriesChart({
         { stroke: axis, grid: { stroke: grid }, ticks: { stroke: grid }, size: 52, values: (_u, splits) => splits.map((v) => format(v)) },
       ],
       series: [
-        { label: "time", value: (_u, v) => (v === null ? "—" : localDateTime(v)) },
+        // Today's points by their clock time (the legend stays one line under a narrow chart), older ones with the date.
+        { label: "time", value: (_u, v) => (v === null ? "—" : new Date(v * 1000).toDateString() === new Date().toDateString() ? clockTime(v) : localDateTime(v)) },
         ...lines.map((l, i) => {
           const color = PALETTE[(l.colorIndex ?? i) % PALETTE.length]!;
           return {
@@ -118,6 +128,7 @@ export function TimeSeriesChart({
     };
     const u = new uPlot(opts, [[...times], ...lines.map((l) => [...l.values])] as uPlot.AlignedData, el);
     plot.current = u;
+    if (times.length > 0) u.setLegend({ idx: times.length - 1 });
     const ro = new ResizeObserver(() => {
       u.setSize({ width: Math.max(200, el.clientWidth), height: heightFor(el.clientWidth) });
     });
@@ -130,7 +141,11 @@ export function TimeSeriesChart({
   }, [dark, title, height, shape, syncKey]);
 
   useEffect(() => {
-    plot.current?.setData([[...times], ...lines.map((l) => [...l.values])] as uPlot.AlignedData);
+    const u = plot.current;
+    if (!u) return;
+    u.setData([[...times], ...lines.map((l) => [...l.values])] as uPlot.AlignedData);
+    // The cursor off the chart: the legend follows the newest point.
+    if (times.length > 0 && !((u.cursor.left ?? -1) >= 0)) u.setLegend({ idx: times.length - 1 });
   }, [times, lines]);
 
   // one series: its last value, as before; several: the last known value of each, named

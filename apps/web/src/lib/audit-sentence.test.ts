@@ -28,6 +28,31 @@ describe("auditSentence", () => {
         changes: [{ worker_id: "a", before: { mode: "fast" }, after: { mode: "stealth" } }],
       }),
     ).toBe("rolled a config change out to 4 workers of scraper: Mode fast → stealth (first worker shown)");
+    expect(
+      auditSentence({
+        ...base,
+        action: "workers.bulk.config",
+        target: "workers",
+        details: { automation_type: "scraper", intent: "revert", written: 2 },
+        changes_total: 2,
+        changes: [{ worker_id: "a", before: { mode: "stealth" }, after: { mode: "fast" } }],
+      }),
+    ).toBe("reverted 2 workers of scraper to their config before an earlier change: Mode stealth → fast (first worker shown)");
+    expect(
+      auditSentence({
+        ...base,
+        action: "workers.bulk.config",
+        target: "workers",
+        details: { automation_type: "scraper", written: 1 },
+        changes_total: 1,
+        changes: [{ worker_id: "a", before: { slots: 1 }, after: { slots: 4 } }],
+      }),
+    ).toBe("changed the config of 1 selected worker of scraper: Slots 1 → 4");
+    expect(auditSentence({ ...base, action: "workers.bulk.remove", target: "workers", details: { removed: 3, kept_online: 1 } })).toBe(
+      "removed 3 offline workers (1 worker reporting again, kept)",
+    );
+    expect(auditSentence({ ...base, action: "pool.item.reveal", target: "pool:cookies/s1" })).toBe("revealed the masked secrets of item s1 (pool cookies)");
+    expect(auditSentence({ ...base, action: "alerts.rules.put", target: "alerts:rules" })).toBe("changed the alert rules");
     expect(auditSentence({ ...base, action: "dead.requeue", target: "queue:jobs", details: { queue: "jobs", requeued: 1 } })).toBe("requeued 1 dead letter of jobs");
     expect(auditSentence({ ...base, action: "pool.delete", target: "pool:cookies", details: { items: 8 } })).toBe("removed pool cookies and its 8 items");
     expect(auditSentence({ ...base, action: "pool.item.release", target: "pool:cookies/c1" })).toBe("released the claim on c1 (pool cookies)");

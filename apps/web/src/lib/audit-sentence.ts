@@ -86,6 +86,25 @@ export function auditSentence(e: AuditEntryLike): string {
       const what = first ? `: ${configChangeText(first.before, first.after)}` : "";
       return `${v("rolled", "roll")} a config change out to ${n === null ? "the workers" : plural(n, "worker")} of ${t.name}${what}${n !== null && n > 1 ? " (first worker shown)" : ""}`;
     }
+    case "workers.bulk.config": {
+      const n = num(e.changes_total) ?? (Array.isArray(e.changes) ? e.changes.length : num(d.written));
+      const first = Array.isArray(e.changes) && isObj(e.changes[0]) ? e.changes[0] : null;
+      const what = first ? `: ${configChangeText(first.before, first.after)}` : "";
+      const of = typeof d.automation_type === "string" ? ` of ${d.automation_type}` : "";
+      const workers = n === null ? "workers" : plural(n, "worker");
+      const shown = n !== null && n > 1 && first ? " (first worker shown)" : "";
+      if (d.intent === "revert") return `${v("reverted", "revert")} ${workers}${of} to their config before an earlier change${what}${shown}`;
+      return `${v("changed", "change")} the config of ${n === null ? "selected workers" : `${plural(n, "selected worker")}`}${of}${what}${shown}`;
+    }
+    case "workers.bulk.remove": {
+      const n = num(d.removed);
+      const kept = num(d.kept_online);
+      return `${v("removed", "remove")} ${n === null ? "offline workers" : plural(n, "offline worker")}${kept ? ` (${plural(kept, "worker")} reporting again, kept)` : ""}`;
+    }
+    case "pool.item.reveal":
+      return `${v("revealed", "reveal")} the masked secrets of item ${t.name} (pool ${t.parent ?? "?"})`;
+    case "alerts.rules.put":
+      return `${v("changed", "change")} the alert rules`;
     case "worker.delete":
       return `${v("removed", "remove")} worker ${t.name}${t.parent ? ` (${t.parent})` : ""}`;
     case "tasks.submit": {

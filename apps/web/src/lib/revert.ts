@@ -56,3 +56,71 @@ export function revertableWorker(e: { action: string | null; outcome?: string; p
     return null;
   }
 }
+
+/**
+ * "Revert to before" of a fleet-wide config write (a rollout, or a bulk change of selected
+ * workers): each worker's config before that write, reviewed on the automation page against
+ * what each stores now and written per worker at the generation the review showed
+ * (POST /workers/bulk-config with a config per worker, intent=revert).
+ */
+export interface FleetRevertRequest {
+  automationType: string;
+  workers: Array<{ workerId: string; before: Record<string, unknown>; after: unknown }>;
+  actor: string | null;
+  ts: number | null;
+}
+
+/** Stores the request and answers the automation page URL that opens its review. */
+export function stashFleetRevert(r: FleetRevertRequest): string {
+  const key = typeof crypto.randomUUID === "function" ? crypto.randomUUID() : String(Math.random()).slice(2);
+  sessionStorage.setItem(`${PREFIX}fleet:${key}`, JSON.stringify(r));
+  return `/automations/${encodeURIComponent(r.automationType)}?revert=${encodeURIComponent(key)}#rollout`;
+}
+
+/** The fleet request under `key` for this automation, removed (a key works once); null when unknown. */
+export function takeFleetRevert(key: string, automationType: string): FleetRevertRequest | null {
+  const text = sessionStorage.getItem(`${PREFIX}fleet:${key}`);
+  sessionStorage.removeItem(`${PREFIX}fleet:${key}`);
+  if (text === null) return null;
+  try {
+    const r = JSON.parse(text) as FleetRevertRequest;
+    if (r.automationType !== automationType || !Array.isArray(r.workers)) return null;
+    return r.workers.every((w) => typeof w.workerId === "string" && isObject(w.before)) ? r : null;
+  } catch {
+    return null;
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/**
+ * The automation and workers a fleet-wide config entry of the audit trail changed, when it can
+ * be reverted: a rollout (`automation.config.rollout`, target `automation:<type>`) or a bulk
+ * change (`workers.bulk.config`, `details.automation_type`) that was done and kept every
+ * worker's whole `before` (no worker left out past the first 100, none truncated for its
+ * size). A worker that had no config before (`null`) goes back to an empty one.
+ */
+export function revertableFleet(e: {
+  action: string | null;
+  outcome?: string;
+  target: string | null;
+  details?: Record<string, unknown>;
+  changes?: unknown[];
+  changes_total?: number;
+}): Omit<FleetRevertRequest, "actor" | "ts"> | null {
+  if (e.outcome !== undefined && e.outcome !== "done") return null;
+  let automationType: string | null = null;
+  if (e.action === "automation.config.rollout" && e.target?.startsWith("automation:")) automationType = e.target.slice("automation:".length);
+  else if (e.action === "workers.bulk.config" && typeof e.details?.automation_type === "string") automationType = e.details.automation_type;
+  if (!automationType || !Array.isArray(e.changes) || e.changes.length === 0) return null;
+  if (e.changes_total !== undefined && e.changes_total !== e.changes.length) return null;
+  const workers: FleetRevertRequest["workers"] = [];
+  for (const c of e.changes) {
+    if (!isObject(c) || typeof c.worker_id !== "string") return null;
+    const before = c.before === null ? {} : c.before;
+    // a value too large to keep is stored as its size and digest (server/audit/audit.ts bounded())
+    if (!isObject(before) || (before.truncated === true && typeof before.sha256 === "string")) return null;
+    workers.push({ workerId: c.worker_id, before, after: c.after });
+  }
+  return { automationType, workers };
+}

@@ -108,10 +108,16 @@ export const CookiesConfigSchema = z
       .max(500)
       .default(30)
       .meta({ title: "Target pool size", description: "The producer keeps at least this many live cookies in the pool." }),
-    cookie_ttl_seconds: z.number().int().min(30).max(86_400).default(300).meta({ title: "Cookie lifetime (s)", description: "Expiry of each minted cookie." }),
+    cookie_ttl_seconds: z.number().int().min(30).max(86_400).default(300).meta({ title: "Cookie lifetime (seconds)", description: "Expiry of each minted cookie." }),
     solver: z.enum(["turnstile", "js-challenge", "managed"]).default("turnstile").meta({ title: "Challenge solver" }),
     headless: z.boolean().default(true).meta({ title: "Headless browser" }),
-    hold_seconds: z.number().int().min(1).max(600).default(20).meta({ title: "Claim hold (s)", description: "How long a consumer's claim lasts before it expires on its own." }),
+    hold_seconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(600)
+      .default(20)
+      .meta({ title: "Claim hold (seconds)", description: "How long a consumer's claim lasts before it expires on its own." }),
   })
   .meta({ title: "CF cookies", description: "Keeps the cf-cookies pool topped up with clearance cookies and exercises them." });
 
@@ -189,14 +195,14 @@ export const EnricherConfigSchema = z
       .min(10)
       .max(86_400)
       .default(120)
-      .meta({ title: "Cache TTL (s)", description: "How long an enriched record stays in kv before it is fetched again." }),
+      .meta({ title: "Cache lifetime (seconds)", description: "How long an enriched record stays in kv before it is fetched again." }),
     refresh_every_seconds: z
       .number()
       .int()
       .min(5)
       .max(3600)
       .default(20)
-      .meta({ title: "Index refresh period (s)", description: "One enricher (holding the lock) rebuilds the shared index this often." }),
+      .meta({ title: "Index refresh period (seconds)", description: "One enricher (holding the lock) rebuilds the shared index this often." }),
     dry_run: z.boolean().default(false).meta({ title: "Dry run", description: "Look up but do not write enriched records." }),
   })
   .meta({ title: "Enricher", description: "Enriches company domains through a kv cache; one instance at a time rebuilds the shared index under a lock." });

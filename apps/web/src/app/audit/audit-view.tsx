@@ -8,7 +8,7 @@ import { CorruptBadge, EmptyState, ErrorState, JsonView, LoadingState, PageHeade
 import { apiGet, qs } from "@/lib/api";
 import { auditSentence, viaText } from "@/lib/audit-sentence";
 import { formatNumber } from "@/lib/format";
-import { revertableWorker, stashRevert } from "@/lib/revert";
+import { revertableFleet, revertableWorker, stashFleetRevert, stashRevert } from "@/lib/revert";
 import { useSession } from "@/lib/session";
 
 export interface AuditItem {
@@ -67,6 +67,7 @@ const OUTCOME_LABEL: Record<string, { text: string; title: string; className: st
 function Entry({ item }: { item: AuditItem }) {
   const router = useRouter();
   const revert = revertableWorker(item);
+  const fleetRevert = revert ? null : revertableFleet(item);
   const outcome = typeof item.outcome === "string" ? OUTCOME_LABEL[item.outcome] : undefined;
   const via = viaText(item.via);
   // Corrupt entries (not a JSON object) have no action to put in words: their raw text is the entry.
@@ -93,6 +94,21 @@ function Entry({ item }: { item: AuditItem }) {
             aria-label={`Revert ${revert.workerId} to its config before this change`}
             title="Opens the worker's config with the values before this change, for review; nothing is saved until you confirm"
             onClick={() => router.push(stashRevert({ ...revert, config: item.before as Record<string, unknown>, actor: item.actor, ts: item.ts }))}
+          >
+            Revert to before…
+          </button>
+        )}
+        {fleetRevert && (
+          <button
+            type="button"
+            className="btn text-xs"
+            aria-label={
+              fleetRevert.workers.length === 1
+                ? `Revert the worker of ${fleetRevert.automationType} to its config before this change`
+                : `Revert the ${fleetRevert.workers.length} workers of ${fleetRevert.automationType} to their config before this change`
+            }
+            title="Opens the automation's page with each worker's config before this change, for review; nothing is saved until you confirm"
+            onClick={() => router.push(stashFleetRevert({ ...fleetRevert, actor: item.actor, ts: item.ts }))}
           >
             Revert to before…
           </button>

@@ -47,7 +47,11 @@ export function EditorDialog({
           <h2 id={titleId} className="border-b border-slate-200 px-5 py-4 text-lg font-semibold dark:border-slate-700">
             {title}
           </h2>
-          <div className="min-h-0 flex-1 overflow-y-auto px-5 py-4 text-sm">{children}</div>
+          {/* A long review scrolls: the box takes focus so a keyboard can scroll it (axe: scrollable-region-focusable) when nothing in it can. */}
+          {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scroll box that holds only text must be reachable by keyboard */}
+          <div className="min-h-0 flex-1 overflow-y-auto px-5 py-4 text-sm" tabIndex={0} role="region" aria-label={`${title}: details`}>
+            {children}
+          </div>
           <div className="flex flex-wrap justify-end gap-2 border-t border-slate-200 px-5 py-3 dark:border-slate-700">{footer}</div>
         </div>
       )}

@@ -18,6 +18,7 @@ import { ErrorState, LoadingState } from "@/components";
 import { ChangeList } from "./change-list";
 import { applyMergePatch, diffConfig, getPath, isPlainObject, jsonEqual, type JsonObject } from "./diff";
 import { EditorDialog } from "./editor-dialog";
+import { FleetRevert } from "./fleet-revert";
 import { ModeSwitch } from "./config-editor";
 import { humanizeServerMessage } from "./messages";
 import { parseJsonObject, RawJsonEditor } from "./raw-json-editor";
@@ -32,7 +33,8 @@ export function ConfigRolloutEditor({ automationType }: { automationType: string
   const autoQ = useQuery(queries.automation(automationType));
   const workersQ = useQuery(queries.workersEverything(automationType));
   return (
-    <section aria-labelledby="rollout-heading" className="card sm:p-5">
+    // #rollout: the automation page's header jumps here (the root's scroll padding keeps the heading clear of the sticky header).
+    <section id="rollout" aria-labelledby="rollout-heading" className="card sm:p-5">
       <h2 id="rollout-heading" className="text-lg font-semibold">
         Apply to every worker of this automation
       </h2>
@@ -288,6 +290,8 @@ function LoadedRollout({ automationType, automation, workers }: { automationType
   const byId = new Map(workers.map((w) => [w.worker_id, w]));
   return (
     <div className="mt-2 flex flex-col gap-4">
+      {/* The audit trail's "Revert to before" of a rollout lands here (?revert=). */}
+      <FleetRevert automationType={automationType} workers={workers} s={s} />
       <div className="flex flex-wrap items-start justify-between gap-3">
         <p className="max-w-prose text-sm text-slate-600 dark:text-slate-400">
           Every setting starts as <strong className="font-medium text-slate-800 dark:text-slate-200">Keep current</strong>: each of the {plural(workers.length, "worker")} keeps its

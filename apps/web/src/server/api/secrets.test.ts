@@ -6,10 +6,31 @@ const masked = (s: string) => maskPayload(Buffer.from(s, "utf8"));
 
 describe("secrets in pool items", () => {
   it("knows secret key names, whatever their case and separators, and not their look-alikes", () => {
-    for (const k of ["cookies", "Set-Cookie", "access_token", "refreshToken", "PASSWORD", "client_secret", "Authorization", "api-key", "session_id", "auth", "sid"]) {
+    for (const k of [
+      "cookies",
+      "Set-Cookie",
+      "access_token",
+      "refreshToken",
+      "PASSWORD",
+      "client_secret",
+      "Authorization",
+      "api-key",
+      "session_id",
+      "auth",
+      "sid",
+      "cf_clearance",
+      "PHPSESSID",
+      "JSESSIONID",
+    ]) {
       expect(isSecretKey(k), k).toBe(true);
     }
     for (const k of ["author", "site", "region", "id", "tokens_used_count_x".replace("token", "tkn"), "name", "domain"]) expect(isSecretKey(k), k).toBe(false);
+  });
+
+  it("masks the demo's cf-cookies item (a cf_clearance member at the top level)", () => {
+    const out = masked(JSON.stringify({ cf_clearance: "0uSI6AVpQxSO08YRj2Uh_hSLBKyoc7JK", user_agent: "Mozilla/5.0 FleetDemo/1.0" }));
+    expect(out.masked).toEqual(["$.cf_clearance"]);
+    expect(JSON.parse(out.bytes.toString("utf8"))).toEqual({ cf_clearance: "••• masked (32 chars)", user_agent: "Mozilla/5.0 FleetDemo/1.0" });
   });
 
   it("knows secret shapes: JWT, auth schemes, header lines, PEM keys, cookie strings", () => {

@@ -6,7 +6,7 @@
 //
 // - a JSON member (at any depth) whose key, lower-cased without `-` and `_`, contains one of
 //   SECRET_KEY_PARTS (cookie, token, password, secret, authorization, apikey, session,
-//   credential, ...) or is exactly `auth`, `sid` or `pin`: its whole value is masked
+//   credential, clearance, sessid, ...) or is exactly `auth`, `sid` or `pin`: its whole value is masked
 //   (an object or array of cookies included);
 // - a string value (or the whole payload, when it is text and not JSON) shaped like a secret:
 //   a JWT (`eyJ….….…`), an `Authorization`-style value (`Bearer …`, `Basic …`, `Token …`),
@@ -37,6 +37,10 @@ export const SECRET_KEY_PARTS = [
   "xsrf",
   "jwt",
   "signature",
+  // Cloudflare's clearance cookie (cf_clearance), what a cf-cookies pool holds at the top level
+  "clearance",
+  // PHPSESSID, JSESSIONID, ASP.NET_SessionId (the last has "session")
+  "sessid",
 ] as const;
 const SECRET_KEY_EXACT = new Set(["auth", "sid", "pin", "otp"]);
 

@@ -84,7 +84,7 @@ export async function bulkRemoveWorkers(backend: Backend, body: BulkRemoveWorker
 
 /**
  * POST /workers/bulk-config: the review's merge patch applied to each named worker of one
- * automation, conflict-safe per worker: each worker's generation must still be the one the
+ * automation (or each worker's own whole config, for a revert), conflict-safe per worker: each worker's generation must still be the one the
  * review showed (412 naming the changed ones, nothing written), every merged config is
  * validated against the catalog's schema first (422, nothing written), and all are written in
  * one atomic compare-and-set on those generations (409 if one moved in between). Workers the
@@ -92,9 +92,14 @@ export async function bulkRemoveWorkers(backend: Backend, body: BulkRemoveWorker
  */
 export async function bulkConfigWorkers(backend: Backend, body: BulkConfigBody): Promise<BulkConfigResult> {
   const type = body.automation_type;
-  const patch = body.patch as JsonObject;
   const wanted = new Map<string, number>();
-  for (const w of body.workers) wanted.set(w.worker_id, w.config_gen);
+  // Each worker's new config: the patch merged into what it has, or the config it was given.
+  const own = new Map<string, JsonObject>();
+  for (const w of body.workers) {
+    wanted.set(w.worker_id, w.config_gen);
+    if (w.config !== undefined) own.set(w.worker_id, w.config as JsonObject);
+  }
+  const next = (r: { workerId: string; config: JsonObject | null }) => own.get(r.workerId) ?? applyMergePatch(r.config ?? {}, body.patch as JsonObject);
   const refs = [...wanted.keys()].sort(byString).map((workerId) => ({ automationType: type, workerId }));
   const [records, catalog] = await Promise.all([backend.workersGet(refs), backend.catalogGet(type)]);
   const unknown = records.filter((r) => !r.registered);
@@ -109,7 +114,8 @@ export async function bulkConfigWorkers(backend: Backend, body: BulkConfigBody):
         .join(", ")}${stale.length > 5 ? ", …" : ""}); nothing was written. Review the change again.`,
     );
   }
-  const unreadable = records.filter((r) => r.corrupt.includes("config"));
+  // A worker given its whole config is written like a PUT: an unreadable stored one is no obstacle.
+  const unreadable = records.filter((r) => r.corrupt.includes("config") && !own.has(r.workerId));
   if (unreadable.length > 0) {
     throw conflict(`The stored config of ${nameSome(unreadable)} is not a JSON object, so a patch cannot be applied to it; nothing was written.`);
   }
@@ -117,7 +123,7 @@ export async function bulkConfigWorkers(backend: Backend, body: BulkConfigBody):
   const details: ErrorDetail[] = [];
   let unchanged = 0;
   const writes = records.flatMap((r) => {
-    const config = applyMergePatch(r.config ?? {}, patch);
+    const config = next(r);
     if (!isJsonObject(config)) return [];
     if (r.config !== null && jsonEqual(config, r.config)) {
       unchanged += 1;
@@ -141,7 +147,7 @@ export async function bulkConfigWorkers(backend: Backend, body: BulkConfigBody):
   const before = new Map(records.map((r) => [r.workerId, r.config]));
   const after = new Map(writes.map((w) => [w.workerId, w.config]));
   for (const w of written) noteConfigChange(w.workerId, before.get(w.workerId) ?? null, after.get(w.workerId) ?? null);
-  noteAction({ automation_type: type, requested: refs.length, written: written.length, unchanged });
+  noteAction({ automation_type: type, requested: refs.length, written: written.length, unchanged, ...(body.intent ? { intent: body.intent } : {}) });
   await Promise.all(written.map((w) => announceConfig(backend, type, w.workerId, w.gen)));
   return { workers: written.map((w) => ({ worker_id: w.workerId, config_gen: w.gen })), unchanged };
 }

@@ -151,6 +151,9 @@ const ACTIONS: Record<string, { action: string; target: (p: Params) => string }>
   "POST /workers/bulk-config": { action: "workers.bulk.config", target: () => "workers" },
 };
 
+/** Config writes to several workers at once: their entries list each worker's before / after (`changes`). */
+const FLEET_CONFIG_ACTIONS = new Set(["automation.config.rollout", "workers.bulk.config"]);
+
 export function actionFor(method: string, template: string, params: Params): { action: string; target: string } {
   const known = ACTIONS[`${method} ${template}`];
   if (known) return { action: known.action, target: known.target(params) };
@@ -183,7 +186,12 @@ export function buildEntry(
   const details: Record<string, unknown> = { ...(override?.details ?? {}) };
   for (const note of scope?.notes ?? []) Object.assign(details, boundedDetails(note));
   if (Object.keys(details).length > 0) entry.details = details;
-  if (scope && scope.configTotal === 1 && scope.config.length === 1) {
+  // A fleet-wide write keeps its per-worker list even when one worker changed: the list names
+  // the worker (the entry's target is the automation), which "revert to before" needs.
+  if (scope && scope.configTotal >= 1 && FLEET_CONFIG_ACTIONS.has(action)) {
+    entry.changes = scope.config;
+    entry.changes_total = scope.configTotal;
+  } else if (scope && scope.configTotal === 1 && scope.config.length === 1) {
     entry.before = scope.config[0]!.before;
     entry.after = scope.config[0]!.after;
   } else if (scope && scope.configTotal > 1) {

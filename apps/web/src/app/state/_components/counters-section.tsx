@@ -53,7 +53,7 @@ function CounterRow({ c, onDelete, onSaved }: { c: Counter; onDelete: () => void
 
   return (
     <li className="flex flex-wrap items-center gap-x-4 gap-y-2 px-3 py-2 text-sm">
-      <code className="min-w-0 flex-1 basis-48 font-mono break-all">{c.name}</code>
+      <code className="min-w-0 flex-1 basis-48 font-mono wrap-break-word">{c.name}</code>
       {editing ? (
         <form onSubmit={submit} className="flex flex-wrap items-start gap-2" noValidate>
           <div>

@@ -49,7 +49,7 @@ export function LocksSection() {
         >
           {locks.map((l) => (
             <li key={l.name} className="flex flex-wrap items-center gap-x-4 gap-y-1 px-3 py-2 text-sm">
-              <code className="min-w-0 flex-1 font-mono break-all">{l.name}</code>
+              <code className="min-w-0 flex-1 font-mono wrap-break-word">{l.name}</code>
               <span className="whitespace-nowrap">
                 <Ttl ttlMs={l.ttl_ms} asOf={dataUpdatedAt} noneLabel="held, no expiry" />
               </span>

@@ -18,7 +18,7 @@ import { useSession } from "@/lib/session";
 import { intParam, useDebouncedParam, useQueryState } from "@/lib/use-query-state";
 
 import { BulkBar, type Selection } from "./bulk-actions";
-import { LastErrorCell } from "./last-error-cell";
+import { LastErrorCell } from "@/components/last-error-cell";
 import { Pager } from "./pager";
 
 /** Rows per server page: one request, one render, whatever the fleet's size. */
@@ -142,7 +142,8 @@ export function WorkersTable() {
         className="size-4"
       />
     ),
-    className: "w-8",
+    // Room for the box and the cell's padding (a narrower cell overflows into an ellipsis dot).
+    className: "w-8 sm:w-10",
     cell: (w) => (
       <input
         type="checkbox"
@@ -214,7 +215,8 @@ export function WorkersTable() {
     {
       id: "gen",
       header: <span title="config_gen: goes up by one on every save of the worker's config">Config version</span>,
-      className: "w-28 text-right",
+      // As wide as its header ("CONFIG VERSION" in capitals), which would otherwise be cut.
+      className: "w-40 text-right",
       hideBelow: "xl",
       cell: (w) => <span className="tabular-nums">{w.config_gen ?? "—"}</span>,
     },

@@ -245,7 +245,9 @@ export function errorGroupsSuite(h: Harness): void {
       expect((await h.backend.workerGetConfig("jobs", "a")).config).toEqual({ slots: 4 });
       expect((await h.backend.workerGetConfig("jobs", "b")).config).toEqual({ slots: 1 });
       const entry = JSON.parse((await h.backend.auditRange(0, 1)).items[0]!.toString());
-      expect(entry).toMatchObject({ action: "workers.bulk.config", outcome: "done", before: { slots: 1 }, after: { slots: 4 } });
+      // one worker changed: still listed by name (the entry's target is the automation)
+      expect(entry).toMatchObject({ action: "workers.bulk.config", outcome: "done", changes: [{ worker_id: "a", before: { slots: 1 }, after: { slots: 4 } }], changes_total: 1 });
+      expect(entry.before).toBeUndefined();
       expect(entry.details).toMatchObject({ automation_type: "jobs", requested: 2, written: 1, unchanged: 1 });
     });
 
@@ -275,6 +277,76 @@ export function errorGroupsSuite(h: Harness): void {
         expect(unknown.status).toBe(404);
         const shape = await h.call(bulkConfig.POST, "POST", "/workers/bulk-config", { body: { automation_type: "jobs", patch: [], workers: [] } });
         expect(shape.status).toBe(422);
+      });
+    });
+
+    it("writes each worker's own config (a revert), conflict-safe per worker, recorded with intent=revert", async () => {
+      await typed();
+      await h.backend.workerSetConfig("jobs", "b", { slots: 3, mode: "x" });
+      const res = await h.call(bulkConfig.POST, "POST", "/workers/bulk-config", {
+        body: {
+          automation_type: "jobs",
+          intent: "revert",
+          workers: [
+            { worker_id: "a", config_gen: 1, config: { slots: 2 } },
+            { worker_id: "b", config_gen: 2, config: { slots: 1 } },
+            // already as given: left alone
+            { worker_id: "c", config_gen: 1, config: { slots: 4 } },
+          ],
+        },
+      });
+      expect(res.status).toBe(200);
+      expect(res.json).toEqual({
+        workers: [
+          { worker_id: "a", config_gen: 2 },
+          { worker_id: "b", config_gen: 3 },
+        ],
+        unchanged: 1,
+      });
+      // the whole config, not merged: b's mode is gone
+      expect(await h.backend.workerGetConfig("jobs", "b")).toEqual({ config: { slots: 1 }, gen: 3 });
+      const entry = JSON.parse((await h.backend.auditRange(0, 1)).items[0]!.toString());
+      expect(entry).toMatchObject({ action: "workers.bulk.config", details: { intent: "revert", written: 2, unchanged: 1 }, changes_total: 2 });
+      expect(entry.changes).toEqual([
+        { worker_id: "a", before: { slots: 1 }, after: { slots: 2 } },
+        { worker_id: "b", before: { slots: 3, mode: "x" }, after: { slots: 1 } },
+      ]);
+    });
+
+    it("refuses a revert whose one worker moved since the review, a config failing the schema, and a body mixing patch and configs, writing nothing", async () => {
+      await typed();
+      await h.unchanged(async () => {
+        const stale = await h.call(bulkConfig.POST, "POST", "/workers/bulk-config", {
+          body: {
+            automation_type: "jobs",
+            intent: "revert",
+            workers: [
+              { worker_id: "a", config_gen: 1, config: { slots: 2 } },
+              { worker_id: "b", config_gen: 7, config: { slots: 2 } },
+            ],
+          },
+        });
+        expect(stale.status).toBe(412);
+        expect(stale.json.error.message).toMatch(/b: now generation 1/);
+        const invalid = await h.call(bulkConfig.POST, "POST", "/workers/bulk-config", {
+          body: { automation_type: "jobs", workers: [{ worker_id: "a", config_gen: 1, config: { slots: 99 } }] },
+        });
+        expect(invalid.status).toBe(422);
+        for (const body of [
+          { automation_type: "jobs", patch: { slots: 2 }, workers: [{ worker_id: "a", config_gen: 1, config: { slots: 2 } }] },
+          { automation_type: "jobs", workers: [{ worker_id: "a", config_gen: 1 }] },
+          {
+            automation_type: "jobs",
+            workers: [
+              { worker_id: "a", config_gen: 1, config: { slots: 2 } },
+              { worker_id: "b", config_gen: 1 },
+            ],
+          },
+          { automation_type: "jobs", intent: "undo", workers: [{ worker_id: "a", config_gen: 1, config: { slots: 2 } }] },
+        ]) {
+          const bad = await h.call(bulkConfig.POST, "POST", "/workers/bulk-config", { body });
+          expect(bad.status, JSON.stringify(body)).toBe(422);
+        }
       });
     });
   });

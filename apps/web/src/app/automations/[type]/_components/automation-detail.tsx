@@ -9,6 +9,7 @@ import { queries, workerHostname } from "@/lib/query";
 import { formatNumber } from "@/lib/format";
 import { CorruptBadge, EmptyState, ErrorState, LoadingState, PageHeader, RelativeTime, StatusBadge } from "@/components";
 import { ConfigRolloutEditor } from "@/components/config-editor";
+import { LastErrorCell } from "@/components/last-error-cell";
 
 import { SchemaSection } from "./schema-section";
 import { SubmitTaskForm } from "./submit-task-form";
@@ -77,7 +78,15 @@ export function AutomationDetail({ automationType }: { automationType: string })
             </>
           )
         }
-        actions={a.corrupt && a.corrupt.length > 0 ? <CorruptBadge fields={a.corrupt} /> : undefined}
+        actions={
+          <>
+            {a.corrupt && a.corrupt.length > 0 && <CorruptBadge fields={a.corrupt} />}
+            {/* The rollout form is the page's last section (a screen or more down on a phone): one jump to it. */}
+            <a href="#rollout" className="btn-primary">
+              Change config of every worker
+            </a>
+          </>
+        }
       />
       <div className="flex flex-col gap-8">
         <Overview automation={a} />
@@ -226,12 +235,8 @@ function WorkerTable({ workers }: { workers: Worker[] }) {
                 <Link href={`/workers/${enc(w.automation_type)}/${enc(w.worker_id)}`} className="link break-all font-mono">
                   {w.worker_id}
                 </Link>
-                {/* A max width of its own: a table cell's does not hold back nowrap text, which pushed the table sideways on a phone. */}
-                {w.last_error && w.status === "error" && (
-                  <span className="block max-w-[9rem] truncate text-xs text-red-700 sm:max-w-[14rem] dark:text-red-400" title={w.last_error}>
-                    {w.last_error}
-                  </span>
-                )}
+                {/* Whole and wrapped, with since when (issue 19.6), as on the workers page: it never pushes the table sideways. */}
+                {w.last_error && w.status === "error" && <LastErrorCell worker={w} className="max-w-[9rem] sm:max-w-[14rem]" />}
               </td>
               <td className="px-2 py-2 sm:px-3">
                 <StatusBadge status={w.status} />

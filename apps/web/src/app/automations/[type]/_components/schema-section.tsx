@@ -85,7 +85,7 @@ export function SchemaSection({ name, title, schema, hint }: { name: string; tit
                     </th>
                     <td className="px-3 py-2 font-mono text-xs">{f.type}</td>
                     <td className="px-3 py-2 text-xs">{f.bounds ?? <span className="text-slate-400">—</span>}</td>
-                    <td className="max-w-[12rem] break-all px-3 py-2 font-mono text-xs">{f.default ?? <span className="font-sans text-slate-400">—</span>}</td>
+                    <td className="max-w-[12rem] wrap-break-word px-3 py-2 font-mono text-xs">{f.default ?? <span className="font-sans text-slate-400">—</span>}</td>
                     <td className="px-3 py-2 text-slate-700 dark:text-slate-300">{f.description ?? <span className="text-slate-400">—</span>}</td>
                   </tr>
                 ))}
