@@ -6,3 +6,5 @@ export * from "./watch";
 export * from "./error-group";
 export * from "./search";
 export * from "./error-groups-api";
+export * from "./auth";
+export * from "./audit";

@@ -6,9 +6,9 @@
 // else saved first.
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import type { Automation, ConfigResult, ErrorDetail, WorkerDetail } from "@fleet/schema";
+import { ConfigResultSchema, type Automation, type ErrorDetail, type WorkerDetail } from "@fleet/schema";
 
-import { ApiError, apiFetchWithHeaders, errorMessage, seg } from "@/lib/api";
+import { ApiError, apiFetch, errorMessage, seg } from "@/lib/api";
 import { absoluteTime } from "@/lib/format";
 import { useLeaveGuard } from "@/lib/leave-guard";
 import { takeRevert } from "@/lib/revert";
@@ -210,12 +210,11 @@ function LoadedEditor({ automationType, workerId, worker, automation }: { automa
     setPhase("saving");
     setSaveError(null);
     try {
-      const res = await apiFetchWithHeaders<ConfigResult>(`/workers/${seg(automationType)}/${seg(workerId)}/config${reverting ? "?intent=revert" : ""}`, {
+      const result = await apiFetch(`/workers/${seg(automationType)}/${seg(workerId)}/config${reverting ? "?intent=revert" : ""}`, ConfigResultSchema, {
         method: usePut ? "PUT" : "PATCH",
         body: usePut ? stripUndefined(draft) : patch,
         headers: { "If-Match": `"${from.gen}"` },
       });
-      const result = res.data;
       qc.setQueryData<WorkerDetail>(queries.worker(automationType, workerId).queryKey, (old) =>
         old ? { ...old, config: result.config, config_gen: result.config_gen, corrupt: old.corrupt?.filter((c) => c !== "config" && c !== "config_gen") } : old,
       );

@@ -1,6 +1,6 @@
 "use client";
 
-import { BULK_ACTION_LISTS, BULK_DEFAULT_RATE, type BulkAction, type BulkJob, type SearchMatchLine } from "@fleet/schema";
+import { BULK_ACTION_LISTS, BULK_DEFAULT_RATE, BulkJobSchema, type BulkAction, type BulkJob, type SearchMatchLine, type StartBulkJobInput } from "@fleet/schema";
 import { useEffect, useRef, useState } from "react";
 
 import { ConfirmDialog } from "@/components";
@@ -47,7 +47,7 @@ export function BulkActionPanel({ name, q, where }: { name: string; q: string; w
   useEffect(() => {
     if (job?.state !== "running") return;
     const t = setTimeout(() => {
-      apiGet<BulkJob>(`/queues/${seg(name)}/bulk/${seg(job.id)}`)
+      apiGet(`/queues/${seg(name)}/bulk/${seg(job.id)}`, BulkJobSchema)
         .then(setJob)
         .catch((err: unknown) => setError(errorMessage(err)));
     }, 1000);
@@ -81,7 +81,13 @@ export function BulkActionPanel({ name, q, where }: { name: string; q: string; w
     if (!preview) return;
     setBusy(true);
     try {
-      const started = await apiPost<BulkJob>(`/queues/${seg(name)}/bulk`, { action, q: q || undefined, where: where || undefined, rate, expected: preview.matched });
+      const started = await apiPost(`/queues/${seg(name)}/bulk`, BulkJobSchema, {
+        action,
+        q: q || undefined,
+        where: where || undefined,
+        rate,
+        expected: preview.matched,
+      } satisfies StartBulkJobInput);
       setJob(started);
       setConfirming(false);
       setPreview(null);
@@ -96,7 +102,7 @@ export function BulkActionPanel({ name, q, where }: { name: string; q: string; w
   const cancel = async () => {
     if (!job) return;
     try {
-      setJob(await apiPost<BulkJob>(`/queues/${seg(name)}/bulk/${seg(job.id)}/cancel`));
+      setJob(await apiPost(`/queues/${seg(name)}/bulk/${seg(job.id)}/cancel`, BulkJobSchema));
     } catch (err) {
       setError(errorMessage(err));
     }

@@ -1,6 +1,6 @@
 "use client";
 
-import type { DeadLetter } from "@fleet/schema";
+import { DeadLetterDeleteResultSchema, DeadLetterRequeueResultSchema, type DeadLetter, type DeadLetterActionBody } from "@fleet/schema";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { usePathname } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
@@ -151,12 +151,12 @@ export function DeadLetters({ name, total, limit }: { name: string; total: numbe
 
   const act = useMutation({
     mutationFn: async (p: Pending) => {
-      const body = p.refs === null ? { all: true } : { refs: p.refs };
+      const body: DeadLetterActionBody = p.refs === null ? { all: true } : { refs: p.refs };
       if (p.action === "requeue") {
-        const r = await apiPost<{ requeued: number; missing: string[] }>(`/queues/${seg(name)}/dead/requeue`, body);
+        const r = await apiPost(`/queues/${seg(name)}/dead/requeue`, DeadLetterRequeueResultSchema, body);
         return { done: r.requeued, missing: r.missing, p };
       }
-      const r = await apiPost<{ deleted: number; missing: string[] }>(`/queues/${seg(name)}/dead/delete`, body);
+      const r = await apiPost(`/queues/${seg(name)}/dead/delete`, DeadLetterDeleteResultSchema, body);
       return { done: r.deleted, missing: r.missing, p };
     },
     onSuccess: ({ done, missing, p }) => {

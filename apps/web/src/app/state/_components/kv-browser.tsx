@@ -1,6 +1,6 @@
 "use client";
 
-import type { RawValue } from "@fleet/schema";
+import { DeletedSchema, type RawValue } from "@fleet/schema";
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
@@ -91,7 +91,7 @@ export function KvBrowser() {
   }, [ns, key]);
 
   const del = useMutation({
-    mutationFn: () => apiDelete(`/kv/${seg(ns ?? "")}/${seg(key ?? "")}`),
+    mutationFn: () => apiDelete(`/kv/${seg(ns ?? "")}/${seg(key ?? "")}`, DeletedSchema),
     onSuccess: () => {
       setAskDelete(false);
       setNote({ kind: "ok", text: `Deleted “${key}” from ${ns}.` });
