@@ -98,7 +98,7 @@ export async function* searchQueue(backend: Backend, name: string, opts: SearchO
   for (const { list, part } of parts) {
     let start = 0;
     let next: Promise<QueueScanChunk> | null = backend.queueScan(name, part, 0, chunk);
-    while (next) {
+    while (next !== null) {
       const c: QueueScanChunk = await next;
       next = null;
       if (c.corrupt) corrupt.add(part === "normal" ? "normal" : part);
