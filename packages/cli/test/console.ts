@@ -53,7 +53,6 @@ export function freePort(): Promise<number> {
   });
 }
 
-
 export interface RunningConsole {
   url: string;
   /** A fresh random token per role: every CLI run checks that none of them is ever printed. */

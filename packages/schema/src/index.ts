@@ -1,3 +1,6 @@
+// First, before any schema is made: a browser parses without `new Function` (./browser.ts).
+import "./browser";
+
 export * from "./redis";
 export * from "./api";
 export * from "./events";

@@ -4,7 +4,7 @@
 // is typed, a review of old and new values before anything is sent, a save that is a
 // compare-and-set on the generation that was loaded, and a clear choice when someone
 // else saved first.
-import { useCallback, useEffect, useMemo, useState } from "react";
+import { useCallback, useEffect, useEffectEvent, useMemo, useState } from "react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { ConfigResultSchema, type Automation, type ErrorDetail, type WorkerDetail } from "@fleet/schema";
 
@@ -130,8 +130,9 @@ function LoadedEditor({ automationType, workerId, worker, automation }: { automa
 
   // "Revert to before" from the audit trail (src/lib/revert.ts): load those values as my edit
   // and open the usual review, against the stored config and its generation.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: once, on the first render of a loaded editor (the key is used up)
-  useEffect(() => {
+  // Once, on the first render of a loaded editor (the key is used up): an effect event, so it
+  // reads the editor's state of that moment without re-running when it changes.
+  const takeRevertFromUrl = useEffectEvent(() => {
     const url = new URL(window.location.href);
     const key = url.searchParams.get("revert");
     if (key === null) return;
@@ -155,7 +156,8 @@ function LoadedEditor({ automationType, workerId, worker, automation }: { automa
       setNotice(`Reverting to the config as it was before ${by}. Review the changes against what is stored now, then save.`);
       if (configIssues(s, filled).length === 0) setPhase("review");
     }
-  }, []);
+  });
+  useEffect(() => takeRevertFromUrl(), []);
 
   // Someone else's save, seen live (a `workers` frame updates the cached worker) or on a refetch.
   const serverVersion = versionOf(worker);

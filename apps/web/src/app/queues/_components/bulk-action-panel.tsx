@@ -5,6 +5,7 @@ import { useEffect, useRef, useState } from "react";
 
 import { ConfirmDialog } from "@/components";
 import { ResultNote, Section } from "@/components/ui-bits";
+import { useOnChange } from "@/components/use-on-change";
 import { apiGet, apiPost, errorMessage, seg } from "@/lib/api";
 import { formatNumber } from "@/lib/format";
 import { streamSearch } from "@/lib/search-stream";
@@ -36,12 +37,11 @@ export function BulkActionPanel({ name, q, where }: { name: string; q: string; w
   const abort = useRef<AbortController | null>(null);
   const spec = ACTIONS.find((a) => a.id === action)!;
 
-  // a new search (or action) makes the old preview meaningless: the effect runs on their change
-  // biome-ignore lint/correctness/useExhaustiveDependencies: q, where and action are what it reacts to, not what it reads
-  useEffect(() => {
+  // a new search (or action) makes the old preview meaningless, and stops one being counted
+  useOnChange(JSON.stringify([q, where, action]), () => {
     setPreview(null);
     abort.current?.abort();
-  }, [q, where, action]);
+  });
 
   // a running job: its progress, every second, until it ends
   useEffect(() => {

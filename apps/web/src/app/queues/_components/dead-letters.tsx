@@ -15,6 +15,7 @@ import { useSession } from "@/lib/session";
 
 import { ItemTable } from "@/components/item-table";
 import { InlineEmpty, ResultNote, Section, TaskId } from "@/components/ui-bits";
+import { useOnChange } from "@/components/use-on-change";
 import { intParam, useQueryState } from "@/lib/use-query-state";
 
 type Action = "requeue" | "delete";
@@ -134,8 +135,7 @@ export function DeadLetters({ name, total, limit }: { name: string; total: numbe
   const [outcome, setOutcome] = useState<Outcome | null>(null);
 
   // A selection belongs to the page it was made on.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the page (offset, limit, queue) is the trigger, not an input
-  useEffect(() => setSelected(new Set()), [offset, limit, name]);
+  useOnChange(JSON.stringify([name, limit, offset]), () => setSelected(new Set()));
 
   const items = useMemo(() => data?.items ?? [], [data]);
   const pageRefs = useMemo(() => [...new Set(items.map((i) => i.ref))], [items]);
