@@ -296,319 +296,323 @@ async function scanAll(r: Redis, pattern: string): Promise<string[]> {
 }
 
 // ---- the tests
+// One suite around everything that runs the reference, the shared setup included: without
+// backend.py every test here is skipped under a title that says why (py-reference.ts), and
+// a describe added later cannot forget to be.
+describe.skipIf(pyRef.skip)(pyRef.title("cross-language: this backend and the Python reference on one Redis"), () => {
+  let backend: RedisBackend;
+  let raw: Redis;
+  const FROZEN = Math.floor(Date.now() / 1000) + 0.125;
+  const PY = fixture("py", FROZEN);
+  const TS = fixture("ts", FROZEN);
+  let pyWrite: any;
 
-let backend: RedisBackend;
-let raw: Redis;
-const FROZEN = Math.floor(Date.now() / 1000) + 0.125;
-const PY = fixture("py", FROZEN);
-const TS = fixture("ts", FROZEN);
-let pyWrite: any;
+  beforeAll(async () => {
+    raw = new Redis(URL_DB);
+    await raw.flushdb();
+    backend = createRedisBackend(URL_DB);
+    pyWrite = python("write", PY);
+    const now = vi.spyOn(Date, "now").mockReturnValue(FROZEN * 1000);
+    try {
+      await tsWrite(backend, TS);
+    } finally {
+      now.mockRestore();
+    }
+  }, 60_000);
 
-beforeAll(async () => {
-  raw = new Redis(URL_DB);
-  await raw.flushdb();
-  backend = createRedisBackend(URL_DB);
-  pyWrite = python("write", PY);
-  const now = vi.spyOn(Date, "now").mockReturnValue(FROZEN * 1000);
-  try {
-    await tsWrite(backend, TS);
-  } finally {
-    now.mockRestore();
-  }
-}, 60_000);
-
-afterAll(async () => {
-  await backend.close();
-  raw.disconnect();
-});
-
-describe.skipIf(pyRef.skip)(pyRef.title("Python writes, TypeScript reads"), () => {
-  it("reads every kind of data back exactly as the reference does", async () => {
-    const ts = await tsView(backend, PY);
-    expect(settle(ts)).toEqual(settle(pyWrite.view));
+  afterAll(async () => {
+    await backend.close();
+    raw.disconnect();
   });
 
-  it("reads workers field by field", async () => {
-    const w = PY.workers[0]!;
-    const rec = (await backend.workerGet(w.type, w.id))!;
-    expect(rec).toMatchObject({
-      registered: true,
-      hardware: w.hardware,
-      config: w.config,
-      configGen: 1,
-      state: "RUNNING",
-      lastSeen: FROZEN,
-      lastError: null,
-      stats: w.stats,
-      historyLen: 2,
-      corrupt: [],
+  describe("Python writes, TypeScript reads", () => {
+    it("reads every kind of data back exactly as the reference does", async () => {
+      const ts = await tsView(backend, PY);
+      expect(settle(ts)).toEqual(settle(pyWrite.view));
     });
-    const w2 = (await backend.workersGet([{ automationType: PY.workers[1]!.type, workerId: "w-2" }]))[0]!;
-    expect(w2).toMatchObject({ state: "ERROR", lastError: "boom: ☃ failed", lastSeen: FROZEN - 100.5, config: {}, configGen: 0, stats: null });
-    const frames = await backend.workerStatsFrames(w.type, w.id, { limit: 10 });
-    expect(frames.map((f) => [f.ts, f.frame])).toEqual(w.history);
-  });
 
-  it("reads queues: priorities, the reservation, the nacked retry and dead letters", async () => {
-    const q = PY.queues[0]!;
-    const reserved = pyWrite.result.reserved[q.name].map((s: string) => unb64(s).toString());
-    expect(reserved).toEqual([unb64(q.push[1]!.body_b64).toString(), unb64(q.push[0]!.body_b64).toString()]);
-    const d = await backend.queueDetail(q.name, 100);
-    expect(d.depths).toMatchObject({ pending: { high: 0, normal: 3, low: 1, total: 4 }, processing: 1, scheduled: 1, dead: 2 });
-    expect(d.processing.map((p) => p.id)).toEqual(["h1"]);
-    expect(d.processing[0]!.deadline).toBeCloseTo(FROZEN + 120, 0);
-    expect(d.scheduled[0]!.readyAt).toBeCloseTo(FROZEN + 600, 0);
-    const dead = await backend.dlqRange(q.name, 0, 10);
-    expect(dead.items.map(b64)).toEqual(q.dead);
-    // and TypeScript can finish the task Python reserved
-    expect(await backend.queueAck(q.name, "h1")).toBe(true);
-    expect(await backend.queueAck(q.name, "h1")).toBe(false);
-    expect(await raw.zcard(`fleet:queue:${q.name}:processing`)).toBe(0);
-    expect(await raw.hlen(`fleet:queue:${q.name}:processing:body`)).toBe(0);
-  });
-
-  it("reads pools with their claims, and releases a claim and a lock Python took", async () => {
-    const p = PY.pools[0]!;
-    expect(pyWrite.result.claims[p.name]).toEqual(["acc-1"]);
-    const items = await backend.poolItems(p.name);
-    expect(items.map((i) => i.id).sort()).toEqual(["acc-1", "acc-3", "acc-é"]);
-    const acc1 = items.find((i) => i.id === "acc-1")!;
-    expect(acc1.payload).toEqual(Buffer.from([0, 1, 2, 250, 255]));
-    expect(acc1.expiresAt).toBe(FROZEN + 3600);
-    expect(acc1.inUseUntil).toBeGreaterThan(Date.now() / 1000 + 250);
-    expect(items.find((i) => i.id === "acc-é")).toMatchObject({ tags: { region: "us", flags: ["x", "ÿ"] }, expiresAt: null, inUseUntil: null, corrupt: false });
-    const lock = PY.locks[0]!.name;
-    expect(await backend.lockRelease(lock, "not-the-token")).toBe(false);
-    expect(await backend.lockRelease(lock, pyWrite.result.locks[lock])).toBe(true);
-  });
-});
-
-describe.skipIf(pyRef.skip)(pyRef.title("TypeScript writes, Python reads"), () => {
-  it("the reference reads back what TypeScript wrote, as TypeScript does", async () => {
-    const py = python("read", TS).view;
-    const ts = await tsView(backend, TS);
-    expect(settle(py)).toEqual(settle(ts));
-    // and it is what was meant, not merely the same on both sides
-    const w = TS.workers[0]!;
-    expect(py.workers[`${w.type}|${w.id}`].get).toEqual({
-      hardware: w.hardware,
-      config: w.config,
-      config_gen: 1,
-      state: "RUNNING",
-      last_seen: FROZEN,
-      last_error: null,
-      stats: w.stats,
+    it("reads workers field by field", async () => {
+      const w = PY.workers[0]!;
+      const rec = (await backend.workerGet(w.type, w.id))!;
+      expect(rec).toMatchObject({
+        registered: true,
+        hardware: w.hardware,
+        config: w.config,
+        configGen: 1,
+        state: "RUNNING",
+        lastSeen: FROZEN,
+        lastError: null,
+        stats: w.stats,
+        historyLen: 2,
+        corrupt: [],
+      });
+      const w2 = (await backend.workersGet([{ automationType: PY.workers[1]!.type, workerId: "w-2" }]))[0]!;
+      expect(w2).toMatchObject({ state: "ERROR", lastError: "boom: ☃ failed", lastSeen: FROZEN - 100.5, config: {}, configGen: 0, stats: null });
+      const frames = await backend.workerStatsFrames(w.type, w.id, { limit: 10 });
+      expect(frames.map((f) => [f.ts, f.frame])).toEqual(w.history);
     });
-    expect(py.workers[`${w.type}|${w.id}`].history).toEqual(w.history!.map(([, f]) => f));
-    expect(py.counters).toEqual({ "ts:done": 42, "ts:neg": -7 });
-    expect(py.queues[TS.queues[0]!.name].dead).toEqual(TS.queues[0]!.dead);
-    expect(py.pools[TS.pools[0]!.name].items.map((i: any) => i.id)).toEqual(["acc-1", "acc-3", "acc-é"]);
-    expect(py.streams[TS.streams[0]!.name].scores).toEqual([FROZEN + 0.25, FROZEN + 0.375, FROZEN + 0.5]);
+
+    it("reads queues: priorities, the reservation, the nacked retry and dead letters", async () => {
+      const q = PY.queues[0]!;
+      const reserved = pyWrite.result.reserved[q.name].map((s: string) => unb64(s).toString());
+      expect(reserved).toEqual([unb64(q.push[1]!.body_b64).toString(), unb64(q.push[0]!.body_b64).toString()]);
+      const d = await backend.queueDetail(q.name, 100);
+      expect(d.depths).toMatchObject({ pending: { high: 0, normal: 3, low: 1, total: 4 }, processing: 1, scheduled: 1, dead: 2 });
+      expect(d.processing.map((p) => p.id)).toEqual(["h1"]);
+      expect(d.processing[0]!.deadline).toBeCloseTo(FROZEN + 120, 0);
+      expect(d.scheduled[0]!.readyAt).toBeCloseTo(FROZEN + 600, 0);
+      const dead = await backend.dlqRange(q.name, 0, 10);
+      expect(dead.items.map(b64)).toEqual(q.dead);
+      // and TypeScript can finish the task Python reserved
+      expect(await backend.queueAck(q.name, "h1")).toBe(true);
+      expect(await backend.queueAck(q.name, "h1")).toBe(false);
+      expect(await raw.zcard(`fleet:queue:${q.name}:processing`)).toBe(0);
+      expect(await raw.hlen(`fleet:queue:${q.name}:processing:body`)).toBe(0);
+    });
+
+    it("reads pools with their claims, and releases a claim and a lock Python took", async () => {
+      const p = PY.pools[0]!;
+      expect(pyWrite.result.claims[p.name]).toEqual(["acc-1"]);
+      const items = await backend.poolItems(p.name);
+      expect(items.map((i) => i.id).sort()).toEqual(["acc-1", "acc-3", "acc-é"]);
+      const acc1 = items.find((i) => i.id === "acc-1")!;
+      expect(acc1.payload).toEqual(Buffer.from([0, 1, 2, 250, 255]));
+      expect(acc1.expiresAt).toBe(FROZEN + 3600);
+      expect(acc1.inUseUntil).toBeGreaterThan(Date.now() / 1000 + 250);
+      expect(items.find((i) => i.id === "acc-é")).toMatchObject({ tags: { region: "us", flags: ["x", "ÿ"] }, expiresAt: null, inUseUntil: null, corrupt: false });
+      const lock = PY.locks[0]!.name;
+      expect(await backend.lockRelease(lock, "not-the-token")).toBe(false);
+      expect(await backend.lockRelease(lock, pyWrite.result.locks[lock])).toBe(true);
+    });
   });
 
-  it("the reference acknowledges a task TypeScript reserved", async () => {
-    const q = TS.queues[0]!.name;
-    expect(await backend.client.zrange(`fleet:queue:${q}:processing`, 0, "-1")).toEqual(["h1"]);
-    expect(python("ack", { queue: q, ids: ["h1", "h1"] }).acked).toEqual([true, false]);
-    expect(await backend.client.exists(`fleet:queue:${q}:processing`, `fleet:queue:${q}:processing:body`)).toBe(0);
+  describe("TypeScript writes, Python reads", () => {
+    it("the reference reads back what TypeScript wrote, as TypeScript does", async () => {
+      const py = python("read", TS).view;
+      const ts = await tsView(backend, TS);
+      expect(settle(py)).toEqual(settle(ts));
+      // and it is what was meant, not merely the same on both sides
+      const w = TS.workers[0]!;
+      expect(py.workers[`${w.type}|${w.id}`].get).toEqual({
+        hardware: w.hardware,
+        config: w.config,
+        config_gen: 1,
+        state: "RUNNING",
+        last_seen: FROZEN,
+        last_error: null,
+        stats: w.stats,
+      });
+      expect(py.workers[`${w.type}|${w.id}`].history).toEqual(w.history!.map(([, f]) => f));
+      expect(py.counters).toEqual({ "ts:done": 42, "ts:neg": -7 });
+      expect(py.queues[TS.queues[0]!.name].dead).toEqual(TS.queues[0]!.dead);
+      expect(py.pools[TS.pools[0]!.name].items.map((i: any) => i.id)).toEqual(["acc-1", "acc-3", "acc-é"]);
+      expect(py.streams[TS.streams[0]!.name].scores).toEqual([FROZEN + 0.25, FROZEN + 0.375, FROZEN + 0.5]);
+    });
+
+    it("the reference acknowledges a task TypeScript reserved", async () => {
+      const q = TS.queues[0]!.name;
+      expect(await backend.client.zrange(`fleet:queue:${q}:processing`, 0, "-1")).toEqual(["h1"]);
+      expect(python("ack", { queue: q, ids: ["h1", "h1"] }).acked).toEqual([true, false]);
+      expect(await backend.client.exists(`fleet:queue:${q}:processing`, `fleet:queue:${q}:processing:body`)).toBe(0);
+    });
+
+    it("the reference releases a lock TypeScript holds", async () => {
+      const lock = TS.locks[0]!.name;
+      const token = (await backend.client.get(`fleet:lock:${lock}`))!;
+      expect(token).toMatch(/^[0-9a-f]{32}$/);
+      expect(python("release", { tokens: { [lock]: token } }).released).toEqual({ [lock]: true });
+      expect(await backend.client.exists(`fleet:lock:${lock}`)).toBe(0);
+    });
   });
 
-  it("the reference releases a lock TypeScript holds", async () => {
-    const lock = TS.locks[0]!.name;
-    const token = (await backend.client.get(`fleet:lock:${lock}`))!;
-    expect(token).toMatch(/^[0-9a-f]{32}$/);
-    expect(python("release", { tokens: { [lock]: token } }).released).toEqual({ [lock]: true });
-    expect(await backend.client.exists(`fleet:lock:${lock}`)).toBe(0);
-  });
-});
+  describe("both write the same bytes", () => {
+    // Time-dependent scores (reservation deadlines, retry times) and the random lock token
+    // are compared by member only; everything else byte for byte.
+    const TIME_SCORED = [/:processing$/, /:scheduled$/];
+    const RANDOM = [/^fleet:lock:/];
 
-describe.skipIf(pyRef.skip)(pyRef.title("both write the same bytes"), () => {
-  // Time-dependent scores (reservation deadlines, retry times) and the random lock token
-  // are compared by member only; everything else byte for byte.
-  const TIME_SCORED = [/:processing$/, /:scheduled$/];
-  const RANDOM = [/^fleet:lock:/];
-
-  it("key for key, value for value", async () => {
-    const pyKeys = (await scanAll(raw, "*")).filter((k) => /(^|[:|])py[-:.k]/.test(k) && !k.startsWith("ts"));
-    const toTs = (k: string) => k.replace(/(^|:)py(?=[-:.k])/, "$1ts");
-    expect(pyKeys.length).toBeGreaterThan(20);
-    const tsKeys = (await scanAll(raw, "*")).filter((k) => /(^|[:|])ts[-:.k]/.test(k));
-    expect(tsKeys.sort()).toEqual(pyKeys.map(toTs).sort());
-    for (const k of pyKeys) {
-      const a: any = await rawDump(raw, k);
-      const b: any = await rawDump(raw, toTs(k));
-      if (RANDOM.some((re) => re.test(k))) {
-        expect(b.type, k).toBe(a.type);
-        continue;
+    it("key for key, value for value", async () => {
+      const pyKeys = (await scanAll(raw, "*")).filter((k) => /(^|[:|])py[-:.k]/.test(k) && !k.startsWith("ts"));
+      const toTs = (k: string) => k.replace(/(^|:)py(?=[-:.k])/, "$1ts");
+      expect(pyKeys.length).toBeGreaterThan(20);
+      const tsKeys = (await scanAll(raw, "*")).filter((k) => /(^|[:|])ts[-:.k]/.test(k));
+      expect(tsKeys.sort()).toEqual(pyKeys.map(toTs).sort());
+      for (const k of pyKeys) {
+        const a: any = await rawDump(raw, k);
+        const b: any = await rawDump(raw, toTs(k));
+        if (RANDOM.some((re) => re.test(k))) {
+          expect(b.type, k).toBe(a.type);
+          continue;
+        }
+        if (TIME_SCORED.some((re) => re.test(k))) {
+          expect(
+            b.value.map((p: string[]) => p[0]),
+            k,
+          ).toEqual(a.value.map((p: string[]) => p[0]));
+          continue;
+        }
+        expect(b, k).toEqual(a);
       }
-      if (TIME_SCORED.some((re) => re.test(k))) {
+      for (const idx of ["wkrs:all"]) {
+        const members = await raw.smembers(idx);
         expect(
-          b.value.map((p: string[]) => p[0]),
-          k,
-        ).toEqual(a.value.map((p: string[]) => p[0]));
-        continue;
+          members
+            .filter((m) => m.startsWith("ts-"))
+            .map((m) => m.replace(/^ts/, "py"))
+            .sort(),
+        ).toEqual(members.filter((m) => m.startsWith("py-")).sort());
       }
-      expect(b, k).toEqual(a);
-    }
-    for (const idx of ["wkrs:all"]) {
-      const members = await raw.smembers(idx);
-      expect(
-        members
-          .filter((m) => m.startsWith("ts-"))
-          .map((m) => m.replace(/^ts/, "py"))
-          .sort(),
-      ).toEqual(members.filter((m) => m.startsWith("py-")).sort());
-    }
-    const catalog = await raw.hgetallBuffer("fleet:catalog");
-    expect(catalog[`ts-scrapér`]).toEqual(catalog[`py-scrapér`]);
-  });
+      const catalog = await raw.hgetallBuffer("fleet:catalog");
+      expect(catalog[`ts-scrapér`]).toEqual(catalog[`py-scrapér`]);
+    });
 
-  it("pins the exact encodings of the deterministic values", async () => {
-    const t = "py-scrapér";
-    const id = "w-1☃";
-    expect(await raw.get(`wkr:${t}:${id}:hardware`)).toBe(
-      '{"host": "h\\u00f6st-\\u2603", "cpu": 8, "gpu": null, "ratio": 0.25, "tags": ["a", "\\ud83d\\ude00"], "nested": {"k \\u00e9": [1, 2.5, "z"]}}',
-    );
-    expect(await raw.get(`wkr:${t}:${id}:config`)).toBe('{"slots": 4, "name": "na\\u00efve", "enabled": true, "limits": {"rps": 1.5}}');
-    expect(await raw.hget(`wkr:${t}:${id}:state`, "last_seen")).toBe(String(FROZEN));
-    const item = JSON.parse((await raw.hget("fleet:pool:py:accounts", "acc-1"))!);
-    expect(item).toEqual({ p: "AAEC+v8=", t: { region: "eu", tier: 1 }, x: FROZEN + 3600 });
-  });
-});
-
-describe("mixed fleets (issue 13)", () => {
-  it("registers the id the reference registers, for every body of the shared table", async () => {
-    const [py] = pythonOps([{ op: "reserve_each", queue_prefix: "py-ids", bodies_b64: TASK_ID_CASES.map((c) => b64(c.body)) }]);
-    const results = okOf(py) as Array<{ error?: string; body_b64?: string; registered?: Record<string, string> }>;
-    for (const [i, c] of TASK_ID_CASES.entries()) {
-      const q = `ts-ids:${i}`;
-      await backend.queuePush(q, c.body);
-      expect(await backend.queueReserve(q, 0, 30), c.name).toEqual(c.body);
-      const ts = await raw.hgetallBuffer(`fleet:queue:${q}:processing:body`);
-      expect(Object.fromEntries(Object.entries(ts).map(([k, v]) => [k, b64(v)])), c.name).toEqual(c.id === null ? {} : { [c.id]: b64(c.body) });
-      const p = results[i]!;
-      if (c.python === "raises") {
-        expect(p.error, c.name).toMatch(/UnicodeEncodeError/);
-        continue;
-      }
-      expect(p.body_b64, c.name).toBe(b64(c.body));
-      const pyIds = Object.keys(p.registered!);
-      if (c.python === "same") expect(p.registered, c.name).toEqual(c.id === null ? {} : { [c.id]: b64(c.body) });
-      // unparseable: the reference registers a random uuid4 hex that nobody can ever ack
-      else if (c.python === "random") expect(pyIds, c.name).toEqual([expect.stringMatching(/^[0-9a-f]{32}$/)]);
-      // a container id: the reference registers its repr
-      else expect(pyIds, c.name).toEqual([expect.stringMatching(/^[[{]/)]);
-    }
-  });
-
-  it("agrees with the reference and the Lua script on 400 generated bodies, broken ones included", async () => {
-    const bodies = generatedTaskBodies(20260113, 400);
-    const [py] = pythonOps([{ op: "reserve_each", queue_prefix: "py-gen", bodies_b64: bodies.map((x) => b64(x)) }]);
-    const results = okOf(py) as Array<{ error?: string; registered?: Record<string, string> }>;
-    let withIds = 0;
-    for (const [i, body] of bodies.entries()) {
-      const id = taskIdOfBody(body);
-      if (id !== null) withIds++;
-      await backend.queuePush(`ts-gen:${i}`, body);
-      await backend.queueReserve(`ts-gen:${i}`, 0, 30);
-      const lua = Object.keys(await raw.hgetall(`fleet:queue:ts-gen:${i}:processing:body`));
-      expect(lua, body.toString("latin1")).toEqual(id === null ? [] : [id]);
-      const p = results[i]!;
-      // where Python registers nothing usable (a random uuid, a container's repr, an encoding failure), no id
-      const pyIds = p.registered ? Object.keys(p.registered) : [];
-      if (id !== null) expect(pyIds, body.toString("latin1")).toEqual([id]);
-      else expect(p.error !== undefined || pyIds.length === 0 || /^[0-9a-f]{32}$|^[[{]/.test(pyIds[0]!), body.toString("latin1")).toBe(true);
-    }
-    expect(withIds).toBeGreaterThan(30);
-  });
-
-  it("a retry changes only attempts and last_error: the bytes the reference's own dict update writes", async () => {
-    const bodies = [
-      '{"id": "r1", "payload": {"big": 12345678901234567890, "f": 1.0, "10": "ten", "2": "two", "s": "caf\\u00e9 \\ud83d\\ude00", "nan": NaN, "inf": -Infinity}}',
-      '{"id": 7, "payload": [1.5e-07, 1e+16, -0.0], "attempts": 2, "last_error": "before", "z": null}',
-      '{"payload": {}, "id": "r3"}',
-    ];
-    const failures = [
-      [1, 'Error: boom \u2603 "quoted"'],
-      [3, ""],
-    ] as const;
-    const cases = bodies.flatMap((body) => failures.map(([attempts, error]) => ({ body, attempts, error })));
-    const py = pythonOps(cases.map((c) => ({ op: "retry_body", body_b64: b64(c.body), attempts: c.attempts, last_error: c.error })));
-    cases.forEach((c, i) => {
-      const ts = withTaskFailure(Buffer.from(c.body), c.attempts, c.error)!;
-      expect(ts.toString(), c.body).toBe(unb64(okOf(py[i])).toString());
+    it("pins the exact encodings of the deterministic values", async () => {
+      const t = "py-scrapér";
+      const id = "w-1☃";
+      expect(await raw.get(`wkr:${t}:${id}:hardware`)).toBe(
+        '{"host": "h\\u00f6st-\\u2603", "cpu": 8, "gpu": null, "ratio": 0.25, "tags": ["a", "\\ud83d\\ude00"], "nested": {"k \\u00e9": [1, 2.5, "z"]}}',
+      );
+      expect(await raw.get(`wkr:${t}:${id}:config`)).toBe('{"slots": 4, "name": "na\\u00efve", "enabled": true, "limits": {"rps": 1.5}}');
+      expect(await raw.hget(`wkr:${t}:${id}:state`, "last_seen")).toBe(String(FROZEN));
+      const item = JSON.parse((await raw.hget("fleet:pool:py:accounts", "acc-1"))!);
+      expect(item).toEqual({ p: "AAEC+v8=", t: { region: "eu", tier: 1 }, x: FROZEN + 3600 });
     });
   });
 
-  it("pool_put prunes exactly what the reference prunes, and nothing when the reference would stop with a TypeError", async () => {
-    const cases = poolPruneCases(Date.now() / 1000 - 3600, Date.now() / 1000 + 3600);
-    const plant = (pool: string, extra: Array<[string, Buffer]> = []) =>
-      [...cases.map((c) => [c.id, c.raw] as [string, Buffer]), ...extra].map(([field, value]) => ({ op: "hset", key: `fleet:pool:${pool}`, field, value_b64: b64(value) }));
-    const typeErrorItem: [string, Buffer] = ["x-text", Buffer.from('{"p": "", "t": {}, "x": "2020-01-01"}')];
-    const results = pythonOps([
-      ...plant("py-prune"),
-      { op: "pool_put", name: "py-prune", id: "new", payload_b64: b64("x"), tags: {}, ttl: null },
-      ...plant("py-prune-te", [typeErrorItem]),
-      { op: "pool_put", name: "py-prune-te", id: "new", payload_b64: b64("x"), tags: {}, ttl: null },
-    ]);
-    const pyLeft = okOf(results[cases.length]);
-    expect(pyLeft).toEqual(["new", ...cases.filter((c) => !c.pruned).map((c) => c.id)].sort());
-    expect(results.at(-1)).toEqual({ error: expect.stringMatching(/^TypeError/) });
+  describe("mixed fleets (issue 13)", () => {
+    it("registers the id the reference registers, for every body of the shared table", async () => {
+      const [py] = pythonOps([{ op: "reserve_each", queue_prefix: "py-ids", bodies_b64: TASK_ID_CASES.map((c) => b64(c.body)) }]);
+      const results = okOf(py) as Array<{ error?: string; body_b64?: string; registered?: Record<string, string> }>;
+      for (const [i, c] of TASK_ID_CASES.entries()) {
+        const q = `ts-ids:${i}`;
+        await backend.queuePush(q, c.body);
+        expect(await backend.queueReserve(q, 0, 30), c.name).toEqual(c.body);
+        const ts = await raw.hgetallBuffer(`fleet:queue:${q}:processing:body`);
+        expect(Object.fromEntries(Object.entries(ts).map(([k, v]) => [k, b64(v)])), c.name).toEqual(c.id === null ? {} : { [c.id]: b64(c.body) });
+        const p = results[i]!;
+        if (c.python === "raises") {
+          expect(p.error, c.name).toMatch(/UnicodeEncodeError/);
+          continue;
+        }
+        expect(p.body_b64, c.name).toBe(b64(c.body));
+        const pyIds = Object.keys(p.registered!);
+        if (c.python === "same") expect(p.registered, c.name).toEqual(c.id === null ? {} : { [c.id]: b64(c.body) });
+        // unparseable: the reference registers a random uuid4 hex that nobody can ever ack
+        else if (c.python === "random") expect(pyIds, c.name).toEqual([expect.stringMatching(/^[0-9a-f]{32}$/)]);
+        // a container id: the reference registers its repr
+        else expect(pyIds, c.name).toEqual([expect.stringMatching(/^[[{]/)]);
+      }
+    });
 
-    for (const [field, value] of cases.map((c) => [c.id, c.raw] as const)) await raw.hset("fleet:pool:ts-prune", field, value);
-    await backend.poolPut("ts-prune", "new", "x", {}, null);
-    expect((await raw.hkeys("fleet:pool:ts-prune")).sort()).toEqual(pyLeft);
+    it("agrees with the reference and the Lua script on 400 generated bodies, broken ones included", async () => {
+      const bodies = generatedTaskBodies(20260113, 400);
+      const [py] = pythonOps([{ op: "reserve_each", queue_prefix: "py-gen", bodies_b64: bodies.map((x) => b64(x)) }]);
+      const results = okOf(py) as Array<{ error?: string; registered?: Record<string, string> }>;
+      let withIds = 0;
+      for (const [i, body] of bodies.entries()) {
+        const id = taskIdOfBody(body);
+        if (id !== null) withIds++;
+        await backend.queuePush(`ts-gen:${i}`, body);
+        await backend.queueReserve(`ts-gen:${i}`, 0, 30);
+        const lua = Object.keys(await raw.hgetall(`fleet:queue:ts-gen:${i}:processing:body`));
+        expect(lua, body.toString("latin1")).toEqual(id === null ? [] : [id]);
+        const p = results[i]!;
+        // where Python registers nothing usable (a random uuid, a container's repr, an encoding failure), no id
+        const pyIds = p.registered ? Object.keys(p.registered) : [];
+        if (id !== null) expect(pyIds, body.toString("latin1")).toEqual([id]);
+        else expect(p.error !== undefined || pyIds.length === 0 || /^[0-9a-f]{32}$|^[[{]/.test(pyIds[0]!), body.toString("latin1")).toBe(true);
+      }
+      expect(withIds).toBeGreaterThan(30);
+    });
 
-    for (const [field, value] of [...cases.map((c) => [c.id, c.raw] as const), typeErrorItem]) await raw.hset("fleet:pool:ts-prune-te", field, value);
-    await backend.poolPut("ts-prune-te", "new", "x", {}, null);
-    expect((await raw.hkeys("fleet:pool:ts-prune-te")).sort()).toEqual((await raw.hkeys("fleet:pool:py-prune-te")).sort());
-    expect(await raw.hlen("fleet:pool:ts-prune-te")).toBe(cases.length + 2);
-  });
+    it("a retry changes only attempts and last_error: the bytes the reference's own dict update writes", async () => {
+      const bodies = [
+        '{"id": "r1", "payload": {"big": 12345678901234567890, "f": 1.0, "10": "ten", "2": "two", "s": "caf\\u00e9 \\ud83d\\ude00", "nan": NaN, "inf": -Infinity}}',
+        '{"id": 7, "payload": [1.5e-07, 1e+16, -0.0], "attempts": 2, "last_error": "before", "z": null}',
+        '{"payload": {}, "id": "r3"}',
+      ];
+      const failures = [
+        [1, 'Error: boom \u2603 "quoted"'],
+        [3, ""],
+      ] as const;
+      const cases = bodies.flatMap((body) => failures.map(([attempts, error]) => ({ body, attempts, error })));
+      const py = pythonOps(cases.map((c) => ({ op: "retry_body", body_b64: b64(c.body), attempts: c.attempts, last_error: c.error })));
+      cases.forEach((c, i) => {
+        const ts = withTaskFailure(Buffer.from(c.body), c.attempts, c.error)!;
+        expect(ts.toString(), c.body).toBe(unb64(okOf(py[i])).toString());
+      });
+    });
 
-  it("a claim with a hold of zero or less fails and claims nothing, in the reference as here", async () => {
-    await backend.poolPut("ts-hold", "a", "x", {}, null);
-    const results = pythonOps([
-      { op: "pool_put", name: "py-hold", id: "a", payload_b64: b64("x"), tags: {}, ttl: null },
-      { op: "pool_claim", name: "py-hold", where: {}, hold: 0 },
-      { op: "pool_claim", name: "py-hold", where: {}, hold: -1 },
-    ]);
-    expect(results.slice(1)).toEqual([{ error: expect.stringMatching(/invalid expire time/) }, { error: expect.stringMatching(/invalid expire time/) }]);
-    await expect(backend.poolClaimAny("ts-hold", {}, 0)).rejects.toBeInstanceOf(RangeError);
-    await expect(backend.poolClaimAny("ts-hold", {}, -1)).rejects.toBeInstanceOf(RangeError);
-    expect(await raw.exists("fleet:pool:py-hold:claim:a", "fleet:pool:ts-hold:claim:a")).toBe(0);
-  });
+    it("pool_put prunes exactly what the reference prunes, and nothing when the reference would stop with a TypeError", async () => {
+      const cases = poolPruneCases(Date.now() / 1000 - 3600, Date.now() / 1000 + 3600);
+      const plant = (pool: string, extra: Array<[string, Buffer]> = []) =>
+        [...cases.map((c) => [c.id, c.raw] as [string, Buffer]), ...extra].map(([field, value]) => ({ op: "hset", key: `fleet:pool:${pool}`, field, value_b64: b64(value) }));
+      const typeErrorItem: [string, Buffer] = ["x-text", Buffer.from('{"p": "", "t": {}, "x": "2020-01-01"}')];
+      const results = pythonOps([
+        ...plant("py-prune"),
+        { op: "pool_put", name: "py-prune", id: "new", payload_b64: b64("x"), tags: {}, ttl: null },
+        ...plant("py-prune-te", [typeErrorItem]),
+        { op: "pool_put", name: "py-prune-te", id: "new", payload_b64: b64("x"), tags: {}, ttl: null },
+      ]);
+      const pyLeft = okOf(results[cases.length]);
+      expect(pyLeft).toEqual(["new", ...cases.filter((c) => !c.pruned).map((c) => c.id)].sort());
+      expect(results.at(-1)).toEqual({ error: expect.stringMatching(/^TypeError/) });
 
-  it("NaN and Infinity the reference writes are read, not corrupt, and written back byte for byte", async () => {
-    const stats = { rate: NaN, peak: Infinity, low: -Infinity, n: 3 };
-    const hardware = { host: "h", temp: NaN };
-    const results = pythonOps([
-      { op: "worker_register", type: "py-nan", id: "w", hardware },
-      { op: "worker_set_stats", type: "py-nan", id: "w", stats },
-      { op: "worker_stats_push", type: "py-nan", id: "w", ts: 5, frame: { rate: NaN } },
-    ]);
-    for (const r of results) okOf(r);
-    const rec = (await backend.workerGet("py-nan", "w"))!;
-    expect(rec).toMatchObject({ corrupt: [], stats, hardware });
-    expect((await backend.workerStatsFrames("py-nan", "w", { limit: 5 })).map((f) => f.frame)).toEqual([{ rate: NaN }]);
-    // what TypeScript writes from what it read is what Python wrote
-    await backend.workerRegister("ts-nan", "w", rec.hardware!);
-    await backend.workerSetStats("ts-nan", "w", rec.stats!);
-    await backend.workerStatsPush("ts-nan", "w", 5, { rate: NaN });
-    for (const k of ["hardware", "stats"]) expect(await raw.getBuffer(`wkr:ts-nan:w:${k}`), k).toEqual(await raw.getBuffer(`wkr:py-nan:w:${k}`));
-    expect(await raw.zrangeBuffer("wkr:ts-nan:w:stats:history", 0, "-1")).toEqual(await raw.zrangeBuffer("wkr:py-nan:w:stats:history", 0, "-1"));
-    // and the reference reads it back
-    const [pyGet, pyHistory] = pythonOps([
-      { op: "worker_get", type: "ts-nan", id: "w" },
-      { op: "stats_history", type: "ts-nan", id: "w" },
-    ]);
-    expect(okOf(pyGet)).toMatchObject({ stats, hardware });
-    expect(okOf(pyHistory)).toEqual([{ rate: NaN }]);
-  });
+      for (const [field, value] of cases.map((c) => [c.id, c.raw] as const)) await raw.hset("fleet:pool:ts-prune", field, value);
+      await backend.poolPut("ts-prune", "new", "x", {}, null);
+      expect((await raw.hkeys("fleet:pool:ts-prune")).sort()).toEqual(pyLeft);
 
-  it("empty config and gen values read as {} and 0 on both sides", async () => {
-    await raw.mset("wkr:py-empty:w:config", "", "wkr:py-empty:w:gen", "");
-    const [py] = pythonOps([{ op: "get_config", type: "py-empty", id: "w" }]);
-    expect(okOf(py)).toEqual({ config: {}, gen: 0 });
-    expect(await backend.workerGetConfig("py-empty", "w")).toEqual({ config: {}, gen: 0 });
+      for (const [field, value] of [...cases.map((c) => [c.id, c.raw] as const), typeErrorItem]) await raw.hset("fleet:pool:ts-prune-te", field, value);
+      await backend.poolPut("ts-prune-te", "new", "x", {}, null);
+      expect((await raw.hkeys("fleet:pool:ts-prune-te")).sort()).toEqual((await raw.hkeys("fleet:pool:py-prune-te")).sort());
+      expect(await raw.hlen("fleet:pool:ts-prune-te")).toBe(cases.length + 2);
+    });
+
+    it("a claim with a hold of zero or less fails and claims nothing, in the reference as here", async () => {
+      await backend.poolPut("ts-hold", "a", "x", {}, null);
+      const results = pythonOps([
+        { op: "pool_put", name: "py-hold", id: "a", payload_b64: b64("x"), tags: {}, ttl: null },
+        { op: "pool_claim", name: "py-hold", where: {}, hold: 0 },
+        { op: "pool_claim", name: "py-hold", where: {}, hold: -1 },
+      ]);
+      expect(results.slice(1)).toEqual([{ error: expect.stringMatching(/invalid expire time/) }, { error: expect.stringMatching(/invalid expire time/) }]);
+      await expect(backend.poolClaimAny("ts-hold", {}, 0)).rejects.toBeInstanceOf(RangeError);
+      await expect(backend.poolClaimAny("ts-hold", {}, -1)).rejects.toBeInstanceOf(RangeError);
+      expect(await raw.exists("fleet:pool:py-hold:claim:a", "fleet:pool:ts-hold:claim:a")).toBe(0);
+    });
+
+    it("NaN and Infinity the reference writes are read, not corrupt, and written back byte for byte", async () => {
+      const stats = { rate: NaN, peak: Infinity, low: -Infinity, n: 3 };
+      const hardware = { host: "h", temp: NaN };
+      const results = pythonOps([
+        { op: "worker_register", type: "py-nan", id: "w", hardware },
+        { op: "worker_set_stats", type: "py-nan", id: "w", stats },
+        { op: "worker_stats_push", type: "py-nan", id: "w", ts: 5, frame: { rate: NaN } },
+      ]);
+      for (const r of results) okOf(r);
+      const rec = (await backend.workerGet("py-nan", "w"))!;
+      expect(rec).toMatchObject({ corrupt: [], stats, hardware });
+      expect((await backend.workerStatsFrames("py-nan", "w", { limit: 5 })).map((f) => f.frame)).toEqual([{ rate: NaN }]);
+      // what TypeScript writes from what it read is what Python wrote
+      await backend.workerRegister("ts-nan", "w", rec.hardware!);
+      await backend.workerSetStats("ts-nan", "w", rec.stats!);
+      await backend.workerStatsPush("ts-nan", "w", 5, { rate: NaN });
+      for (const k of ["hardware", "stats"]) expect(await raw.getBuffer(`wkr:ts-nan:w:${k}`), k).toEqual(await raw.getBuffer(`wkr:py-nan:w:${k}`));
+      expect(await raw.zrangeBuffer("wkr:ts-nan:w:stats:history", 0, "-1")).toEqual(await raw.zrangeBuffer("wkr:py-nan:w:stats:history", 0, "-1"));
+      // and the reference reads it back
+      const [pyGet, pyHistory] = pythonOps([
+        { op: "worker_get", type: "ts-nan", id: "w" },
+        { op: "stats_history", type: "ts-nan", id: "w" },
+      ]);
+      expect(okOf(pyGet)).toMatchObject({ stats, hardware });
+      expect(okOf(pyHistory)).toEqual([{ rate: NaN }]);
+    });
+
+    it("empty config and gen values read as {} and 0 on both sides", async () => {
+      await raw.mset("wkr:py-empty:w:config", "", "wkr:py-empty:w:gen", "");
+      const [py] = pythonOps([{ op: "get_config", type: "py-empty", id: "w" }]);
+      expect(okOf(py)).toEqual({ config: {}, gen: 0 });
+      expect(await backend.workerGetConfig("py-empty", "w")).toEqual({ config: {}, gen: 0 });
+    });
   });
 });

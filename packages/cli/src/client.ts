@@ -2,7 +2,7 @@
 // checked against the shape @fleet/schema gives it, every failure turned into a CliError with
 // the exit code a script can act on. The token goes into the Authorization header and nowhere
 // else: no message, error or log line ever holds it.
-import { ErrorEnvelopeSchema } from "@fleet/schema";
+import { ClientErrorEnvelopeSchema } from "@fleet/schema";
 import type { z } from "zod";
 
 import { CliError, EXIT, UsageError, exitCodeForStatus } from "./exit-codes";
@@ -156,16 +156,13 @@ export class FleetClient {
     } catch {
       json = undefined;
     }
-    const envelope = ErrorEnvelopeSchema.safeParse(json);
+    // codes are added, never renamed: one this CLI does not know yet is still an envelope
+    const envelope = ClientErrorEnvelopeSchema.safeParse(json);
     let message: string;
     if (envelope.success) {
       const e = envelope.data.error;
       message = `${where}: ${res.status} ${e.code}: ${e.message}`;
       for (const d of (e.details ?? []).slice(0, 20)) message += `\n  ${d.path || "(body)"}: ${d.message}`;
-    } else if (json !== null && typeof json === "object" && typeof (json as { error?: { message?: unknown } }).error?.message === "string") {
-      // an envelope with a code this CLI does not know yet (too_many_requests...)
-      const e = (json as { error: { code?: unknown; message: string } }).error;
-      message = `${where}: ${res.status} ${String(e.code ?? "error")}: ${e.message}`;
     } else {
       const snippet = text.replace(/\s+/g, " ").trim().slice(0, 200);
       message = `${where}: unexpected answer ${res.status} ${res.statusText} (${res.headers.get("content-type") ?? "no content type"})${snippet ? `: ${snippet}` : ""}`;

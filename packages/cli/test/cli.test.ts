@@ -11,12 +11,22 @@ import path from "node:path";
 import type { Backend } from "@fleet/backend";
 import { RedisBackend } from "@fleet/backend/redis";
 import { backendFromUrl } from "@fleet/backend/url";
-import { BulkJobSchema, BulkJobsSchema, ConfigResultSchema, QueueDetailSchema, QueueListSchema, SearchMatchLineSchema, WorkerDetailSchema, WorkerListSchema } from "@fleet/schema";
+import {
+  BulkJobSchema,
+  BulkJobsSchema,
+  ConfigResultSchema,
+  QueueDetailSchema,
+  QueueListSchema,
+  SearchMatchLineSchema,
+  WorkerDetailSchema,
+  WorkerListSchema,
+  type Role,
+} from "@fleet/schema";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { COMMANDS } from "../src/cli";
 import { EXIT } from "../src/exit-codes";
-import { freePort, redisUrl, runCli, spawnCli, startConsole, type CliResult, type Role, type RunningConsole } from "./console";
+import { freePort, redisUrl, runCli, spawnCli, startConsole, type CliResult, type RunningConsole } from "./console";
 
 let console_: RunningConsole;
 let backend: Backend;

@@ -10,6 +10,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 import { testRedisDb, testRedisUrl } from "@fleet/backend/testing/redis-dbs";
+import type { Role } from "@fleet/schema";
 
 export const WEB_DIR = fileURLToPath(new URL("../../../apps/web/", import.meta.url));
 export const CLI_BIN = fileURLToPath(new URL("../bin/fleet.mjs", import.meta.url));
@@ -51,8 +52,6 @@ export function freePort(): Promise<number> {
     });
   });
 }
-
-export type Role = "viewer" | "operator" | "admin";
 
 export interface RunningConsole {
   url: string;

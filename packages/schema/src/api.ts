@@ -20,20 +20,24 @@ export const ErrorCodeSchema = z.enum([
   // added by the console (API.md: "add, never rename")
   "unsupported_media_type",
   "misdirected_request",
+  "too_many_requests",
 ]);
 export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
 
 export const ErrorDetailSchema = z.object({ path: z.string(), message: z.string() });
 export type ErrorDetail = z.infer<typeof ErrorDetailSchema>;
 
-export const ErrorEnvelopeSchema = z.object({
-  error: z.object({
-    code: ErrorCodeSchema,
-    message: z.string(),
-    details: z.array(ErrorDetailSchema).optional(),
-  }),
-});
+const errorBody = <C extends z.ZodType<string>>(code: C) => z.object({ code, message: z.string(), details: z.array(ErrorDetailSchema).optional() });
+
+export const ErrorEnvelopeSchema = z.object({ error: errorBody(ErrorCodeSchema) });
 export type ErrorEnvelope = z.infer<typeof ErrorEnvelopeSchema>;
+
+/**
+ * The envelope as a client reads it: API.md adds codes and never renames them, so a code
+ * this build does not know yet is still an error with a message to show.
+ */
+export const ClientErrorEnvelopeSchema = z.object({ error: errorBody(z.string()) });
+export type ClientErrorEnvelope = z.infer<typeof ClientErrorEnvelopeSchema>;
 
 export const ERROR_STATUS: Record<ErrorCode, number> = {
   bad_request: 400,
@@ -48,6 +52,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   internal: 500,
   unsupported_media_type: 415,
   misdirected_request: 421,
+  too_many_requests: 429,
 };
 
 // ---------- values that may not be JSON or UTF-8
@@ -239,6 +244,7 @@ export const DeadLettersSchema = z.object({
   /** `["dead"]` when the dead-letter key holds another Redis type (read as empty). */
   corrupt: z.array(z.string()).optional(),
 });
+export type DeadLetters = z.infer<typeof DeadLettersSchema>;
 
 const Sha1RefSchema = z.string().regex(/^[0-9a-f]{40}$/, "a ref is the 40-hex SHA-1 of a dead letter");
 export const DeadLetterActionBodySchema = z.union([
@@ -258,6 +264,8 @@ export const SubmitTasksBodySchema = z.union([
   }),
 ]);
 export type SubmitTasksBody = z.infer<typeof SubmitTasksBodySchema>;
+/** What a client sends (priority may be left out). */
+export type SubmitTasksInput = z.input<typeof SubmitTasksBodySchema>;
 
 // ---------- automations
 
@@ -350,18 +358,24 @@ export const StreamQuerySchema = z.object({
 // ---------- state: locks, counters, kv
 
 export const LockSchema = z.object({ name: z.string(), ttl_ms: z.number().int().nullable() });
+export type Lock = z.infer<typeof LockSchema>;
 export const CounterSchema = z.object({
   name: z.string(),
   value: z.number().int().nullable(),
   raw: z.string().optional(),
   corrupt: z.array(z.string()).optional(),
 });
+export type Counter = z.infer<typeof CounterSchema>;
 export const CounterBodySchema = z.strictObject({
   value: z.number({ error: "value must be an integer" }).int("value must be an integer").min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER),
 });
+export type CounterBody = z.infer<typeof CounterBodySchema>;
 export const KvNamespaceSchema = z.object({ ns: z.string(), keys: z.number().int() });
+export type KvNamespace = z.infer<typeof KvNamespaceSchema>;
 export const KvKeySchema = z.object({ key: z.string(), ttl_ms: z.number().int().nullable(), bytes: z.number().int() });
+export type KvKey = z.infer<typeof KvKeySchema>;
 export const KvValueSchema = z.object({ value: RawValueSchema, ttl_ms: z.number().int().nullable() });
+export type KvValue = z.infer<typeof KvValueSchema>;
 export const KvPutBodySchema = z.strictObject({
   value: z.unknown().refine((v) => v !== undefined, "value is required"),
   ttl_seconds: z
@@ -371,6 +385,8 @@ export const KvPutBodySchema = z.strictObject({
     .max(10 * 365 * 86400)
     .optional(),
 });
+/** What a client sends. */
+export type KvPutInput = z.input<typeof KvPutBodySchema>;
 
 // ---------- health
 
@@ -411,15 +427,20 @@ export type QueueList = z.infer<typeof QueueListSchema>;
 export const QueueDetailQuerySchema = z.object({ limit: LimitSchema.default(100) });
 
 export const DeadLetterRequeueResultSchema = z.object({ requeued: z.number().int(), missing: z.array(z.string()) });
+export type DeadLetterRequeueResult = z.infer<typeof DeadLetterRequeueResultSchema>;
 export const DeadLetterDeleteResultSchema = z.object({ deleted: z.number().int(), missing: z.array(z.string()) });
+export type DeadLetterDeleteResult = z.infer<typeof DeadLetterDeleteResultSchema>;
 export const SweepResultSchema = z.object({ requeued: z.number().int(), orphaned: z.array(z.string()) });
+export type SweepResult = z.infer<typeof SweepResultSchema>;
 
 export const PoolListSchema = PageInfoSchema.extend({ pools: z.array(PoolSummarySchema) });
 export type PoolList = z.infer<typeof PoolListSchema>;
 export const PoolDetailSchema = PageInfoSchema.extend({ items: z.array(PoolItemSchema), corrupt: z.array(z.string()).optional() });
 export type PoolDetail = z.infer<typeof PoolDetailSchema>;
 export const PoolDeletedSchema = z.object({ deleted: z.boolean(), items: z.number().int() });
+export type PoolDeleted = z.infer<typeof PoolDeletedSchema>;
 export const PoolReleasedSchema = z.object({ released: z.boolean() });
+export type PoolReleased = z.infer<typeof PoolReleasedSchema>;
 
 export const StreamListSchema = PageInfoSchema.extend({ streams: z.array(StreamSummarySchema) });
 export type StreamList = z.infer<typeof StreamListSchema>;

@@ -540,6 +540,8 @@ export const StartBulkJobBodySchema = z
     path: ["where"],
   });
 export type StartBulkJobBody = z.infer<typeof StartBulkJobBodySchema>;
+/** What a client sends (rate may be left out). */
+export type StartBulkJobInput = z.input<typeof StartBulkJobBodySchema>;
 
 /** The job spec as stored in its record (`doc`). */
 export const BulkJobDocSchema = z.object({

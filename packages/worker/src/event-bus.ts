@@ -63,7 +63,7 @@ class Bus implements SharedBus {
       set.delete(entry);
       if (set.size === 0 && this.listeners.get(topic) === set) this.listeners.delete(topic);
       this.count--;
-      if (this.count === 0 && this.sub) {
+      if (this.count === 0 && this.sub !== null) {
         const sub = this.sub;
         this.sub = null;
         await (await sub).close();

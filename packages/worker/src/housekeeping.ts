@@ -91,7 +91,7 @@ export async function startHousekeeping(opts: HousekeepingOptions): Promise<Hous
   const discovery = new NameDiscovery(backend, { log: (m) => log(`housekeeping: discovery: ${m}`) });
 
   const sweep = (): Promise<SweepReport> => {
-    if (inFlight) return inFlight;
+    if (inFlight !== null) return inFlight;
     inFlight = sweepQueues(backend, opts.now?.(), () => discovery.names("queue"))
       .then((r) => {
         sweeps++;
@@ -119,7 +119,7 @@ export async function startHousekeeping(opts: HousekeepingOptions): Promise<Hous
     async stop() {
       stopped = true;
       clearInterval(timer);
-      if (inFlight) await inFlight.catch(() => {});
+      if (inFlight !== null) await inFlight.catch(() => {});
       await discovery.close();
     },
   };

@@ -76,7 +76,7 @@ export async function startMaster(opts: MasterOptions): Promise<Master> {
 
   const sweep = (): Promise<SweepReport | null> => {
     if (token === null || stopped) return Promise.resolve(null);
-    if (inFlight) return inFlight;
+    if (inFlight !== null) return inFlight;
     inFlight = sweepQueues(backend, opts.now?.(), () => discovery.names("queue"))
       .then((r) => {
         sweeps++;
@@ -157,8 +157,8 @@ export async function startMaster(opts: MasterOptions): Promise<Master> {
     if (stopped) return;
     stopped = true;
     if (electionTimer) clearTimeout(electionTimer);
-    if (electing) await electing.catch(() => {});
-    if (inFlight) await inFlight;
+    if (electing !== null) await electing.catch(() => {});
+    if (inFlight !== null) await inFlight;
     const t = token;
     stepDown(release ? "stopping" : "killed");
     await discovery.close();

@@ -183,7 +183,7 @@ class LeaseKeeper {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    if (this.inFlight) await this.inFlight;
+    if (this.inFlight !== null) await this.inFlight;
   }
 }
 
@@ -349,7 +349,7 @@ class Worker implements WorkerHandle {
     } finally {
       clearTimeout(timer);
     }
-    if (this.heartbeatInFlight) await this.heartbeatInFlight.catch(() => {});
+    if (this.heartbeatInFlight !== null) await this.heartbeatInFlight.catch(() => {});
     this.phase = "stopped";
     await this.writeHeartbeat();
     this.changed();
@@ -460,7 +460,7 @@ class Worker implements WorkerHandle {
   heartbeat(): Promise<void> {
     if (this.phase === "killed") return Promise.resolve();
     // never two at once: a slow Redis must not pile up heartbeats
-    if (this.heartbeatInFlight) return this.heartbeatInFlight;
+    if (this.heartbeatInFlight !== null) return this.heartbeatInFlight;
     this.heartbeatInFlight = this.writeHeartbeat().finally(() => {
       this.heartbeatInFlight = null;
     });
@@ -541,7 +541,7 @@ class Worker implements WorkerHandle {
 
   refreshConfig(): Promise<boolean> {
     // a read already queued behind the running one will see any write made before this call
-    if (this.queuedRefresh) return this.queuedRefresh;
+    if (this.queuedRefresh !== null) return this.queuedRefresh;
     if (!this.activeRefresh) {
       this.activeRefresh = this.readAndApplyConfig().finally(() => {
         this.activeRefresh = null;

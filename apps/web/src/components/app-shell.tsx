@@ -79,13 +79,11 @@ export function SkipLink() {
  * is already somewhere in the page (a field the page focused itself), nor on the first load.
  */
 function useFocusHeadingOnNavigation(pathname: string) {
-  const first = useRef(true);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: each navigation (a new pathname) is the trigger
+  // The path whose heading was dealt with: the first load's, then each navigation's.
+  const handled = useRef(pathname);
   useEffect(() => {
-    if (first.current) {
-      first.current = false;
-      return;
-    }
+    if (handled.current === pathname) return;
+    handled.current = pathname;
     const focusable = () => {
       const active = document.activeElement;
       if (!active || active === document.body) return true;
@@ -118,13 +116,14 @@ function useFocusHeadingOnNavigation(pathname: string) {
 
 export function AppShell({ children }: { children: ReactNode }) {
   const pathname = usePathname() ?? "/";
-  const [menuOpen, setMenuOpen] = useState(false);
+  // The phone menu is open on the page it was opened on: a navigation closes it.
+  const [menuOpenOn, setMenuOpenOn] = useState<string | null>(null);
+  const menuOpen = menuOpenOn === pathname;
+  const setMenuOpen = (open: boolean) => setMenuOpenOn(open ? pathname : null);
   const menuId = useId();
   const menuButton = useRef<HTMLButtonElement>(null);
   const { health, down, message } = useBackendHealth();
 
-  // biome-ignore lint/correctness/useExhaustiveDependencies: a navigation (the new pathname) closes the menu
-  useEffect(() => setMenuOpen(false), [pathname]);
   useFocusHeadingOnNavigation(pathname);
 
   // Escape closes the phone menu and puts focus back on its button.
@@ -132,7 +131,7 @@ export function AppShell({ children }: { children: ReactNode }) {
     if (!menuOpen) return;
     const onKey = (e: KeyboardEvent) => {
       if (e.key !== "Escape" || e.defaultPrevented) return;
-      setMenuOpen(false);
+      setMenuOpenOn(null);
       menuButton.current?.focus();
     };
     document.addEventListener("keydown", onKey);
@@ -178,7 +177,7 @@ export function AppShell({ children }: { children: ReactNode }) {
           <div className="ml-auto flex items-center gap-2">
             <LiveIndicator backendDown={down} />
             <ThemeToggle />
-            <button ref={menuButton} type="button" className="btn-ghost lg:hidden" aria-expanded={menuOpen} aria-controls={menuId} onClick={() => setMenuOpen((o) => !o)}>
+            <button ref={menuButton} type="button" className="btn-ghost lg:hidden" aria-expanded={menuOpen} aria-controls={menuId} onClick={() => setMenuOpen(!menuOpen)}>
               <span aria-hidden>{menuOpen ? "✕" : "☰"}</span>
               Menu
             </button>

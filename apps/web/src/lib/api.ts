@@ -1,6 +1,9 @@
 // The browser's one way to call /api/v1: every page goes through apiFetch so errors arrive
-// in one shape (ApiError) and a 503 anywhere raises the "backend unavailable" banner.
-import type { ErrorDetail } from "@fleet/schema";
+// in one shape (ApiError), a 503 anywhere raises the "backend unavailable" banner, and every
+// answer is parsed by its @fleet/schema schema (the one the route checks it against), so the
+// pages see the shapes the schemas promise and nothing else.
+import { ClientErrorEnvelopeSchema, type ErrorDetail } from "@fleet/schema";
+import type { z } from "zod";
 
 export const API_BASE = "/api/v1";
 
@@ -79,15 +82,24 @@ function isMutation(method: string): boolean {
 }
 
 /**
- * Calls `/api/v1<path>` and returns the parsed JSON body, or throws ApiError built from the
- * error envelope (or a synthetic one when the answer is not the envelope).
+ * The ApiError of an answer that is not 2xx: from its error envelope, or a synthetic one when
+ * the body is not one (a proxy's page, an empty body). `parsed` is the body as JSON, if it was.
  */
-export async function apiFetch<T>(path: string, init: ApiInit = {}): Promise<T> {
-  return (await apiFetchWithHeaders<T>(path, init)).data;
+export function errorFromAnswer(res: Pick<Response, "status" | "statusText">, parsed: unknown): ApiError {
+  const env = ClientErrorEnvelopeSchema.safeParse(parsed);
+  if (env.success) return new ApiError(res.status, env.data.error.code, env.data.error.message, env.data.error.details ?? []);
+  return new ApiError(res.status, `http_${res.status}`, `The console answered ${res.status} ${res.statusText || ""}`.trim());
 }
 
-/** apiFetch plus the response headers (ETag of a config write, for instance). */
-export async function apiFetchWithHeaders<T>(path: string, init: ApiInit = {}): Promise<{ data: T; headers: Headers; status: number }> {
+/** The code of an ApiError for an answer that does not match its schema. */
+export const UNEXPECTED_ANSWER = "unexpected_answer";
+
+/**
+ * Calls `/api/v1<path>` and returns its JSON body as `schema` parses it, or throws ApiError:
+ * built from the error envelope (errorFromAnswer), or `unexpected_answer` when a 2xx body
+ * does not match the schema (a console of another version behind the same address, a proxy).
+ */
+export async function apiFetch<S extends z.ZodType>(path: string, schema: S, init: ApiInit = {}): Promise<z.output<S>> {
   const method = (init.method ?? "GET").toUpperCase();
   const headers = new Headers(init.headers);
   headers.set("Accept", "application/json");
@@ -119,18 +131,24 @@ export async function apiFetchWithHeaders<T>(path: string, init: ApiInit = {}): 
   }
 
   if (!res.ok) {
-    const env = (parsed as { error?: { code?: unknown; message?: unknown; details?: unknown } } | undefined)?.error;
-    const code = typeof env?.code === "string" ? env.code : `http_${res.status}`;
-    const message = typeof env?.message === "string" ? env.message : `The console answered ${res.status} ${res.statusText || ""}`.trim();
-    const details = Array.isArray(env?.details) ? (env.details as ErrorDetail[]) : [];
-    const err = new ApiError(res.status, code, message, details);
-    if (err.backendUnavailable) backendAvailability.set({ unavailable: true, message });
+    const err = errorFromAnswer(res, parsed);
+    if (err.backendUnavailable) backendAvailability.set({ unavailable: true, message: err.message });
     if (res.status === 401) redirectToSignIn();
     throw err;
   }
   // Any answer that reached Redis proves it is back.
   if (availability.unavailable) backendAvailability.set({ unavailable: false, message: null });
-  return { data: parsed as T, headers: res.headers, status: res.status };
+  const checked = schema.safeParse(parsed);
+  if (!checked.success) {
+    const issue = checked.error.issues[0];
+    const where = issue && issue.path.length > 0 ? `${issue.path.join(".")}: ` : "";
+    throw new ApiError(
+      res.status,
+      UNEXPECTED_ANSWER,
+      `The console's answer to ${method} ${path.split("?")[0]} does not have the expected shape (${where}${issue?.message ?? "invalid"}).`,
+    );
+  }
+  return checked.data;
 }
 
 /** The session expired or was revoked: back to the sign-in page, returning here afterwards. */
@@ -140,11 +158,11 @@ function redirectToSignIn(): void {
   window.location.assign(here === "/" ? "/signin" : `/signin?next=${encodeURIComponent(here)}`);
 }
 
-export const apiGet = <T>(path: string, signal?: AbortSignal) => apiFetch<T>(path, { signal });
-export const apiPost = <T>(path: string, body?: unknown, init: ApiInit = {}) => apiFetch<T>(path, { ...init, method: "POST", body });
-export const apiPut = <T>(path: string, body?: unknown, init: ApiInit = {}) => apiFetch<T>(path, { ...init, method: "PUT", body });
-export const apiPatch = <T>(path: string, body?: unknown, init: ApiInit = {}) => apiFetch<T>(path, { ...init, method: "PATCH", body });
-export const apiDelete = <T>(path: string, init: ApiInit = {}) => apiFetch<T>(path, { ...init, method: "DELETE" });
+export const apiGet = <S extends z.ZodType>(path: string, schema: S, signal?: AbortSignal) => apiFetch(path, schema, { signal });
+export const apiPost = <S extends z.ZodType>(path: string, schema: S, body?: unknown, init: ApiInit = {}) => apiFetch(path, schema, { ...init, method: "POST", body });
+export const apiPut = <S extends z.ZodType>(path: string, schema: S, body?: unknown, init: ApiInit = {}) => apiFetch(path, schema, { ...init, method: "PUT", body });
+export const apiPatch = <S extends z.ZodType>(path: string, schema: S, body?: unknown, init: ApiInit = {}) => apiFetch(path, schema, { ...init, method: "PATCH", body });
+export const apiDelete = <S extends z.ZodType>(path: string, schema: S, init: ApiInit = {}) => apiFetch(path, schema, { ...init, method: "DELETE" });
 
 /** A sentence for an error of any kind, for ErrorState and toasts. */
 export function errorMessage(err: unknown): string {

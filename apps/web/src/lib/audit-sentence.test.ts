@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 
 import { auditSentence, configChangeText, parseTarget, viaText } from "./audit-sentence";
 
-const base = { actor: "ada", status: 200, outcome: "done" };
+const base = { actor: "ada", status: 200, outcome: "done" as const };
 
 describe("auditSentence", () => {
   it("says a config change as its settings, old → new", () => {

@@ -1,20 +1,12 @@
 // An audit entry as a sentence a person reads ("ada changed scrape-eu-01: mode fast → thorough"),
 // built from the entry's own fields (action, target, details, config before/after); the raw
 // request stays one click away on the page. Text only: every part is data, never markup.
+import type { AuditItem } from "@fleet/schema";
+
 import { humanizeKey } from "./labels";
 
-export interface AuditEntryLike {
-  actor: string | null;
-  action: string | null;
-  target: string | null;
-  status: number | null;
-  outcome?: string;
-  details?: Record<string, unknown>;
-  before?: unknown;
-  after?: unknown;
-  changes?: unknown[];
-  changes_total?: number;
-}
+/** The fields of an audit entry (GET /audit's AuditItem) a sentence is built from. */
+export type AuditEntryLike = Pick<AuditItem, "actor" | "action" | "target" | "status" | "outcome" | "details" | "before" | "after" | "changes" | "changes_total">;
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 

@@ -1,7 +1,10 @@
 // A bus message for people: what it says, in a line, and a link to what it is about. Fleet's
 // own topics are read by their known shapes (`<type>.emit` carries the stream entry's score,
 // a bare unix time; `fleet.config` a worker's new generation; `fleet.admin` what the console
-// did; `fleet.bulk` a bulk job's progress); any other payload is shown as its members, times as clock times. Text only.
+// did: their @fleet/schema schemas; `fleet.bulk` a bulk job's progress); any other payload is
+// shown as its members, times as clock times. Text only.
+import { AdminMessageSchema, ConfigChangedMessageSchema } from "@fleet/schema";
+
 import { auditSentence, type AuditEntryLike } from "./audit-sentence";
 import { clockTime } from "./format";
 
@@ -67,17 +70,10 @@ export function busSummary(topic: string, payload: unknown): BusSummary {
     const t = asUnixTime(payload);
     if (t !== null) return { text: `New entry on stream ${emitOf}, written at ${clockTime(t)}`, link: streamLink };
   }
-  if (topic === "fleet.config" && isObj(payload)) {
-    const type = str(payload.automation_type);
-    const worker = str(payload.worker_id);
-    const gen = typeof payload.config_gen === "number" ? payload.config_gen : null;
-    if (type && worker) {
-      return {
-        text: `Config of ${worker} (${type}) saved${gen !== null ? `: generation ${gen}` : ""}`,
-        link: { href: `/workers/${enc(type)}/${enc(worker)}`, label: `worker ${worker}` },
-      };
-    }
-    if (type) return { text: `Config of the workers of ${type} saved`, link: { href: `/automations/${enc(type)}`, label: `automation ${type}` } };
+  const config = topic === "fleet.config" ? ConfigChangedMessageSchema.safeParse(payload) : null;
+  if (config?.success) {
+    const { automation_type: type, worker_id: worker, config_gen: gen } = config.data;
+    return { text: `Config of ${worker} (${type}) saved: generation ${gen}`, link: { href: `/workers/${enc(type)}/${enc(worker)}`, label: `worker ${worker}` } };
   }
   if (topic === "fleet.bulk" && isObj(payload) && str(payload.queue) && typeof payload.done === "number") {
     // a bulk job's progress (src/server/bulk): the job as its route answers it
@@ -91,11 +87,11 @@ export function busSummary(topic: string, payload: unknown): BusSummary {
       link: { href: `/queues/${enc(queue)}`, label: `queue ${queue}` },
     };
   }
-  if (topic === "fleet.admin" && isObj(payload) && str(payload.action)) {
-    const { target, link } = adminTarget(payload);
-    const entry: AuditEntryLike = { actor: null, action: payload.action as string, target, status: null, details: payload };
-    const sentence = auditSentence(entry);
-    return { text: `Console: ${sentence}`, link };
+  const admin = topic === "fleet.admin" ? AdminMessageSchema.safeParse(payload) : null;
+  if (admin?.success && admin.data.action !== "") {
+    const { target, link } = adminTarget(admin.data);
+    const entry: AuditEntryLike = { actor: null, action: admin.data.action, target, status: null, details: admin.data };
+    return { text: `Console: ${auditSentence(entry)}`, link };
   }
   if (isObj(payload)) {
     const type = str(payload.automation_type);

@@ -1,10 +1,9 @@
 // "Show all" and "Download" of a truncated RawValue: how each page fetches the whole value
 // through the API's `preview_bytes` (apps/web/README.md), and how it makes sure that what
 // came back is the value the preview was cut from, not whatever sits at that place now.
-import { MAX_PREVIEW_BYTES, type DeadLetter, type PoolItem, type Priority, type QueueDetail, type RawValue, type StreamDetail } from "@fleet/schema";
+import { DeadLettersSchema, KvValueSchema, MAX_PREVIEW_BYTES, PoolItemSchema, QueueDetailSchema, StreamDetailSchema, type Priority, type RawValue } from "@fleet/schema";
 
 import { ApiError, apiGet, qs, seg } from "./api";
-import type { KvValue } from "./query";
 import { base64ToBytes } from "./raw-value";
 
 /** The most "Show all" fetches and renders: beyond it a tab spends seconds laying out text. */
@@ -127,7 +126,7 @@ async function notFoundAs<T>(p: Promise<T>, message: string): Promise<T> {
 export function kvValueLoader(ns: string, key: string, preview: RawValue): LoadFull {
   return async (maxBytes) => {
     const r = await notFoundAs(
-      apiGet<KvValue>(`/kv/${seg(ns)}/${seg(key)}${qs({ preview_bytes: previewBytesFor(preview.bytes, maxBytes) })}`),
+      apiGet(`/kv/${seg(ns)}/${seg(key)}${qs({ preview_bytes: previewBytesFor(preview.bytes, maxBytes) })}`, KvValueSchema),
       `The key “${key}” is gone (deleted or expired): reload.`,
     );
     if (!sameValue(r.value, preview)) throw changedSince(`The value of “${key}”`);
@@ -138,7 +137,7 @@ export function kvValueLoader(ns: string, key: string, preview: RawValue): LoadF
 export function poolPayloadLoader(pool: string, id: string, preview: RawValue): LoadFull {
   return async (maxBytes) => {
     const item = await notFoundAs(
-      apiGet<PoolItem>(`/pools/${seg(pool)}/items/${seg(id)}${qs({ preview_bytes: previewBytesFor(preview.bytes, maxBytes) })}`),
+      apiGet(`/pools/${seg(pool)}/items/${seg(id)}${qs({ preview_bytes: previewBytesFor(preview.bytes, maxBytes) })}`, PoolItemSchema),
       `Item “${id}” is no longer in the pool: reload.`,
     );
     if (item.payload === null || !sameValue(item.payload, preview)) throw changedSince(`The payload of item “${id}”`);
@@ -150,7 +149,7 @@ export function poolPayloadLoader(pool: string, id: string, preview: RawValue): 
 export function deadLetterLoader(queue: string, index: number, ref: string, preview: RawValue): LoadFull {
   return async (maxBytes) => {
     const page = await notFoundAs(
-      apiGet<{ total: number; items: DeadLetter[] }>(`/queues/${seg(queue)}/dead${qs({ offset: index, limit: 1, preview_bytes: previewBytesFor(preview.bytes, maxBytes) })}`),
+      apiGet(`/queues/${seg(queue)}/dead${qs({ offset: index, limit: 1, preview_bytes: previewBytesFor(preview.bytes, maxBytes) })}`, DeadLettersSchema),
       "This dead letter has moved: the queue is gone. Reload.",
     );
     const item = page.items[0];
@@ -165,7 +164,7 @@ export type QueueRow = { section: "pending"; priority: Priority } | { section: "
 export function queueItemLoader(queue: string, position: number, row: QueueRow, preview: RawValue): LoadFull {
   return async (maxBytes) => {
     const d = await notFoundAs(
-      apiGet<QueueDetail>(`/queues/${seg(queue)}${qs({ limit: listLimitFor(position), preview_bytes: previewBytesFor(preview.bytes, maxBytes) })}`),
+      apiGet(`/queues/${seg(queue)}${qs({ limit: listLimitFor(position), preview_bytes: previewBytesFor(preview.bytes, maxBytes) })}`, QueueDetailSchema),
       `The queue “${queue}” is gone: reload.`,
     );
     const found =
@@ -200,7 +199,7 @@ export function queueItemLoader(queue: string, position: number, row: QueueRow, 
 export function streamEntryLoader(stream: string, order: "newest" | "oldest", position: number, score: number, preview: RawValue): LoadFull {
   return async (maxBytes) => {
     const d = await notFoundAs(
-      apiGet<StreamDetail>(`/streams/${seg(stream)}${qs({ limit: listLimitFor(position), order, preview_bytes: previewBytesFor(preview.bytes, maxBytes) })}`),
+      apiGet(`/streams/${seg(stream)}${qs({ limit: listLimitFor(position), order, preview_bytes: previewBytesFor(preview.bytes, maxBytes) })}`, StreamDetailSchema),
       "This entry is gone: the stream is empty now. Reload.",
     );
     const found = findSameValue(

@@ -1,6 +1,7 @@
-// How live frames change the query cache. Pure functions of (QueryClient, frame), kept
-// apart from the EventSource so they can be tested without a browser.
-import type { QueryClient, QueryKey } from "@tanstack/react-query";
+// How live frames change the query cache. Pure functions of (QueryClient, frame, refetch),
+// kept apart from the EventSource so they can be tested without a browser. What a frame
+// cannot patch in is asked of `refetch` (./refetch.ts, the one coalescer).
+import type { QueryClient } from "@tanstack/react-query";
 import {
   BulkJobSchema,
   type BulkJob,
@@ -20,15 +21,14 @@ import {
 
 import { mergeBulkJob } from "./bulk-job";
 import { compareWorkers, queryKeys, type WorkersEverything } from "./query";
+import type { ScheduleRefetch } from "./refetch";
 import { applyWorkerPages, withErrorSince } from "./workers-page-live";
-
-export type Invalidate = (queryKey: QueryKey) => void;
 
 function wkey(w: { automation_type: string; worker_id: string }): string {
   return `${w.automation_type}\u0000${w.worker_id}`;
 }
 
-export function applyWorkers(client: QueryClient, ev: WorkersEvent, invalidate: Invalidate) {
+export function applyWorkers(client: QueryClient, ev: WorkersEvent, refetch: ScheduleRefetch) {
   const changed = new Map<string, Worker>();
   for (const w of ev.changed) changed.set(wkey(w), w);
   const removed = new Set(ev.removed.map(wkey));
@@ -60,19 +60,19 @@ export function applyWorkers(client: QueryClient, ev: WorkersEvent, invalidate: 
       client.setQueryData<WorkerDetail>(key, { ...withErrorSince(w, old), history_len: old.history_len });
       // a new error: its since (and the history) come from the server
       if (old.last_error !== w.last_error) {
-        invalidate(key);
-        invalidate(queryKeys.workers.errors(w.automation_type, w.worker_id));
+        refetch(key);
+        refetch(queryKeys.workers.errors(w.automation_type, w.worker_id));
       }
       if (JSON.stringify(old.stats) !== JSON.stringify(w.stats)) {
-        invalidate(["workers", "stats", w.automation_type, w.worker_id]);
+        refetch(["workers", "stats", w.automation_type, w.worker_id]);
       }
     }
   }
-  for (const r of ev.removed) invalidate(queryKeys.workers.detail(r.automation_type, r.worker_id));
+  for (const r of ev.removed) refetch(queryKeys.workers.detail(r.automation_type, r.worker_id));
 
   // Server-paged lists: rows in view patched, the page refetched (throttled) when its members may move.
-  applyWorkerPages(client, ev);
-  invalidate(queryKeys.automations.all);
+  applyWorkerPages(client, ev, refetch);
+  refetch(queryKeys.automations.all);
 }
 
 export function upsertByName<T extends { name: string }>(list: readonly T[], changed: readonly T[], removed: readonly string[] = []): T[] {
@@ -82,7 +82,7 @@ export function upsertByName<T extends { name: string }>(list: readonly T[], cha
   return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
-export function applyQueues(client: QueryClient, ev: QueuesEvent, invalidate: Invalidate) {
+export function applyQueues(client: QueryClient, ev: QueuesEvent, refetch: ScheduleRefetch) {
   client.setQueryData<QueueList>(queryKeys.queues.list(), (old) => {
     if (!old) return old;
     const queues = upsertByName<Queue>(old.queues, ev.queues, ev.removed);
@@ -90,31 +90,31 @@ export function applyQueues(client: QueryClient, ev: QueuesEvent, invalidate: In
   });
   for (const q of ev.queues) {
     // Depths are in the frame; the item lists behind them need a fetch.
-    invalidate(queryKeys.queues.detailAll(q.name));
-    invalidate(queryKeys.queues.deadAll(q.name));
+    refetch(queryKeys.queues.detailAll(q.name));
+    refetch(queryKeys.queues.deadAll(q.name));
   }
-  for (const name of ev.removed ?? []) invalidate(queryKeys.queues.detailAll(name));
-  invalidate(queryKeys.automations.all);
+  for (const name of ev.removed ?? []) refetch(queryKeys.queues.detailAll(name));
+  refetch(queryKeys.automations.all);
 }
 
-export function applyPools(client: QueryClient, ev: PoolsEvent, invalidate: Invalidate) {
+export function applyPools(client: QueryClient, ev: PoolsEvent, refetch: ScheduleRefetch) {
   client.setQueryData<PoolList>(queryKeys.pools.list(), (old) => {
     if (!old) return old;
     const pools = upsertByName<PoolSummary>(old.pools, ev.pools, ev.removed);
     return { ...old, pools, total: pools.length };
   });
-  for (const p of ev.pools) invalidate(queryKeys.pools.detail(p.name));
-  for (const name of ev.removed ?? []) invalidate(queryKeys.pools.detail(name));
+  for (const p of ev.pools) refetch(queryKeys.pools.detail(p.name));
+  for (const name of ev.removed ?? []) refetch(queryKeys.pools.detail(name));
 }
 
-export function applyStreams(client: QueryClient, ev: StreamsEvent, invalidate: Invalidate) {
+export function applyStreams(client: QueryClient, ev: StreamsEvent, refetch: ScheduleRefetch) {
   client.setQueryData<StreamList>(queryKeys.streams.list(), (old) => {
     if (!old) return old;
     const streams = upsertByName<StreamSummary>(old.streams, ev.streams, ev.removed);
     return { ...old, streams, total: streams.length };
   });
-  for (const s of ev.streams) invalidate(queryKeys.streams.detailAll(s.name));
-  invalidate(queryKeys.automations.all);
+  for (const s of ev.streams) refetch(queryKeys.streams.detailAll(s.name));
+  refetch(queryKeys.automations.all);
 }
 
 /** The bus topic a console publishes bulk jobs' progress on (src/server/bulk/index.ts). */

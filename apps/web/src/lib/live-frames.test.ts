@@ -1,6 +1,6 @@
 import { QueryClient, type QueryKey } from "@tanstack/react-query";
 import { describe, expect, it } from "vitest";
-import type { BulkJob, QueueList } from "@fleet/schema";
+import type { BulkJob, Queue, QueueList } from "@fleet/schema";
 
 import { mergeBulkJob } from "./bulk-job";
 import { decodeTabMessage, routeFrame } from "./live-frames";
@@ -14,9 +14,9 @@ function recorder() {
 describe("routeFrame", () => {
   it("applies a frame to the tab's cache and returns it for the listeners", () => {
     const client = new QueryClient();
-    client.setQueryData<QueueList>(queryKeys.queues.list(), { queues: [], total: 0 } as unknown as QueueList);
+    client.setQueryData<QueueList>(queryKeys.queues.list(), { queues: [], total: 0 });
     const inv = recorder();
-    const queue = { name: "q1", pending: 3, in_flight: 0, dead: 0 };
+    const queue: Queue = { name: "q1", pending: { high: 0, normal: 3, low: 0, total: 3 }, processing: 0, overdue: 0, scheduled: 0, due: 0, dead: 0 };
     const routed = routeFrame(client, "queues", JSON.stringify({ queues: [queue], removed: [] }), inv.fn);
     expect(routed).toEqual({ kind: "queues", data: { queues: [queue], removed: [] } });
     expect(client.getQueryData<QueueList>(queryKeys.queues.list())?.queues).toEqual([queue]);
@@ -77,11 +77,28 @@ describe("routeFrame", () => {
     expect(inv.keys).toEqual([]);
   });
 
-  it("accepts a workers frame without its optional lists", () => {
+  it("parses a frame by its schema: members it does not know are dropped, the rest kept", () => {
     const client = new QueryClient();
     const inv = recorder();
-    expect(routeFrame(client, "workers", "{}", inv.fn)?.kind).toBe("workers");
+    const routed = routeFrame(client, "workers", JSON.stringify({ changed: [], removed: [{ automation_type: "a", worker_id: "1", extra: true }], later: 1 }), inv.fn);
+    expect(routed).toEqual({ kind: "workers", data: { changed: [], removed: [{ automation_type: "a", worker_id: "1" }] } });
     expect(inv.keys).toContainEqual(queryKeys.automations.all);
+  });
+
+  it("drops a frame that does not match its schema and refetches what it would have changed", () => {
+    const client = new QueryClient();
+    const inv = recorder();
+    // no `removed` list; a queue without its depths
+    expect(routeFrame(client, "workers", '{"changed":[]}', inv.fn)).toBeNull();
+    expect(inv.keys).toEqual([
+      ["workers", "page"],
+      ["workers", "detail"],
+    ]);
+    expect(routeFrame(client, "queues", '{"queues":[{"name":"q1","pending":3}]}', inv.fn)).toBeNull();
+    expect(inv.keys).toContainEqual(["queues"]);
+    // a bus frame without its time
+    expect(routeFrame(client, "bus", '{"topic":"a","payload":1}', inv.fn)).toBeNull();
+    expect(inv.keys).toHaveLength(3);
   });
 
   it("drops what it cannot use instead of throwing", () => {
@@ -90,9 +107,11 @@ describe("routeFrame", () => {
     expect(routeFrame(client, "bus", "not json", inv.fn)).toBeNull();
     expect(routeFrame(client, "bus", "[1]", inv.fn)).toBeNull();
     expect(routeFrame(client, "bus", '{"payload":1}', inv.fn)).toBeNull();
-    expect(routeFrame(client, "queues", '{"queues":null}', inv.fn)).toBeNull();
     expect(routeFrame(client, "health", "{}", inv.fn)).toBeNull();
+    expect(routeFrame(client, "toString", "{}", inv.fn)).toBeNull();
     expect(inv.keys).toEqual([]);
+    expect(routeFrame(client, "queues", '{"queues":null}', inv.fn)).toBeNull();
+    expect(inv.keys).toEqual([["queues"]]);
   });
 });
 

@@ -1,10 +1,12 @@
 // What travels between the tabs of one browser that share one live stream, and how a raw
 // SSE frame becomes a cache update. Pure (no EventSource, no BroadcastChannel): the leader
 // tab and its followers run the very same `routeFrame`, and the tests run it in Node.
-import type { QueryClient } from "@tanstack/react-query";
-import type { BusEvent, PoolsEvent, QueuesEvent, StreamsEvent, SyncEvent, WorkersEvent } from "@fleet/schema";
+import type { QueryClient, QueryKey } from "@tanstack/react-query";
+import { BusEventSchema, PoolsEventSchema, QueuesEventSchema, StreamsEventSchema, SyncEventSchema, WorkersEventSchema } from "@fleet/schema";
+import type { z } from "zod";
 
-import { applyBulkJob, applyPools, applyQueues, applyStreams, applyWorkers, BULK_TOPIC, type Invalidate } from "./live-cache";
+import { applyBulkJob, applyPools, applyQueues, applyStreams, applyWorkers, BULK_TOPIC } from "./live-cache";
+import type { ScheduleRefetch } from "./refetch";
 
 /**
  * `signed-out`: the stream answered 401 (the session expired or was revoked); it is
@@ -13,17 +15,23 @@ import { applyBulkJob, applyPools, applyQueues, applyStreams, applyWorkers, BULK
 export type LiveStatus = "connecting" | "live" | "reconnecting" | "down" | "signed-out";
 export const LIVE_STATUSES: readonly LiveStatus[] = ["connecting", "live", "reconnecting", "down", "signed-out"];
 
-export interface LiveFrameData {
-  bus: BusEvent;
-  workers: WorkersEvent;
-  queues: QueuesEvent;
-  pools: PoolsEvent;
-  streams: StreamsEvent;
-  /** Once per connection, after any replayed frames: whether the tab must refetch (src/server/events/replay.ts). */
-  sync: SyncEvent;
-}
-export type LiveKind = keyof LiveFrameData;
-export const LIVE_KINDS: readonly LiveKind[] = ["bus", "workers", "queues", "pools", "streams", "sync"];
+/**
+ * Every event of GET /api/v1/events and the @fleet/schema schema its `data:` is parsed by.
+ * `sync` comes once per connection, after any replayed frames: whether the tab must refetch
+ * (src/server/events/replay.ts).
+ */
+export const FRAME_SCHEMAS = {
+  bus: BusEventSchema,
+  workers: WorkersEventSchema,
+  queues: QueuesEventSchema,
+  pools: PoolsEventSchema,
+  streams: StreamsEventSchema,
+  sync: SyncEventSchema,
+} as const;
+
+export type LiveKind = keyof typeof FRAME_SCHEMAS;
+export type LiveFrameData = { [K in LiveKind]: z.output<(typeof FRAME_SCHEMAS)[K]> };
+export const LIVE_KINDS = Object.keys(FRAME_SCHEMAS) as readonly LiveKind[];
 
 export type RoutedFrame = { [K in LiveKind]: { kind: K; data: LiveFrameData[K] } }[LiveKind];
 
@@ -31,63 +39,72 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
+function isKind(kind: string): kind is LiveKind {
+  return Object.hasOwn(FRAME_SCHEMAS, kind);
+}
+
 /**
- * Parses one frame and applies it to the tab's cache. Returns the parsed frame for the
- * tab's listeners, or null when the frame is unusable (not JSON, unknown kind, wrong shape):
- * one bad frame must not break the tab's stream.
+ * What a frame of each kind would have patched: refetched when one arrives that cannot be
+ * read (a console of another version behind the same address), so the tab does not keep
+ * showing what the frame changed. The full worker lists are left to their own refresh (a
+ * refetch reads the whole registry).
  */
-export function routeFrame(client: QueryClient, kind: string, raw: string, invalidate: Invalidate): RoutedFrame | null {
-  let data: unknown;
+const REFETCH_ON_BAD_FRAME: Partial<Record<LiveKind, QueryKey[]>> = {
+  workers: [
+    ["workers", "page"],
+    ["workers", "detail"],
+  ],
+  queues: [["queues"]],
+  pools: [["pools"]],
+  streams: [["streams"]],
+};
+
+const warned = new Set<LiveKind>();
+
+/**
+ * Parses one frame by its schema and applies it to the tab's cache. Returns the parsed frame
+ * for the tab's listeners, or null when the frame is unusable (not JSON, unknown kind, wrong
+ * shape): one bad frame must not break the tab's stream. A `sync` frame that cannot be read
+ * counts as `refetch` (the safe side).
+ */
+export function routeFrame(client: QueryClient, kind: string, raw: string, refetch: ScheduleRefetch): RoutedFrame | null {
+  if (!isKind(kind)) return null;
+  let json: unknown;
   try {
-    data = JSON.parse(raw);
+    json = JSON.parse(raw);
   } catch {
+    json = undefined;
+  }
+  const parsed = FRAME_SCHEMAS[kind].safeParse(json);
+  if (!parsed.success) {
+    if (kind === "sync") return { kind, data: { mode: "refetch" } };
+    if (!warned.has(kind)) {
+      warned.add(kind);
+      console.warn(`[live] a ${kind} frame does not match its schema; dropped (what it would change is refetched)`, parsed.error.issues.slice(0, 3));
+    }
+    for (const key of REFETCH_ON_BAD_FRAME[kind] ?? []) refetch(key);
     return null;
   }
-  if (!isObject(data)) return null;
-  switch (kind) {
-    case "bus": {
-      if (typeof data.topic !== "string") return null;
+  const frame = { kind, data: parsed.data } as RoutedFrame;
+  switch (frame.kind) {
+    case "bus":
       // a bulk job's progress: the page that shows the job follows it live
-      if (data.topic === BULK_TOPIC) applyBulkJob(client, data.payload);
-      return { kind, data: data as unknown as BusEvent };
-    }
-    case "workers": {
-      const ev: WorkersEvent = {
-        changed: Array.isArray(data.changed) ? (data.changed as WorkersEvent["changed"]) : [],
-        removed: Array.isArray(data.removed) ? (data.removed as WorkersEvent["removed"]) : [],
-      };
-      applyWorkers(client, ev, invalidate);
-      return { kind, data: data as unknown as WorkersEvent };
-    }
-    case "queues": {
-      if (!Array.isArray(data.queues)) return null;
-      const ev = data as unknown as QueuesEvent;
-      applyQueues(client, ev, invalidate);
-      return { kind, data: ev };
-    }
-    case "pools": {
-      if (!Array.isArray(data.pools)) return null;
-      const ev = data as unknown as PoolsEvent;
-      applyPools(client, ev, invalidate);
-      return { kind, data: ev };
-    }
-    case "streams": {
-      if (!Array.isArray(data.streams)) return null;
-      const ev = data as unknown as StreamsEvent;
-      applyStreams(client, ev, invalidate);
-      return { kind, data: ev };
-    }
-    case "sync": {
-      // an unknown mode is treated as the safe one: refetch
-      const mode = data.mode === "fresh" || data.mode === "replayed" ? data.mode : "refetch";
-      return {
-        kind,
-        data: { mode, ...(typeof data.reason === "string" ? { reason: data.reason } : {}), ...(typeof data.replayed === "number" ? { replayed: data.replayed } : {}) },
-      };
-    }
-    default:
-      return null;
+      if (frame.data.topic === BULK_TOPIC) applyBulkJob(client, frame.data.payload);
+      break;
+    case "workers":
+      applyWorkers(client, frame.data, refetch);
+      break;
+    case "queues":
+      applyQueues(client, frame.data, refetch);
+      break;
+    case "pools":
+      applyPools(client, frame.data, refetch);
+      break;
+    case "streams":
+      applyStreams(client, frame.data, refetch);
+      break;
   }
+  return frame;
 }
 
 // ---------- the tabs' channel

@@ -8,6 +8,8 @@
 //
 // Nothing here knows React or TanStack Query: the tab's side is a `TabSink`, the stream
 // an injected `openStream`, so the election runs under Node in the tests.
+import { SessionInfoSchema } from "@fleet/schema";
+
 import { decodeTabMessage, type LiveKind, type LiveStatus, type TabMessage } from "./live-frames";
 
 /** Bumped when TabMessage changes, so tabs of an older build never lead newer ones. */
@@ -370,6 +372,6 @@ export async function sessionSignedOut(apiBase: string): Promise<boolean> {
   const res = await fetch(`${apiBase}/auth/session`, { credentials: "same-origin", cache: "no-store", headers: { Accept: "application/json" } });
   if (res.status === 401) return true;
   if (!res.ok) return false;
-  const body = (await res.json()) as { mode?: string; user?: unknown };
-  return body.mode === "auth" && body.user == null;
+  const info = SessionInfoSchema.safeParse(await res.json().catch(() => undefined));
+  return info.success && info.data.mode === "auth" && info.data.user === null;
 }

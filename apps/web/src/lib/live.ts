@@ -1,20 +1,20 @@
 // The tab's view of the live event stream. One EventSource per browser, not per tab
 // (./live-tabs: a leader tab holds it and re-broadcasts its frames to the other tabs);
-// every tab applies the frames to its own cache (setQueryData, or coalesced
-// invalidations), so TanStack Query stays the only client cache; bus frames are kept in a
+// every tab applies the frames to its own cache (setQueryData, or refetches through the one
+// coalescer, ./refetch.ts), so TanStack Query stays the only client cache; bus frames are kept in a
 // small ring for the overview and /events. While the stream is down, the tab refetches its
 // active queries on a timer until it is back.
 "use client";
 
-import { useQueryClient, type QueryClient, type QueryKey } from "@tanstack/react-query";
+import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useSyncExternalStore, type ReactNode } from "react";
-import type { BusEvent, PoolsEvent, QueuesEvent, StreamsEvent, WorkersEvent } from "@fleet/schema";
+import type { BusEvent } from "@fleet/schema";
 
 import { API_BASE, ApiError } from "./api";
-import { needsPolling, routeFrame, type LiveStatus } from "./live-frames";
+import { needsPolling, routeFrame, type LiveFrameData, type LiveStatus } from "./live-frames";
 import { eventSourceStream, sessionSignedOut, startLiveTabs, type TabSink } from "./live-tabs";
 import type { WorkersEverything } from "./query";
-import { cancelWorkerPageRefetches } from "./workers-page-live";
+import { cancelScheduledRefetches, refetcherFor } from "./refetch";
 
 export type { LiveStatus } from "./live-frames";
 
@@ -23,13 +23,8 @@ export interface BusFrame extends BusEvent {
   seq: number;
 }
 
-export interface LiveFrames {
-  bus: BusFrame;
-  workers: WorkersEvent;
-  queues: QueuesEvent;
-  pools: PoolsEvent;
-  streams: StreamsEvent;
-}
+/** What listeners of each kind get: the parsed frame (bus frames with their local seq; sync frames stay inside). */
+export type LiveFrames = Omit<LiveFrameData, "bus" | "sync"> & { bus: BusFrame };
 export type LiveKind = keyof LiveFrames;
 
 /** Polling pace while the stream is not live. */
@@ -135,31 +130,6 @@ export function useLiveEvents(): { status: LiveStatus; busEvents: readonly BusFr
   return { status: useLiveStatus(), busEvents: useBusEvents(), subscribe: subscribeLive };
 }
 
-// ---------- cache updates
-
-/** Coalesces invalidations of one key: at most one per window, trailing. */
-function makeInvalidator(client: QueryClient, windowMs = 1_000) {
-  const pending = new Map<string, ReturnType<typeof setTimeout>>();
-  const fn = (queryKey: QueryKey) => {
-    const id = JSON.stringify(queryKey);
-    if (pending.has(id)) return;
-    pending.set(
-      id,
-      setTimeout(() => {
-        pending.delete(id);
-        // A fetch in flight finishes: on a busy fleet frames come faster than a slow query
-        // answers, and cancelling it each time would starve it forever.
-        void client.invalidateQueries({ queryKey }, { cancelRefetch: false });
-      }, windowMs),
-    );
-  };
-  fn.cancelAll = () => {
-    for (const t of pending.values()) clearTimeout(t);
-    pending.clear();
-  };
-  return fn;
-}
-
 // ---------- the provider
 
 /** Mount once, inside QueryProvider, in the root layout. */
@@ -167,7 +137,7 @@ export function LiveEventsProvider({ children }: { children: ReactNode }): React
   const client = useQueryClient();
 
   useEffect(() => {
-    const invalidate = makeInvalidator(client);
+    const refetch = refetcherFor(client);
     let pollTimer: ReturnType<typeof setInterval> | null = null;
     let everLive = false;
 
@@ -211,7 +181,7 @@ export function LiveEventsProvider({ children }: { children: ReactNode }): React
 
     const sink: TabSink = {
       frame(kind, _id, raw) {
-        const routed = routeFrame(client, kind, raw, invalidate);
+        const routed = routeFrame(client, kind, raw, refetch);
         if (!routed) return;
         if (routed.kind === "sync") {
           // Once per connection, after the frames the server gave back: a first connection
@@ -305,8 +275,7 @@ export function LiveEventsProvider({ children }: { children: ReactNode }): React
       tabs.stop();
       if (firstTimer !== null) clearTimeout(firstTimer);
       stopPolling();
-      invalidate.cancelAll();
-      cancelWorkerPageRefetches(client);
+      cancelScheduledRefetches(client);
       setStatus("connecting");
     };
   }, [client]);

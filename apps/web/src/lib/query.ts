@@ -4,35 +4,37 @@
 
 import { QueryClient, QueryClientProvider, infiniteQueryOptions, isServer, queryOptions } from "@tanstack/react-query";
 import { createElement, type ReactNode } from "react";
-import type {
-  AlertRules,
-  AlertsStatus,
-  BulkJob,
-  History,
-  HistoryRangeName,
-  Automation,
-  AutomationList,
-  CounterList,
-  DeadLetter,
-  ErrorGroups,
-  Health,
-  KvKeyList,
-  KvNamespaceList,
-  LockList,
-  PoolDetail,
-  PoolList,
-  QueueDetail,
-  QueueList,
-  StatsFrames,
-  StreamDetail,
-  StreamList,
-  Worker,
-  WorkerCounts,
-  WorkerDetail,
-  WorkerErrorHistory,
-  WorkerList,
-  WorkerStatus,
-  WorkersSort,
+import {
+  AlertRulesSchema,
+  AlertsStatusSchema,
+  AutomationListSchema,
+  BulkJobSchema,
+  AutomationSchema,
+  CounterListSchema,
+  DeadLettersSchema,
+  ErrorGroupsSchema,
+  HealthSchema,
+  HistorySchema,
+  KvKeyListSchema,
+  KvNamespaceListSchema,
+  KvValueSchema,
+  LockListSchema,
+  PoolDetailSchema,
+  PoolListSchema,
+  QueueDetailSchema,
+  QueueListSchema,
+  StatsFramesSchema,
+  StreamDetailSchema,
+  StreamListSchema,
+  WorkerDetailSchema,
+  WorkerErrorHistorySchema,
+  WorkerListSchema,
+  type BulkJob,
+  type HistoryRangeName,
+  type Worker,
+  type WorkerCounts,
+  type WorkerStatus,
+  type WorkersSort,
 } from "@fleet/schema";
 
 import { ApiError, apiGet, qs, seg } from "./api";
@@ -174,16 +176,6 @@ export interface WorkersEverything {
   loadedAt: number;
 }
 
-export interface KvValue {
-  value: import("@fleet/schema").RawValue;
-  ttl_ms: number | null;
-}
-
-export interface DeadLetterPage {
-  total: number;
-  items: DeadLetter[];
-}
-
 const WORKERS_PAGE = 1000;
 
 /**
@@ -196,7 +188,7 @@ async function fetchEveryWorker(type: string | undefined, signal: AbortSignal): 
   const workers: Worker[] = [];
   let total = 0;
   for (let offset = 0; ; offset += WORKERS_PAGE) {
-    const page = await apiGet<WorkerList>(`/workers${qs({ type, limit: WORKERS_PAGE, offset })}`, signal);
+    const page = await apiGet(`/workers${qs({ type, limit: WORKERS_PAGE, offset })}`, WorkerListSchema, signal);
     workers.push(...page.workers);
     total = page.total;
     if (workers.length >= total || page.workers.length === 0) break;
@@ -213,7 +205,7 @@ export const queries = {
   health: () =>
     queryOptions({
       queryKey: queryKeys.health,
-      queryFn: ({ signal }) => apiGet<Health>("/health", signal),
+      queryFn: ({ signal }) => apiGet("/health", HealthSchema, signal),
       // Polled while down (see the shell) so recovery shows without a reload.
       refetchInterval: (q) => (q.state.status === "error" ? 3_000 : 5_000),
       staleTime: 0,
@@ -228,7 +220,7 @@ export const queries = {
   workersPage: (p: WorkersParams) =>
     queryOptions({
       queryKey: queryKeys.workers.page(p),
-      queryFn: ({ signal }) => apiGet<WorkerList>(`/workers${qs({ ...p, sort: p.sort === "name" ? undefined : p.sort })}`, signal),
+      queryFn: ({ signal }) => apiGet(`/workers${qs({ ...p, sort: p.sort === "name" ? undefined : p.sort })}`, WorkerListSchema, signal),
       refetchInterval: 30_000,
     }),
   workersEverything: (type?: string) =>
@@ -242,119 +234,119 @@ export const queries = {
   worker: (type: string, id: string) =>
     queryOptions({
       queryKey: queryKeys.workers.detail(type, id),
-      queryFn: ({ signal }) => apiGet<WorkerDetail>(`/workers/${seg(type)}/${seg(id)}`, signal),
+      queryFn: ({ signal }) => apiGet(`/workers/${seg(type)}/${seg(id)}`, WorkerDetailSchema, signal),
     }),
   workerStats: (type: string, id: string, limit = 240) =>
     queryOptions({
       queryKey: queryKeys.workers.stats(type, id, limit),
-      queryFn: ({ signal }) => apiGet<StatsFrames>(`/workers/${seg(type)}/${seg(id)}/stats${qs({ limit })}`, signal),
+      queryFn: ({ signal }) => apiGet(`/workers/${seg(type)}/${seg(id)}/stats${qs({ limit })}`, StatsFramesSchema, signal),
     }),
   /** The console's error history of a worker; the watch adds to it at most every 10 s. */
   workerErrors: (type: string, id: string) =>
     queryOptions({
       queryKey: queryKeys.workers.errors(type, id),
-      queryFn: ({ signal }) => apiGet<WorkerErrorHistory>(`/workers/${seg(type)}/${seg(id)}/errors`, signal),
+      queryFn: ({ signal }) => apiGet(`/workers/${seg(type)}/${seg(id)}/errors`, WorkerErrorHistorySchema, signal),
       refetchInterval: 15_000,
     }),
   automations: () =>
     queryOptions({
       queryKey: queryKeys.automations.list(),
-      queryFn: ({ signal }) => apiGet<AutomationList>("/automations", signal),
+      queryFn: ({ signal }) => apiGet("/automations", AutomationListSchema, signal),
     }),
   automation: (type: string) =>
     queryOptions({
       queryKey: queryKeys.automations.detail(type),
-      queryFn: ({ signal }) => apiGet<Automation>(`/automations/${seg(type)}`, signal),
+      queryFn: ({ signal }) => apiGet(`/automations/${seg(type)}`, AutomationSchema, signal),
     }),
   queues: () =>
     queryOptions({
       queryKey: queryKeys.queues.list(),
-      queryFn: ({ signal }) => apiGet<QueueList>("/queues", signal),
+      queryFn: ({ signal }) => apiGet("/queues", QueueListSchema, signal),
     }),
   bulkJob: (queue: string, id: string) =>
     queryOptions({
       queryKey: queryKeys.bulk.job(queue, id),
-      queryFn: ({ signal }) => apiGet<BulkJob>(`/queues/${seg(queue)}/bulk/${seg(id)}`, signal),
+      queryFn: ({ signal }) => apiGet(`/queues/${seg(queue)}/bulk/${seg(id)}`, BulkJobSchema, signal),
       // a refetch that was under way when the job's last frame came must not take it back
       structuralSharing: (old, next) => mergeBulkJob(old as BulkJob | undefined, next as BulkJob),
     }),
   queue: (name: string, limit = 100) =>
     queryOptions({
       queryKey: queryKeys.queues.detail(name, limit),
-      queryFn: ({ signal }) => apiGet<QueueDetail>(`/queues/${seg(name)}${qs({ limit })}`, signal),
+      queryFn: ({ signal }) => apiGet(`/queues/${seg(name)}${qs({ limit })}`, QueueDetailSchema, signal),
     }),
   deadLetters: (name: string, limit = 100, offset = 0) =>
     queryOptions({
       queryKey: queryKeys.queues.dead(name, limit, offset),
-      queryFn: ({ signal }) => apiGet<DeadLetterPage>(`/queues/${seg(name)}/dead${qs({ limit, offset })}`, signal),
+      queryFn: ({ signal }) => apiGet(`/queues/${seg(name)}/dead${qs({ limit, offset })}`, DeadLettersSchema, signal),
     }),
   /** Recorded every 10 s by the watch: refreshed at that pace (it has no live frames). */
   history: (queue: string | null, range: HistoryRangeName) =>
     queryOptions({
       queryKey: queryKeys.history.of(queue, range),
-      queryFn: ({ signal }) => apiGet<History>(queue === null ? `/history${qs({ range })}` : `/queues/${seg(queue)}/history${qs({ range })}`, signal),
+      queryFn: ({ signal }) => apiGet(queue === null ? `/history${qs({ range })}` : `/queues/${seg(queue)}/history${qs({ range })}`, HistorySchema, signal),
       refetchInterval: range === "1h" ? 10_000 : 60_000,
       staleTime: 5_000,
     }),
   alertsStatus: () =>
     queryOptions({
       queryKey: queryKeys.alerts.status(),
-      queryFn: ({ signal }) => apiGet<AlertsStatus>(`/alerts${qs({ limit: 100 })}`, signal),
+      queryFn: ({ signal }) => apiGet(`/alerts${qs({ limit: 100 })}`, AlertsStatusSchema, signal),
       refetchInterval: 10_000,
       staleTime: 5_000,
     }),
   alertRules: () =>
     queryOptions({
       queryKey: queryKeys.alerts.rules(),
-      queryFn: ({ signal }) => apiGet<AlertRules>("/alerts/rules", signal),
+      queryFn: ({ signal }) => apiGet("/alerts/rules", AlertRulesSchema, signal),
     }),
   /** Error groups (issue 14.3): computed at most every 10 s on the server; refreshed at a slower pace here. */
   errorGroups: (queue: string | null, limit = 10) =>
     queryOptions({
       queryKey: queryKeys.errors.of(queue, limit),
-      queryFn: ({ signal }) => apiGet<ErrorGroups>(queue === null ? `/errors${qs({ limit })}` : `/queues/${seg(queue)}/errors${qs({ limit })}`, signal),
+      queryFn: ({ signal }) => apiGet(queue === null ? `/errors${qs({ limit })}` : `/queues/${seg(queue)}/errors${qs({ limit })}`, ErrorGroupsSchema, signal),
       refetchInterval: 30_000,
       staleTime: 10_000,
     }),
   pools: () =>
     queryOptions({
       queryKey: queryKeys.pools.list(),
-      queryFn: ({ signal }) => apiGet<PoolList>("/pools", signal),
+      queryFn: ({ signal }) => apiGet("/pools", PoolListSchema, signal),
     }),
   pool: (name: string) =>
     queryOptions({
       queryKey: queryKeys.pools.detail(name),
-      queryFn: ({ signal }) => apiGet<PoolDetail>(`/pools/${seg(name)}`, signal),
+      queryFn: ({ signal }) => apiGet(`/pools/${seg(name)}`, PoolDetailSchema, signal),
     }),
   streams: () =>
     queryOptions({
       queryKey: queryKeys.streams.list(),
-      queryFn: ({ signal }) => apiGet<StreamList>("/streams", signal),
+      queryFn: ({ signal }) => apiGet("/streams", StreamListSchema, signal),
     }),
   stream: (name: string, limit = 100, order: "newest" | "oldest" = "newest") =>
     queryOptions({
       queryKey: queryKeys.streams.detail(name, limit, order),
-      queryFn: ({ signal }) => apiGet<StreamDetail>(`/streams/${seg(name)}${qs({ limit, order })}`, signal),
+      queryFn: ({ signal }) => apiGet(`/streams/${seg(name)}${qs({ limit, order })}`, StreamDetailSchema, signal),
     }),
   // No live frames exist for locks, counters and kv: they poll.
   locks: () =>
     queryOptions({
       queryKey: queryKeys.locks.all,
-      queryFn: ({ signal }) => apiGet<LockList>("/locks", signal),
+      queryFn: ({ signal }) => apiGet("/locks", LockListSchema, signal),
       refetchInterval: POLL_MS,
       staleTime: 0,
     }),
   counters: () =>
     queryOptions({
       queryKey: queryKeys.counters.all,
-      queryFn: ({ signal }) => apiGet<CounterList>("/counters", signal),
+      queryFn: ({ signal }) => apiGet("/counters", CounterListSchema, signal),
       refetchInterval: POLL_MS,
       staleTime: 0,
     }),
   kvNamespaces: () =>
     queryOptions({
       queryKey: queryKeys.kv.namespaces(),
-      queryFn: ({ signal }) => apiGet<KvNamespaceList>("/kv", signal),
+      queryFn: ({ signal }) => apiGet("/kv", KvNamespaceListSchema, signal),
       refetchInterval: POLL_MS,
       staleTime: 0,
     }),
@@ -362,7 +354,7 @@ export const queries = {
   kvKeys: (ns: string) =>
     infiniteQueryOptions({
       queryKey: queryKeys.kv.keys(ns),
-      queryFn: ({ signal, pageParam }) => apiGet<KvKeyList>(`/kv/${seg(ns)}${qs({ cursor: pageParam, limit: KV_KEYS_PAGE })}`, signal),
+      queryFn: ({ signal, pageParam }) => apiGet(`/kv/${seg(ns)}${qs({ cursor: pageParam, limit: KV_KEYS_PAGE })}`, KvKeyListSchema, signal),
       initialPageParam: "0",
       getNextPageParam: (last) => last.next_cursor ?? undefined,
       // polling refetches every page shown: only while few are
@@ -372,7 +364,7 @@ export const queries = {
   kvValue: (ns: string, key: string) =>
     queryOptions({
       queryKey: queryKeys.kv.value(ns, key),
-      queryFn: ({ signal }) => apiGet<KvValue>(`/kv/${seg(ns)}/${seg(key)}`, signal),
+      queryFn: ({ signal }) => apiGet(`/kv/${seg(ns)}/${seg(key)}`, KvValueSchema, signal),
     }),
 } as const;
 

@@ -3,6 +3,7 @@
 // stored now, save with If-Match on the generation it loaded). The values travel in this
 // tab's sessionStorage under a one-time key named in the URL (`?revert=<key>`), not in the
 // URL itself (configs can be large and hold values that do not belong in a history or a log).
+import type { AuditItem } from "@fleet/schema";
 
 export interface RevertRequest {
   automationType: string;
@@ -43,7 +44,7 @@ export function takeRevert(key: string, automationType: string, workerId: string
  * trouble), when the entry can be reverted: a single worker's write that was done and kept
  * its whole `before` object (not one truncated for its size).
  */
-export function revertableWorker(e: { action: string | null; outcome?: string; path: string | null; before?: unknown }): { automationType: string; workerId: string } | null {
+export function revertableWorker(e: Pick<AuditItem, "action" | "outcome" | "path" | "before">): { automationType: string; workerId: string } | null {
   if (e.action !== "worker.config.patch" && e.action !== "worker.config.put") return null;
   if (e.outcome !== undefined && e.outcome !== "done") return null;
   const b = e.before;

@@ -1,9 +1,9 @@
 // The browser side of GET /api/v1/queues/{name}/search: reads the NDJSON answer line by line
 // as it arrives and hands each line over; an error envelope (4xx/5xx before the stream
 // began) is thrown as ApiError, like every other call (src/lib/api.ts).
-import type { SearchLine } from "@fleet/schema";
+import { SearchLineSchema, type SearchLine } from "@fleet/schema";
 
-import { API_BASE, ApiError, backendAvailability, qs, seg } from "./api";
+import { API_BASE, ApiError, UNEXPECTED_ANSWER, backendAvailability, errorFromAnswer, qs, seg } from "./api";
 
 export interface SearchParams {
   q?: string;
@@ -27,21 +27,22 @@ export async function streamSearch(name: string, p: SearchParams, signal: AbortS
     throw new ApiError(0, "network_error", "The console did not answer. Check that it is running and reachable.");
   }
   if (!res.ok) {
-    let env: { code?: unknown; message?: unknown; details?: unknown } | undefined;
-    try {
-      env = ((await res.json()) as { error?: typeof env }).error;
-    } catch {
-      env = undefined;
-    }
-    const err = new ApiError(
-      res.status,
-      typeof env?.code === "string" ? env.code : `http_${res.status}`,
-      typeof env?.message === "string" ? env.message : `The console answered ${res.status}`,
-      Array.isArray(env?.details) ? (env.details as ApiError["details"]) : [],
-    );
+    const err = errorFromAnswer(res, await res.json().catch(() => undefined));
     if (err.backendUnavailable) backendAvailability.set({ unavailable: true, message: err.message });
     throw err;
   }
+  /** One NDJSON line as its schema reads it; a line that does not match ends the search with an error. */
+  const parse = (line: string): SearchLine => {
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch {
+      json = undefined;
+    }
+    const checked = SearchLineSchema.safeParse(json);
+    if (!checked.success) throw new ApiError(res.status, UNEXPECTED_ANSWER, "The console's search answer has a line of an unexpected shape.");
+    return checked.data;
+  };
   const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
   let buffered = "";
   for (;;) {
@@ -52,8 +53,8 @@ export async function streamSearch(name: string, p: SearchParams, signal: AbortS
     while ((nl = buffered.indexOf("\n")) >= 0) {
       const line = buffered.slice(0, nl);
       buffered = buffered.slice(nl + 1);
-      if (line.trim() !== "") onLine(JSON.parse(line) as SearchLine);
+      if (line.trim() !== "") onLine(parse(line));
     }
   }
-  if (buffered.trim() !== "") onLine(JSON.parse(buffered) as SearchLine);
+  if (buffered.trim() !== "") onLine(parse(buffered));
 }

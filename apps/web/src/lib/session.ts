@@ -4,21 +4,10 @@
 // checks every request's role itself (src/server/api/authorize.ts).
 "use client";
 
+import { roleAtLeast, SignOutResultSchema, type Role, type SessionInfo } from "@fleet/schema";
 import { createContext, createElement, useCallback, useContext, useMemo, type ReactNode } from "react";
 
 import { apiPost } from "./api";
-
-export type Role = "viewer" | "operator" | "admin";
-
-const ROLE_RANK: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };
-
-export interface SessionInfo {
-  /** `auth`: sign-in required; `open`: the loopback demo without authentication; `insecure`: FLEET_INSECURE_NO_AUTH=1. */
-  mode: "auth" | "open" | "insecure";
-  user: { name: string; role: Role; via: "none" | "session" | "token" | "proxy" } | null;
-  expires_at: number | null;
-  password_sign_in: boolean;
-}
 
 export interface Session extends SessionInfo {
   role: Role | null;
@@ -33,15 +22,11 @@ export function SessionProvider({ initial, children }: { initial: SessionInfo; c
   return createElement(SessionContext.Provider, { value: initial }, children);
 }
 
-export function roleAtLeast(have: Role | null | undefined, need: Role): boolean {
-  return have != null && ROLE_RANK[have] >= ROLE_RANK[need];
-}
-
 export function useSession(): Session {
   const info = useContext(SessionContext);
   const signOut = useCallback(async () => {
     try {
-      await apiPost("/auth/signout");
+      await apiPost("/auth/signout", SignOutResultSchema);
     } finally {
       // a full load: every cached query belonged to the old session
       window.location.assign("/signin");

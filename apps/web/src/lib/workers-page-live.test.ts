@@ -1,10 +1,10 @@
-import { QueryClient, QueryObserver, type QueryKey } from "@tanstack/react-query";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { QueryClient, type QueryKey } from "@tanstack/react-query";
+import { describe, expect, it } from "vitest";
 import type { Worker, WorkerList } from "@fleet/schema";
 
 import { queryKeys, type WorkersParams } from "./query";
 import { testWorker } from "./test/worker";
-import { applyWorkerPages, cancelWorkerPageRefetches, patchWorkerPages, REFETCH_GAP_MS } from "./workers-page-live";
+import { applyWorkerPages, patchWorkerPages } from "./workers-page-live";
 
 const worker = (type: string, id: string, over: Partial<Worker> = {}): Worker => testWorker(type, id, { stats: null, ...over });
 
@@ -72,85 +72,14 @@ describe("patchWorkerPages", () => {
   });
 });
 
-describe("applyWorkerPages refetches", () => {
-  beforeEach(() => {
-    vi.useFakeTimers();
-  });
-  afterEach(() => {
-    vi.useRealTimers();
-  });
-
-  function watched(p: WorkersParams) {
+describe("applyWorkerPages", () => {
+  it("asks the coalescer for exactly the pages whose members may have moved", () => {
     const client = new QueryClient();
-    let calls = 0;
-    const times: number[] = [];
-    let release: (() => void) | null = null;
-    const key = queryKeys.workers.page(p);
-    const observer = new QueryObserver(client, {
-      queryKey: key,
-      queryFn: () =>
-        new Promise<WorkerList>((resolve) => {
-          calls += 1;
-          times.push(Date.now());
-          release = () => resolve(list([worker("a", `fetched-${calls}`)]));
-        }),
-      staleTime: Infinity,
-    });
-    const unsubscribe = observer.subscribe(() => undefined);
-    return {
-      client,
-      key,
-      calls: () => calls,
-      times,
-      settle: async () => {
-        release?.();
-        release = null;
-        await vi.advanceTimersByTimeAsync(0);
-      },
-      done: () => {
-        unsubscribe();
-        cancelWorkerPageRefetches(client);
-        client.clear();
-      },
-    };
-  }
-
-  it("coalesces a burst into one refetch per gap and never cancels a fetch in flight", async () => {
-    const t = watched({ type: "a" });
-    expect(t.calls()).toBe(1); // the first load, still in flight
-    const frame = () => applyWorkerPages(t.client, { changed: [worker("a", "elsewhere")], removed: [] });
-
-    frame();
-    frame();
-    await vi.advanceTimersByTimeAsync(REFETCH_GAP_MS * 2);
-    // The first load is still in flight: it was not cancelled, nor joined by a second fetch.
-    expect(t.calls()).toBe(1);
-    await t.settle();
-    await vi.advanceTimersByTimeAsync(500);
-    // After it settled, one refetch for the whole burst.
-    expect(t.calls()).toBe(2);
-    await t.settle();
-
-    // A second burst right after: one more refetch, a full gap after the previous one started.
-    frame();
-    frame();
-    frame();
-    await vi.advanceTimersByTimeAsync(REFETCH_GAP_MS * 3);
-    expect(t.calls()).toBe(3);
-    expect(t.times[2]! - t.times[1]!).toBeGreaterThanOrEqual(REFETCH_GAP_MS);
-    await t.settle();
-    t.done();
-  });
-
-  it("only marks a page nobody shows as stale", async () => {
-    const client = new QueryClient();
-    const key = queryKeys.workers.page({ type: "a" });
-    client.setQueryData(key, list([]));
-    applyWorkerPages(client, { changed: [worker("a", "x")], removed: [] });
-    await vi.advanceTimersByTimeAsync(REFETCH_GAP_MS);
-    const query = client.getQueryCache().find({ queryKey: key, exact: true })!;
-    expect(query.isStale()).toBe(true);
-    expect(query.state.fetchStatus).toBe("idle");
-    cancelWorkerPageRefetches(client);
+    const typeA = queryKeys.workers.page({ type: "a" });
+    const typeB = queryKeys.workers.page({ type: "b" });
+    for (const k of [typeA, typeB]) client.setQueryData(k, list([]));
+    const asked: Array<{ key: QueryKey; exact: boolean | undefined }> = [];
+    applyWorkerPages(client, { changed: [worker("a", "new")], removed: [] }, (key, target) => asked.push({ key, exact: target?.exact }));
+    expect(asked).toEqual([{ key: typeA, exact: true }]);
   });
 });

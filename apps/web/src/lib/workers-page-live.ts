@@ -2,31 +2,28 @@
 // A page is one slice of a list the server filtered and sorted, so a frame can only be
 // applied exactly to the rows already in view; whenever it may change which workers belong
 // on the page (a worker not in view changed or appeared, a status left the page's filter, a
-// last_seen moved under a last-seen sort, a worker was removed), the page is refetched,
-// at most once per REFETCH_GAP_MS per page and never by cancelling a fetch in flight.
-import { hashKey, type QueryClient, type QueryKey } from "@tanstack/react-query";
+// last_seen moved under a last-seen sort, a worker was removed), the page is refetched
+// through the one coalescer (./refetch.ts: at most once per 2 s per page, never by
+// cancelling a fetch in flight).
+import type { QueryClient, QueryKey } from "@tanstack/react-query";
 import type { Worker, WorkerList, WorkersEvent } from "@fleet/schema";
 
 import { workerMatches, type WorkersParams } from "./query";
-
-/** The fastest a page refetches because of live frames. */
-export const REFETCH_GAP_MS = 2_000;
-/** While a fetch of the page is in flight, how often to look whether it has settled. */
-const SETTLE_POLL_MS = 200;
+import type { ScheduleRefetch } from "./refetch";
 
 type WorkerRef = WorkersEvent["removed"][number];
 
 const wkey = (w: WorkerRef) => `${w.automation_type}\u0000${w.worker_id}`;
 
-/**
- * Patches every cached page with the frame and returns the keys of the pages whose
- * membership may have moved (exported for tests; `applyWorkerPages` also refetches them).
- */
 /** `next` (a live frame's worker) with `old`'s last_error_since while the error text is the same. */
 export function withErrorSince(next: Worker, old: Pick<Worker, "last_error" | "last_error_since">): Worker {
   return old.last_error_since !== undefined && old.last_error === next.last_error ? { ...next, last_error_since: old.last_error_since } : next;
 }
 
+/**
+ * Patches every cached page with the frame and returns the keys of the pages whose
+ * membership may have moved (exported for tests; `applyWorkerPages` also refetches them).
+ */
 export function patchWorkerPages(client: QueryClient, ev: WorkersEvent): QueryKey[] {
   const changed = new Map<string, Worker>();
   for (const w of ev.changed) changed.set(wkey(w), w);
@@ -93,59 +90,7 @@ export function patchWorkerPages(client: QueryClient, ev: WorkersEvent): QueryKe
   return stale;
 }
 
-interface Slot {
-  timer: ReturnType<typeof setTimeout> | null;
-  lastStart: number;
-}
-
-const slots = new WeakMap<QueryClient, Map<string, Slot>>();
-
-/**
- * Refetches one query soon: at most once per REFETCH_GAP_MS (a burst of frames costs one
- * request), after any fetch already in flight has settled (never cancelling it: its answer
- * may predate the frame, so one more fetch follows it). An inactive page is only marked
- * stale; it refetches when shown again.
- */
-export function scheduleRefetch(client: QueryClient, queryKey: QueryKey): void {
-  let byKey = slots.get(client);
-  if (!byKey) slots.set(client, (byKey = new Map()));
-  const id = hashKey(queryKey);
-  let slot = byKey.get(id);
-  if (!slot) byKey.set(id, (slot = { timer: null, lastStart: 0 }));
-  if (slot.timer !== null) return;
-  const s = slot;
-  const table = byKey;
-  const run = () => {
-    s.timer = null;
-    const query = client.getQueryCache().find({ queryKey, exact: true });
-    if (!query) {
-      table.delete(id);
-      return;
-    }
-    if (query.state.fetchStatus === "fetching") {
-      s.timer = setTimeout(run, SETTLE_POLL_MS);
-      return;
-    }
-    if (!query.isActive()) {
-      table.delete(id);
-      void client.invalidateQueries({ queryKey, exact: true, refetchType: "none" });
-      return;
-    }
-    s.lastStart = Date.now();
-    void client.refetchQueries({ queryKey, exact: true, type: "active" }, { cancelRefetch: false });
-  };
-  s.timer = setTimeout(run, Math.max(0, s.lastStart + REFETCH_GAP_MS - Date.now()));
-}
-
-/** The live `workers` frame's effect on paged worker lists. */
-export function applyWorkerPages(client: QueryClient, ev: WorkersEvent): void {
-  for (const key of patchWorkerPages(client, ev)) scheduleRefetch(client, key);
-}
-
-/** Drops pending refetches (tests, or a client going away). */
-export function cancelWorkerPageRefetches(client: QueryClient): void {
-  const byKey = slots.get(client);
-  if (!byKey) return;
-  for (const s of byKey.values()) if (s.timer !== null) clearTimeout(s.timer);
-  slots.delete(client);
+/** The live `workers` frame's effect on paged worker lists: rows patched, moved pages refetched (exactly that page, coalesced). */
+export function applyWorkerPages(client: QueryClient, ev: WorkersEvent, refetch: ScheduleRefetch): void {
+  for (const key of patchWorkerPages(client, ev)) refetch(key, { exact: true });
 }

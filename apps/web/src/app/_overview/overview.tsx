@@ -16,34 +16,44 @@ import { queries } from "@/lib/query";
 
 const STATUSES: WorkerStatus[] = ["running", "idle", "error", "offline"];
 
-function Section({ id, title, action, children }: { id: string; title: string; action?: ReactNode; children: ReactNode }) {
+/** One box of the overview: a heading, and where the whole list is ("All queues"). */
+function Section({ id, title, more, children }: { id: string; title: string; more?: { href: string; label: string }; children: ReactNode }) {
   return (
     <section aria-labelledby={id} className="card min-w-0">
       <div className="mb-3 flex items-center justify-between gap-2">
         <h2 id={id} className="text-base font-semibold">
           {title}
         </h2>
-        {action}
+        {more && (
+          <Link className="link text-sm" href={more.href}>
+            {more.label}
+          </Link>
+        )}
       </div>
       {children}
     </section>
   );
 }
 
-function Stat({ label, value, tone, href }: { label: string; value: ReactNode; tone?: "bad" | "warn"; href?: string }) {
-  const color = tone === "bad" ? "text-red-700 dark:text-red-400" : tone === "warn" ? "text-amber-700 dark:text-amber-400" : "";
-  const inner = (
-    <>
-      <div className="text-xs font-medium tracking-wide text-slate-500 uppercase dark:text-slate-400">{label}</div>
-      <div className={`mt-1 text-2xl font-semibold tabular-nums ${color}`}>{value}</div>
-    </>
-  );
-  return href ? (
+type Tone = "bad" | "warn";
+const TONE_COLOR: Record<Tone, string> = { bad: "text-red-700 dark:text-red-400", warn: "text-amber-700 dark:text-amber-400" };
+/** The small capitals over a tile's figure. */
+const TILE_LABEL = "text-xs font-medium tracking-wide text-slate-500 uppercase dark:text-slate-400";
+
+/** A tile's figure, large; "…" while it loads. */
+function TileFigure({ pending, tone, children }: { pending: boolean; tone?: Tone; children: ReactNode }) {
+  return <div className={`mt-1 text-2xl font-semibold tabular-nums ${tone ? TONE_COLOR[tone] : ""}`}>{pending ? "…" : children}</div>;
+}
+
+/** A tile of one figure, a link to where it comes from. */
+function Stat({ label, value, pending, tone, href }: { label: string; value: number; pending: boolean; tone?: Tone; href: string }) {
+  return (
     <Link href={href} className="card block hover:border-slate-400 focus-visible:outline-2 focus-visible:outline-sky-500 dark:hover:border-slate-600">
-      {inner}
+      <div className={TILE_LABEL}>{label}</div>
+      <TileFigure pending={pending} tone={tone}>
+        {formatNumber(value)}
+      </TileFigure>
     </Link>
-  ) : (
-    <div className="card">{inner}</div>
   );
 }
 
@@ -56,13 +66,14 @@ function TroubleStat({ error, offline, pending }: { error: number; offline: numb
   const gone = useQuery({ ...queries.workersPage({ status: "offline", limit: 2, offset: 0 }), enabled: offline > 0 && error < 2 });
   const workers = [...(error > 0 ? (failing.data?.workers ?? []) : []), ...(offline > 0 && error < 2 ? (gone.data?.workers ?? []) : [])].slice(0, 2);
   const more = error + offline - workers.length;
-  const color = error > 0 ? "text-red-700 dark:text-red-400" : offline > 0 ? "text-amber-700 dark:text-amber-400" : "";
   return (
     <section aria-labelledby="ov-trouble" className="card min-w-0" data-testid="trouble-tile">
-      <h2 id="ov-trouble" className="text-xs font-medium tracking-wide text-slate-500 uppercase dark:text-slate-400">
+      <h2 id="ov-trouble" className={TILE_LABEL}>
         Errors / offline
       </h2>
-      <div className={`mt-1 text-2xl font-semibold tabular-nums ${color}`}>{pending ? "…" : `${formatNumber(error)} / ${formatNumber(offline)}`}</div>
+      <TileFigure pending={pending} tone={error > 0 ? "bad" : offline > 0 ? "warn" : undefined}>
+        {formatNumber(error)} / {formatNumber(offline)}
+      </TileFigure>
       {!pending && (
         <p className="mt-1 flex flex-wrap gap-x-3 text-sm">
           <Link className="link" href="/workers?status=error">
@@ -283,25 +294,17 @@ export function Overview() {
       <PageHeader title="Fleet Console" description="Overview of the fleet: workers, queues, pools and Redis, updated live." />
 
       <div className="mb-6 grid grid-cols-2 gap-3 md:grid-cols-4">
-        <Stat label="Workers" value={automations.isPending ? "…" : formatNumber(totals.total)} href="/workers" />
+        <Stat label="Workers" value={totals.total} pending={automations.isPending} href="/workers" />
         <TroubleStat error={totals.error} offline={totals.offline} pending={automations.isPending} />
-        <Stat label="Pending tasks" value={queues.isPending ? "…" : formatNumber(pending)} tone={overdue > 0 ? "warn" : undefined} href="/queues" />
-        <Stat label="Dead letters" value={queues.isPending ? "…" : formatNumber(dead)} tone={dead > 0 ? "bad" : undefined} href="/queues" />
+        <Stat label="Pending tasks" value={pending} pending={queues.isPending} tone={overdue > 0 ? "warn" : undefined} href="/queues" />
+        <Stat label="Dead letters" value={dead} pending={queues.isPending} tone={dead > 0 ? "bad" : undefined} href="/queues" />
       </div>
 
       <HistoryCharts queue={null} variant="strip" className="mb-6" />
 
       <div className="grid gap-4 lg:grid-cols-3">
         <div className="grid min-w-0 content-start gap-4 lg:col-span-2">
-          <Section
-            id="ov-workers"
-            title="Workers by automation"
-            action={
-              <Link className="link text-sm" href="/workers">
-                All workers
-              </Link>
-            }
-          >
+          <Section id="ov-workers" title="Workers by automation" more={{ href: "/workers", label: "All workers" }}>
             {automations.isPending ? (
               <LoadingState />
             ) : automations.isError ? (
@@ -310,37 +313,13 @@ export function Overview() {
               <WorkersByAutomation automations={list} />
             )}
           </Section>
-          <Section
-            id="ov-queues"
-            title="Queues"
-            action={
-              <Link className="link text-sm" href="/queues">
-                All queues
-              </Link>
-            }
-          >
+          <Section id="ov-queues" title="Queues" more={{ href: "/queues", label: "All queues" }}>
             {queues.isPending ? <LoadingState /> : queues.isError ? <ErrorState error={queues.error} onRetry={() => void queues.refetch()} /> : <Queues queues={qs} />}
           </Section>
-          <Section
-            id="ov-errors"
-            title="Top error groups"
-            action={
-              <Link className="link text-sm" href="/errors">
-                All error groups
-              </Link>
-            }
-          >
+          <Section id="ov-errors" title="Top error groups" more={{ href: "/errors", label: "All error groups" }}>
             <ErrorGroupsList queue={null} limit={5} />
           </Section>
-          <Section
-            id="ov-pools"
-            title="Pools"
-            action={
-              <Link className="link text-sm" href="/pools">
-                All pools
-              </Link>
-            }
-          >
+          <Section id="ov-pools" title="Pools" more={{ href: "/pools", label: "All pools" }}>
             <Pools />
           </Section>
         </div>
@@ -348,15 +327,7 @@ export function Overview() {
           <Section id="ov-redis" title="Redis">
             <RedisHealth />
           </Section>
-          <Section
-            id="ov-events"
-            title="Latest bus events"
-            action={
-              <Link className="link text-sm" href="/events">
-                All events
-              </Link>
-            }
-          >
+          <Section id="ov-events" title="Latest bus events" more={{ href: "/events", label: "All events" }}>
             <LatestEvents />
           </Section>
         </div>

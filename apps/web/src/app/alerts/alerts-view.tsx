@@ -3,14 +3,14 @@
 // rules and webhooks, the recent history, and for admins the rules editor: the whole document
 // as JSON, checked against its JSON Schema as it is typed, a review of every change (rule by
 // rule, field by field) before a save that is a compare-and-set on the generation loaded.
-import type { AlertConfig, AlertDelivery, AlertHistoryEntry, AlertRule, ErrorDetail, FiringAlert } from "@fleet/schema";
+import { AlertRulesSchema, type AlertConfig, type AlertDelivery, type AlertHistoryEntry, type AlertRule, type ErrorDetail, type FiringAlert } from "@fleet/schema";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
 
 import { ErrorState, LoadingState, PageHeader, RelativeTime, ResultNote, Section } from "@/components";
 import { diffConfig, makeValidator, parseJsonObject, RawJsonEditor, validateValue } from "@/components/config-editor";
 import { ChangeList } from "@/components/config-editor/change-list";
-import { ApiError, apiFetchWithHeaders, errorMessage } from "@/lib/api";
+import { ApiError, apiPut, errorMessage } from "@/lib/api";
 import { formatNumber } from "@/lib/format";
 import { queries, queryKeys } from "@/lib/query";
 import { Can, useSession } from "@/lib/session";
@@ -199,7 +199,7 @@ function RulesEditor({
     setPhase("saving");
     setServerError(null);
     try {
-      const { data } = await apiFetchWithHeaders<{ gen: number }>("/alerts/rules", { method: "PUT", body: parsed.value, headers: { "If-Match": `"${gen}"` } });
+      const data = await apiPut("/alerts/rules", AlertRulesSchema, parsed.value, { headers: { "If-Match": `"${gen}"` } });
       await qc.invalidateQueries({ queryKey: queryKeys.alerts.all });
       onDone({ kind: "ok", text: `Saved: the alert rules are at generation ${data.gen}.` });
     } catch (err) {

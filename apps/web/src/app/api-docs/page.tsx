@@ -4,33 +4,12 @@
 import type { Metadata } from "next";
 
 import { PageHeader } from "@/components/page-header";
-import { openApiDocument, ROLE_EXTENSION, EVENTS_EXTENSION } from "@/server/api/openapi/document";
+import { openApiDocument, ROLE_EXTENSION, EVENTS_EXTENSION, type JsonSchema, type OpenApiOperation } from "@/server/api/openapi/document";
 
 import { SchemaText, constraints, schemaAnchor } from "./_components/schema-text";
 
 export const metadata: Metadata = { title: "API reference" };
 export const dynamic = "force-dynamic";
-
-type Json = Record<string, unknown>;
-
-interface Parameter {
-  name: string;
-  in: string;
-  required?: boolean;
-  description?: string;
-  schema?: Json;
-}
-
-interface Operation {
-  operationId: string;
-  summary: string;
-  description?: string;
-  tags: string[];
-  parameters?: Parameter[];
-  requestBody?: { required?: boolean; content: Record<string, { schema: Json }> };
-  responses: Record<string, Json>;
-  [key: string]: unknown;
-}
 
 const METHOD_STYLE: Record<string, string> = {
   get: "bg-sky-100 text-sky-900 dark:bg-sky-950 dark:text-sky-200",
@@ -54,24 +33,21 @@ function slug(text: string): string {
     .replace(/^-|-$/g, "");
 }
 
-function resolveRef(doc: Json, value: Json): Json {
+function resolveRef(doc: JsonSchema, value: JsonSchema): JsonSchema {
   const ref = value.$ref;
   if (typeof ref !== "string" || !ref.startsWith("#/")) return value;
   let node: unknown = doc;
-  for (const key of ref.slice(2).split("/")) node = (node as Json | undefined)?.[key.replace(/~1/g, "/").replace(/~0/g, "~")];
-  return (node as Json | undefined) ?? value;
+  for (const key of ref.slice(2).split("/")) node = (node as JsonSchema | undefined)?.[key.replace(/~1/g, "/").replace(/~0/g, "~")];
+  return (node as JsonSchema | undefined) ?? value;
 }
 
 export default async function ApiDocsPage() {
-  const doc = (await openApiDocument()) as unknown as Json;
-  const paths = doc.paths as Record<string, Record<string, Operation>>;
-  const tags = doc.tags as Array<{ name: string; description: string }>;
-  const components = doc.components as { schemas: Record<string, Json>; responses: Record<string, { description: string }> };
+  const doc = await openApiDocument();
+  const { paths, tags, components, info } = doc;
   const errorResponses = components.responses;
-  const info = doc.info as { description: string };
-  const server = (doc.servers as Array<{ url: string }>)[0]!.url;
+  const server = doc.servers[0]!.url;
 
-  const byTag = new Map<string, Array<{ path: string; method: string; op: Operation }>>();
+  const byTag = new Map<string, Array<{ path: string; method: string; op: OpenApiOperation }>>();
   for (const [path, item] of Object.entries(paths)) {
     for (const [method, op] of Object.entries(item)) {
       const tag = op.tags[0] ?? "Other";
@@ -180,9 +156,9 @@ export default async function ApiDocsPage() {
   );
 }
 
-function OperationCard({ doc, path, method, op }: { doc: Json; path: string; method: string; op: Operation }) {
-  const role = String(op[ROLE_EXTENSION] ?? "viewer");
-  const events = op[EVENTS_EXTENSION] as Record<string, Json> | undefined;
+function OperationCard({ doc, path, method, op }: { doc: JsonSchema; path: string; method: string; op: OpenApiOperation }) {
+  const role = op[ROLE_EXTENSION];
+  const events = op[EVENTS_EXTENSION];
   const params = op.parameters ?? [];
   return (
     <article aria-labelledby={`op-${op.operationId}`} className="card" data-testid="api-operation">
@@ -280,7 +256,7 @@ function OperationCard({ doc, path, method, op }: { doc: Json; path: string; met
             .filter(([status]) => status.startsWith("2"))
             .map(([status, raw]) => {
               const r = resolveRef(doc, raw);
-              const content = (r.content ?? {}) as Record<string, { schema?: Json }>;
+              const content = (r.content ?? {}) as Record<string, { schema?: JsonSchema }>;
               const [type, body] = Object.entries(content)[0] ?? [];
               return (
                 <li key={status}>
@@ -338,12 +314,12 @@ function Prose({ text }: { text: string }) {
 }
 
 /** `not_found` from an error response's description ("404 `not_found`: ..."). */
-function errorCode(doc: Json, raw: Json): string {
+function errorCode(doc: JsonSchema, raw: JsonSchema): string {
   const description = String(resolveRef(doc, raw).description ?? "");
   return /`([a-z_]+)`/.exec(description)?.[1] ?? "";
 }
 
-function SchemaInline({ schema }: { schema: Json }) {
+function SchemaInline({ schema }: { schema: JsonSchema }) {
   const ref = typeof schema.$ref === "string" ? schema.$ref.split("/").pop()! : null;
   return ref ? (
     <a className="link font-mono" href={`#${schemaAnchor(ref)}`}>
@@ -354,7 +330,7 @@ function SchemaInline({ schema }: { schema: Json }) {
   );
 }
 
-function paramType(schema: Json): string {
+function paramType(schema: JsonSchema): string {
   const base = Array.isArray(schema.enum)
     ? schema.enum.map((v) => String(v)).join(" | ")
     : typeof schema.$ref === "string"

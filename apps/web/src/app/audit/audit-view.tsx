@@ -3,6 +3,7 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useState, type FormEvent } from "react";
+import { AuditListSchema, type AuditItem, type AuditOutcome } from "@fleet/schema";
 
 import { CorruptBadge, EmptyState, ErrorState, JsonView, LoadingState, PageHeader, RelativeTime } from "@/components";
 import { apiGet, qs } from "@/lib/api";
@@ -11,37 +12,11 @@ import { formatNumber } from "@/lib/format";
 import { revertableFleet, revertableWorker, stashFleetRevert, stashRevert } from "@/lib/revert";
 import { useSession } from "@/lib/session";
 
-export interface AuditItem {
-  ts: number | null;
-  actor: string | null;
-  role: string | null;
-  via: string | null;
-  action: string | null;
-  target: string | null;
-  method: string | null;
-  path: string | null;
-  status: number | null;
-  /** `done` (or absent, older entries), `pending`, `failed`, `refused`, `suppressed`. */
-  outcome?: string;
-  details?: Record<string, unknown>;
-  before?: unknown;
-  after?: unknown;
-  changes?: unknown[];
-  changes_total?: number;
-  raw?: string;
-  corrupt?: string[];
-}
-
-interface AuditList {
-  total: number;
-  items: AuditItem[];
-}
-
 const PAGE = 50;
 const FILTERS = ["actor", "action", "target"] as const;
 type Filter = (typeof FILTERS)[number];
 
-const OUTCOME_LABEL: Record<string, { text: string; title: string; className: string }> = {
+const OUTCOME_LABEL: Partial<Record<AuditOutcome, { text: string; title: string; className: string }>> = {
   refused: {
     text: "refused",
     title: "The console refused this request; nothing was changed.",
@@ -68,7 +43,7 @@ function Entry({ item }: { item: AuditItem }) {
   const router = useRouter();
   const revert = revertableWorker(item);
   const fleetRevert = revert ? null : revertableFleet(item);
-  const outcome = typeof item.outcome === "string" ? OUTCOME_LABEL[item.outcome] : undefined;
+  const outcome = item.outcome === undefined ? undefined : OUTCOME_LABEL[item.outcome];
   const via = viaText(item.via);
   // Corrupt entries (not a JSON object) have no action to put in words: their raw text is the entry.
   const sentence = item.raw === undefined ? auditSentence(item) : null;
@@ -173,7 +148,7 @@ export function AuditView() {
   const allowed = session.can("admin");
   const { data, error, isPending, isFetching, refetch } = useQuery({
     queryKey: ["audit", applied, offset],
-    queryFn: ({ signal }) => apiGet<AuditList>(`/audit${qs({ ...applied, limit: PAGE, offset })}`, signal),
+    queryFn: ({ signal }) => apiGet(`/audit${qs({ ...applied, limit: PAGE, offset })}`, AuditListSchema, signal),
     placeholderData: keepPreviousData,
     enabled: allowed,
     refetchInterval: 10_000,

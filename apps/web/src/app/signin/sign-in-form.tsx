@@ -2,8 +2,9 @@
 
 import { useSearchParams } from "next/navigation";
 import { Suspense, useEffect, useId, useState, type FormEvent } from "react";
+import type { SignInBody } from "@fleet/schema";
 
-import { CSRF_HEADER_NAME, CSRF_HEADER_VALUE } from "@/lib/api";
+import { CSRF_HEADER_NAME, CSRF_HEADER_VALUE, errorFromAnswer } from "@/lib/api";
 import { useSession } from "@/lib/session";
 
 import { safeNext } from "./safe-next";
@@ -33,7 +34,7 @@ function Form() {
       const res = await fetch("/api/v1/auth/signin", {
         method: "POST",
         headers: { "Content-Type": "application/json", Accept: "application/json", [CSRF_HEADER_NAME]: CSRF_HEADER_VALUE },
-        body: JSON.stringify({ username, password }),
+        body: JSON.stringify({ username, password } satisfies SignInBody),
         credentials: "same-origin",
         cache: "no-store",
       });
@@ -41,8 +42,7 @@ function Form() {
         window.location.assign(next);
         return;
       }
-      const body = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
-      setError(body?.error?.message ?? `Sign-in failed (${res.status}).`);
+      setError(errorFromAnswer(res, await res.json().catch(() => null)).message);
       setPassword("");
     } catch {
       setError("The console did not answer. Check that it is running and reachable.");

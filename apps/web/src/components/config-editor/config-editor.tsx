@@ -4,11 +4,11 @@
 // is typed, a review of old and new values before anything is sent, a save that is a
 // compare-and-set on the generation that was loaded, and a clear choice when someone
 // else saved first.
-import { useCallback, useEffect, useMemo, useState } from "react";
+import { useCallback, useEffect, useEffectEvent, useMemo, useState } from "react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import type { Automation, ConfigResult, ErrorDetail, WorkerDetail } from "@fleet/schema";
+import { ConfigResultSchema, type Automation, type ErrorDetail, type WorkerDetail } from "@fleet/schema";
 
-import { ApiError, apiFetchWithHeaders, errorMessage, seg } from "@/lib/api";
+import { ApiError, apiFetch, errorMessage, seg } from "@/lib/api";
 import { absoluteTime } from "@/lib/format";
 import { useLeaveGuard } from "@/lib/leave-guard";
 import { takeRevert } from "@/lib/revert";
@@ -130,8 +130,9 @@ function LoadedEditor({ automationType, workerId, worker, automation }: { automa
 
   // "Revert to before" from the audit trail (src/lib/revert.ts): load those values as my edit
   // and open the usual review, against the stored config and its generation.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: once, on the first render of a loaded editor (the key is used up)
-  useEffect(() => {
+  // Once, on the first render of a loaded editor (the key is used up): an effect event, so it
+  // reads the editor's state of that moment without re-running when it changes.
+  const takeRevertFromUrl = useEffectEvent(() => {
     const url = new URL(window.location.href);
     const key = url.searchParams.get("revert");
     if (key === null) return;
@@ -155,7 +156,8 @@ function LoadedEditor({ automationType, workerId, worker, automation }: { automa
       setNotice(`Reverting to the config as it was before ${by}. Review the changes against what is stored now, then save.`);
       if (configIssues(s, filled).length === 0) setPhase("review");
     }
-  }, []);
+  });
+  useEffect(() => takeRevertFromUrl(), []);
 
   // Someone else's save, seen live (a `workers` frame updates the cached worker) or on a refetch.
   const serverVersion = versionOf(worker);
@@ -210,12 +212,11 @@ function LoadedEditor({ automationType, workerId, worker, automation }: { automa
     setPhase("saving");
     setSaveError(null);
     try {
-      const res = await apiFetchWithHeaders<ConfigResult>(`/workers/${seg(automationType)}/${seg(workerId)}/config${reverting ? "?intent=revert" : ""}`, {
+      const result = await apiFetch(`/workers/${seg(automationType)}/${seg(workerId)}/config${reverting ? "?intent=revert" : ""}`, ConfigResultSchema, {
         method: usePut ? "PUT" : "PATCH",
         body: usePut ? stripUndefined(draft) : patch,
         headers: { "If-Match": `"${from.gen}"` },
       });
-      const result = res.data;
       qc.setQueryData<WorkerDetail>(queries.worker(automationType, workerId).queryKey, (old) =>
         old ? { ...old, config: result.config, config_gen: result.config_gen, corrupt: old.corrupt?.filter((c) => c !== "config" && c !== "config_gen") } : old,
       );

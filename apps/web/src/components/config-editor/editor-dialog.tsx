@@ -2,7 +2,9 @@
 // A wide modal for the review and the conflict choice: the native <dialog> gives focus
 // trapping, Escape and an inert page; the caller supplies the buttons (the conflict has
 // three ways out, the shared ConfirmDialog has two).
-import { useEffect, useId, useRef, type ReactNode } from "react";
+import { useId, type ReactNode } from "react";
+
+import { useModalDialog } from "../use-modal-dialog";
 
 export function EditorDialog({
   open,
@@ -21,15 +23,8 @@ export function EditorDialog({
   busy?: boolean;
   testId?: string;
 }) {
-  const ref = useRef<HTMLDialogElement>(null);
+  const ref = useModalDialog(open);
   const titleId = useId();
-
-  useEffect(() => {
-    const d = ref.current;
-    if (!d) return;
-    if (open && !d.open) d.showModal();
-    if (!open && d.open) d.close();
-  }, [open]);
 
   return (
     <dialog

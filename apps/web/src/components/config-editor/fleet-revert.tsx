@@ -8,9 +8,9 @@
 // the review, which follows the live worker list, shows the new state to confirm again.
 import { useEffect, useMemo, useState } from "react";
 import { useQueryClient } from "@tanstack/react-query";
-import type { BulkConfigResult, Worker } from "@fleet/schema";
+import { BulkConfigResultSchema, type BulkConfigBody, type BulkConfigResult, type Worker } from "@fleet/schema";
 
-import { ApiError, apiFetch, errorMessage } from "@/lib/api";
+import { ApiError, apiPost, errorMessage } from "@/lib/api";
 import { localDateTime } from "@/lib/format";
 import { queryKeys } from "@/lib/query";
 import { takeFleetRevert, type FleetRevertRequest } from "@/lib/revert";
@@ -91,14 +91,12 @@ export function FleetRevert({ automationType, workers, s }: { automationType: st
     setBusy(true);
     setError(null);
     try {
-      const res = await apiFetch<BulkConfigResult>("/workers/bulk-config", {
-        method: "POST",
-        body: {
-          automation_type: automationType,
-          intent: "revert",
-          workers: changing.map((p) => ({ worker_id: p.worker.worker_id, config_gen: p.worker.config_gen ?? 0, config: p.before })),
-        },
-      });
+      const body: BulkConfigBody = {
+        automation_type: automationType,
+        intent: "revert",
+        workers: changing.map((p) => ({ worker_id: p.worker.worker_id, config_gen: p.worker.config_gen ?? 0, config: p.before })),
+      };
+      const res = await apiPost("/workers/bulk-config", BulkConfigResultSchema, body);
       setResult(res);
       setOpen(false);
     } catch (err) {

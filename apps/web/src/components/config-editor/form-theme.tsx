@@ -365,18 +365,22 @@ const smallButton =
   "hover:bg-slate-50 focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-sky-500 disabled:opacity-50 " +
   "dark:border-slate-600 dark:bg-slate-800 dark:text-slate-200 dark:hover:bg-slate-700";
 
-// Called once per button at module scope (formTemplates below), never during a render.
-function iconButton(text: string, aria: string) {
-  // biome-ignore lint/correctness/noComponentHookFactories: made once at module scope, so each button keeps one identity
-  return function IconButton(props: IconButtonProps) {
-    const { iconType: _i, icon: _c, registry: _r, uiSchema: _u, className: _cl, ...rest } = props;
-    return (
-      <button type="button" className={smallButton} aria-label={aria} title={aria} {...rest}>
-        {text}
-      </button>
-    );
-  };
+/** One of rjsf's item buttons, drawn as a small labelled button. */
+function IconButton({ text, aria, props }: { text: string; aria: string; props: IconButtonProps }) {
+  const { iconType: _i, icon: _c, registry: _r, uiSchema: _u, className: _cl, ...rest } = props;
+  return (
+    <button type="button" className={smallButton} aria-label={aria} title={aria} {...rest}>
+      {text}
+    </button>
+  );
 }
+
+const AddButton = (p: IconButtonProps) => <IconButton text="+ Add" aria="Add an item" props={p} />;
+const CopyButton = (p: IconButtonProps) => <IconButton text="Copy" aria="Copy this item" props={p} />;
+const MoveDownButton = (p: IconButtonProps) => <IconButton text="↓" aria="Move down" props={p} />;
+const MoveUpButton = (p: IconButtonProps) => <IconButton text="↑" aria="Move up" props={p} />;
+const RemoveButton = (p: IconButtonProps) => <IconButton text="Remove" aria="Remove this item" props={p} />;
+const ClearButton = (p: IconButtonProps) => <IconButton text="Clear" aria="Clear" props={p} />;
 
 function SubmitButton(_props: SubmitButtonProps) {
   // The editors own their buttons (review first, then save): rjsf's submit is not used.
@@ -393,12 +397,12 @@ export const formTemplates: Partial<TemplatesType> = {
   BaseInputTemplate,
   ButtonTemplates: {
     SubmitButton,
-    AddButton: iconButton("+ Add", "Add an item"),
-    CopyButton: iconButton("Copy", "Copy this item"),
-    MoveDownButton: iconButton("↓", "Move down"),
-    MoveUpButton: iconButton("↑", "Move up"),
-    RemoveButton: iconButton("Remove", "Remove this item"),
-    ClearButton: iconButton("Clear", "Clear"),
+    AddButton,
+    CopyButton,
+    MoveDownButton,
+    MoveUpButton,
+    RemoveButton,
+    ClearButton,
   },
 };
 

@@ -7,7 +7,7 @@
 // written (`?skip_unchanged=true`), so the button, the review and the result agree.
 import { useId, useMemo, useState } from "react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import type { Automation, ConfigRolloutResult, Worker } from "@fleet/schema";
+import { ConfigRolloutResultSchema, type Automation, type ConfigRolloutResult, type Worker } from "@fleet/schema";
 
 import { ApiError, apiFetch, errorMessage, seg } from "@/lib/api";
 import { useLeaveGuard } from "@/lib/leave-guard";
@@ -271,7 +271,7 @@ function LoadedRollout({ automationType, automation, workers }: { automationType
     setBusy(true);
     setError(null);
     try {
-      const res = await apiFetch<ConfigRolloutResult>(`/automations/${seg(automationType)}/config?skip_unchanged=true`, { method: "PATCH", body: patch });
+      const res = await apiFetch(`/automations/${seg(automationType)}/config?skip_unchanged=true`, ConfigRolloutResultSchema, { method: "PATCH", body: patch });
       setResult(res);
       setReviewing(false);
       reset();

@@ -3,12 +3,11 @@
 // audited with the before and after, URLs masked there too) and the state (firing, deliveries
 // waiting, history).
 import { isJsonObject, pyJsonBytes, StaleGenerationError, type Backend } from "@fleet/backend";
-import { AlertConfigSchema, AlertDeliverySchema, AlertHistoryEntrySchema, FiringAlertSchema, type AlertConfig, type AlertRules, type AlertsStatus } from "@fleet/schema";
+import { AlertConfigSchema, AlertDeliverySchema, AlertHistoryEntrySchema, FiringAlertSchema, ROLE_RANK, type AlertConfig, type AlertRules, type AlertsStatus } from "@fleet/schema";
 import { z } from "zod";
 
 import { noteConfigChange } from "../audit/audit";
 import type { Principal } from "../auth/roles";
-import { ROLE_RANK } from "../auth/roles";
 import { parseIfMatch } from "../api/config-writes";
 import { conflict, preconditionFailed, validationFailed, zodDetails } from "../api/errors";
 import { announceAdmin } from "../api/resources";

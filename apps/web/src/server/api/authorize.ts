@@ -7,8 +7,9 @@
 import { authConfig } from "@/server/auth/config";
 import { contentTypeProblem, isMutation, originProblem } from "@/server/auth/csrf";
 import { hostProblem, misdirectedMessage } from "@/server/auth/hosts";
+import type { Principal } from "@/server/auth/roles";
 import { identifyLive } from "@/server/auth/sessions";
-import { ROLE_RANK, type Principal, type Role } from "@/server/auth/roles";
+import { ROLE_RANK, type Role } from "@fleet/schema";
 
 import { ApiError } from "./errors";
 

@@ -82,7 +82,7 @@ export async function listWorkers(backend: Backend, query: WorkersQuery, now: nu
   kept.delete(key);
   kept.set(key, snap);
   while (kept.size > SNAPSHOTS_KEPT) kept.delete(kept.keys().next().value!);
-  return (await answerFrom(backend, snap, query, needle, now, offlineAfterSeconds, rows ? await rows : undefined)).list;
+  return (await answerFrom(backend, snap, query, needle, now, offlineAfterSeconds, rows !== null ? await rows : undefined)).list;
 }
 
 /**

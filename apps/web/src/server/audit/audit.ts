@@ -20,14 +20,12 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash, randomBytes } from "node:crypto";
 
 import { CorruptDataError, NotFoundError, StaleGenerationError, pyJsonBytes, type Backend } from "@fleet/backend";
+import type { AuditOutcome } from "@fleet/schema";
 
 import { ApiError } from "@/server/api/errors";
 import { authConfig } from "@/server/auth/config";
 import type { Principal } from "@/server/auth/roles";
 import { logText } from "@/server/log-text";
-
-/** What became of the request an entry is about. */
-export type AuditOutcome = "pending" | "done" | "failed" | "refused" | "suppressed";
 
 export interface AuditEntry {
   /** Random, so that an entry can be found again by its bytes (auditReplace). */

@@ -2,45 +2,7 @@
 // Without a filter a page is one LRANGE; with one, the whole (capped) list is read once
 // and filtered here, which is bounded by FLEET_AUDIT_MAX_ENTRIES.
 import { decodeUtf8, type Backend } from "@fleet/backend";
-import { LimitSchema, OffsetSchema } from "@fleet/schema";
-import { z } from "zod";
-
-const filterText = z.string().trim().max(256, "must be at most 256 characters").optional();
-
-export const AuditQuerySchema = z.object({
-  limit: LimitSchema.default(100),
-  offset: OffsetSchema.default(0),
-  actor: filterText,
-  action: filterText,
-  target: filterText,
-});
-export type AuditQuery = z.output<typeof AuditQuerySchema>;
-
-export const AuditItemSchema = z
-  .object({
-    ts: z.number().nullable(),
-    actor: z.string().nullable(),
-    role: z.string().nullable(),
-    via: z.string().nullable(),
-    action: z.string().nullable(),
-    target: z.string().nullable(),
-    method: z.string().nullable(),
-    path: z.string().nullable(),
-    status: z.number().nullable(),
-    details: z.record(z.string(), z.unknown()).optional(),
-    before: z.unknown().optional(),
-    after: z.unknown().optional(),
-    changes: z.array(z.unknown()).optional(),
-    changes_total: z.number().optional(),
-    /** An entry that is not a JSON object: its text (or base64) instead. */
-    raw: z.string().optional(),
-    corrupt: z.array(z.string()).optional(),
-  })
-  .loose();
-export type AuditItem = z.infer<typeof AuditItemSchema>;
-
-export const AuditListSchema = z.object({ total: z.number().int(), items: z.array(AuditItemSchema) });
-export type AuditList = z.infer<typeof AuditListSchema>;
+import { AuditOutcomeSchema, type AuditItem, type AuditList, type AuditQuery } from "@fleet/schema";
 
 const STRING_FIELDS = ["actor", "role", "via", "action", "target", "method", "path"] as const;
 
@@ -89,6 +51,10 @@ export function decodeAuditEntry(buf: Buffer): AuditItem {
   if (o.changes !== undefined && !Array.isArray(o.changes)) {
     delete item.changes;
     corrupt.push("changes");
+  }
+  if (o.outcome !== undefined && !AuditOutcomeSchema.safeParse(o.outcome).success) {
+    delete item.outcome;
+    corrupt.push("outcome");
   }
   if (o.changes_total !== undefined && typeof o.changes_total !== "number") {
     delete item.changes_total;

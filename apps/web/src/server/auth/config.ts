@@ -4,12 +4,13 @@
 import { createHash } from "node:crypto";
 import { BlockList, isIP } from "node:net";
 
+import { isRole, type Role } from "@fleet/schema";
+
 import { authEnv, type AuthEnv } from "@/server/env";
 
 import { parseAllowedHosts, type HostPolicy } from "./hosts";
 import { parseHash, type ParsedHash } from "./password";
 import { normalizeAddress } from "./peer";
-import { isRole, type Role } from "./roles";
 
 export interface ConfiguredUser {
   name: string;

@@ -4,9 +4,8 @@
 // (per user name and address, and per address: throttle.ts), checks at most a few
 // passwords at once (hash-gate.ts), and starts a session that sign-out ends on the server
 // (sessions.ts). Failed and refused sign-ins go to the audit trail (audit/refusals.ts).
-import { z } from "zod";
-
 import { pyJsonBytes } from "@fleet/backend";
+import { SignInBodySchema, SignOutBodySchema, type SessionInfo, type SignInResult, type SignOutResult } from "@fleet/schema";
 
 import { appendAudit, buildEntry } from "@/server/audit/audit";
 import { requireAllowedHost, requireJsonMutation } from "@/server/api/authorize";
@@ -31,24 +30,10 @@ import { SignInThrottle } from "./throttle";
 export const WRONG_CREDENTIALS = "The user name or password is wrong.";
 export const SIGN_IN_UNRECORDED = "Nobody was signed in: the sign-in could not be written to the audit trail (fleet:console:audit). The cause is in the server log.";
 
-const SignInBody = z.object({
-  username: z.string().max(256),
-  password: z.string().max(1024),
-});
-
 const SIGN_IN_BODY_LIMIT = 8 * 1024;
 
 function now(): number {
   return Math.floor(Date.now() / 1000);
-}
-
-export interface SessionInfo {
-  /** `auth`: sign-in required; `open`: the loopback demo without authentication; `insecure`: FLEET_INSECURE_NO_AUTH=1. */
-  mode: "auth" | "open" | "insecure";
-  user: { name: string; role: Principal["role"]; via: NonNullable<Principal["via"]> } | null;
-  expires_at: number | null;
-  /** Whether the sign-in form can work (users are configured). */
-  password_sign_in: boolean;
 }
 
 /**
@@ -80,7 +65,7 @@ export async function handleSession(request: Request): Promise<Response> {
 
 function tooMany(message: string, waitMs: number): Response {
   const seconds = Math.max(1, Math.ceil(waitMs / 1000));
-  const res = jsonResponse(429, { error: { code: "too_many_requests", message: message.replace("{s}", `${seconds} second${seconds === 1 ? "" : "s"}`) } });
+  const res = errorResponse("too_many_requests", message.replace("{s}", `${seconds} second${seconds === 1 ? "" : "s"}`));
   res.headers.set("Retry-After", String(seconds));
   return res;
 }
@@ -117,7 +102,7 @@ export async function handleSignIn(request: Request): Promise<Response> {
     requireJsonMutation(request, true);
     const plain = plainHttpProblem(request, config.insecureHttpCookies);
     if (plain !== null) throw new ApiError("forbidden", plain);
-    const parsed = SignInBody.safeParse(parseJsonBody(await readBodyBytes(request, SIGN_IN_BODY_LIMIT)));
+    const parsed = SignInBodySchema.safeParse(parseJsonBody(await readBodyBytes(request, SIGN_IN_BODY_LIMIT)));
     if (!parsed.success) throw new ApiError("bad_request", 'Send {"username": "…", "password": "…"}.');
     const { username, password } = parsed.data;
     const address = peerAddress(request.headers);
@@ -154,15 +139,14 @@ export async function handleSignIn(request: Request): Promise<Response> {
       console.error(`[audit] refused the sign-in of ${logText(user.name)}: its entry could not be written:`, err instanceof Error ? err.message : err);
       throw new ApiError("backend_unavailable", SIGN_IN_UNRECORDED);
     }
-    const res = jsonResponse(200, { user: { name: user.name, role: user.role, via: "session" }, expires_at: session.expiresAt });
+    const answer: SignInResult = { user: { name: user.name, role: user.role, via: "session" }, expires_at: session.expiresAt };
+    const res = jsonResponse(200, answer);
     res.headers.append("Set-Cookie", sessionCookieHeader(cookieTransport(request.headers, request.url, config.insecureHttpCookies), session.value, config.sessionTtlSeconds));
     return res;
   } catch (err) {
     return toErrorResponse(err, "POST /auth/signin");
   }
 }
-
-const SignOutBody = z.object({ everywhere: z.boolean().optional() }).strict();
 
 /**
  * Ends the session on the server (sessions.ts) and clears the cookie; `{"everywhere": true}`
@@ -181,7 +165,7 @@ export async function handleSignOut(request: Request): Promise<Response> {
     }
     requireJsonMutation(request, false);
     const raw = await readBodyBytes(request, SIGN_IN_BODY_LIMIT);
-    const body = SignOutBody.safeParse(raw.length === 0 ? {} : parseJsonBody(raw));
+    const body = SignOutBodySchema.safeParse(raw.length === 0 ? {} : parseJsonBody(raw));
     if (!body.success) throw new ApiError("bad_request", 'Send no body, or {"everywhere": true} to end every session of this user.');
     const id = identify(request.headers, now());
     let ended = 0;
@@ -206,7 +190,8 @@ export async function handleSignOut(request: Request): Promise<Response> {
       });
       await appendAudit(backend, entry);
     }
-    const res = jsonResponse(200, { signed_out: true });
+    const answer: SignOutResult = { signed_out: true };
+    const res = jsonResponse(200, answer);
     res.headers.append("Set-Cookie", clearSessionCookieHeader(cookieTransport(request.headers, request.url, authConfig().insecureHttpCookies)));
     return res;
   } catch (err) {

@@ -3,10 +3,12 @@
 // /signin) and the root layout (the session the pages start with).
 import { createHash, timingSafeEqual } from "node:crypto";
 
+import { isRole } from "@fleet/schema";
+
 import { authConfig, type AuthConfig } from "./config";
 import { peerAddress } from "./peer";
 import { cookieTransport, readCookie, verifySessionValue } from "./session";
-import { isRole, type Principal } from "./roles";
+import type { Principal } from "./roles";
 
 /** How the console runs: `auth` asks everybody; `open` and `insecure` treat everybody as admin. */
 export type AuthMode = "auth" | "open" | "insecure";

@@ -23,7 +23,7 @@ import * as workerConfig from "@/app/api/v1/workers/[type]/[id]/config/route";
 import { redisTestUrl } from "@/server/api/test/harness";
 
 import { handleSignIn } from "./handlers";
-import type { Role } from "./roles";
+import type { Role } from "@fleet/schema";
 import { ORIGIN, PASSWORDS, SAME_ORIGIN, bearer, call, clearAuth, configureAuth, cookieOf, type Handler } from "./test/auth-env";
 
 const DB = testRedisDb("apps/web/src/server/auth/security-routes.test.ts");

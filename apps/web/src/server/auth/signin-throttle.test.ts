@@ -86,7 +86,7 @@ describe("parallel guesses", () => {
       { timeoutMs: 5000, stepMs: 100, what: "otto's backoff to end" },
     );
     expect(ok.status).toBe(200);
-    // seconds, not minutes: generous for a loaded machine (the wait itself is checked in auth-units)
+    // seconds, not minutes: generous for a loaded machine (the wait itself is checked in throttle.test.ts)
     expect(Date.now() - started).toBeLessThan(10_000);
     expect((await call(queues.GET, "GET", "/queues", { headers: { cookie: cookieOf(ok) } })).status).toBe(200);
     // a success starts over: three more tries before the next wait

@@ -2,7 +2,7 @@ import { createMemoryBackend } from "@fleet/backend/memory";
 import type { Backend } from "@fleet/backend";
 import { describe, expect, it } from "vitest";
 
-import { ChangeDetector, WORKER_SLICE, WorkerReads, readSnapshot } from "./change-detector";
+import { ChangeDetector, WORKERS_PER_READ, WorkerReads, readSnapshot } from "./change-detector";
 
 /** Counts calls per method; every call goes to the real backend. */
 function countingCalls(backend: Backend) {
@@ -25,7 +25,7 @@ const NO_NAMES = { queues: [], pools: [], streams: [] };
 describe("readSnapshot", () => {
   it("reads a large fleet in a bounded number of batched calls, every worker exactly once", async () => {
     const memory = createMemoryBackend("memory://snapshot-test");
-    const n = WORKER_SLICE * 2 + 17;
+    const n = WORKERS_PER_READ * 2 + 17;
     const now = Date.now() / 1000;
     for (let i = 0; i < n; i++) {
       const id = `w${String(i).padStart(4, "0")}`;
@@ -65,10 +65,10 @@ describe("readSnapshot", () => {
 });
 
 describe("ChangeDetector", () => {
-  it("reports a change in any slice and nothing when only last_seen moved", async () => {
+  it("reports a change of any worker and nothing when only last_seen moved", async () => {
     const memory = createMemoryBackend("memory://detector-test");
     const now = Date.now() / 1000;
-    const n = WORKER_SLICE + 5;
+    const n = 255;
     for (let i = 0; i < n; i++) {
       await memory.workerRegister("t", `w${String(i).padStart(4, "0")}`, {});
       await memory.workerSetState("t", `w${String(i).padStart(4, "0")}`, "IDLE", null, now);

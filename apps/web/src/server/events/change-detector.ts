@@ -52,17 +52,6 @@ export interface FingerprintedWorker {
 }
 
 /**
- * Workers are read in slices of this many, one slice after the other, yielding to the
- * event loop in between. One call for 10,000 workers would keep Redis busy for a few
- * hundred milliseconds in one go (pipelined scripts run back to back) and this process
- * busy decoding them: every bus message published meanwhile would wait that long. Slices
- * cost N/250 round trips (40 for 10,000 workers), still batched, and keep both free.
- */
-export const WORKER_SLICE = 250;
-
-const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-/**
  * Workers whose records a tick reads beyond the new ones, in rotation (WorkerReads). Reading
  * every worker of a 10,000-worker fleet every second kept Redis about 8 % busy; a tick
  * reads new workers at once, removed ones are seen at once in the id index, a worker going
@@ -77,12 +66,18 @@ export const WORKERS_PER_TICK = 1000;
  */
 export const WORKER_LIST_EVERY = 10;
 
+/**
+ * Workers per backend call: calls one after the other keep each answer a bounded size, and
+ * Redis free for others between them (1,000 workers with 8 KiB stats bodies in one call,
+ * some 8 MB, outlast the 1.5 s command timeout on two busy cores; `pnpm bench:snapshot`).
+ * No yield to the event loop between them: in production this runs in the snapshot thread
+ * (./snapshot-thread.ts), whose event loop serves nothing else.
+ */
+export const WORKERS_PER_READ = 250;
+
 async function readRecords(backend: Backend, refs: WorkerRef[]): Promise<WorkerRecord[]> {
   const out: WorkerRecord[] = [];
-  for (let i = 0; i < refs.length; i += WORKER_SLICE) {
-    if (i > 0) await yieldToEventLoop();
-    out.push(...(await backend.workersGet(refs.slice(i, i + WORKER_SLICE))));
-  }
+  for (let i = 0; i < refs.length; i += WORKERS_PER_READ) out.push(...(await backend.workersGet(refs.slice(i, i + WORKERS_PER_READ))));
   return out;
 }
 

@@ -1,16 +1,21 @@
 // The hub over the in-memory backend: change detection, lifecycle and failure handling.
 import { NameDiscovery, type Backend } from "@fleet/backend";
 import { createMemoryBackend, type MemoryBackend } from "@fleet/backend/memory";
+import { LiveEventSchema } from "@fleet/schema";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 import { EventHub, type HubEvent } from "./hub";
 import { InlineSnapshotSource } from "./snapshot-source";
 import { countingSubscriptions, sleep, waitFor } from "./test/helpers";
 
+/** A frame as a browser reads it; every one must be what its @fleet/schema schema reads, whole (the browser drops what does not match). */
 const decode = (e: HubEvent) => {
   const text = new TextDecoder().decode(e.frame);
-  const data = /\ndata: (.*)\n\n$/.exec(text)?.[1];
-  return { id: e.id, event: e.event, text, data: JSON.parse(data ?? "null") as any };
+  const data: unknown = JSON.parse(/\ndata: (.*)\n\n$/.exec(text)?.[1] ?? "null");
+  const parsed = LiveEventSchema.safeParse({ event: e.event, data });
+  if (!parsed.success) throw new Error(`a ${e.event} frame does not match its schema: ${JSON.stringify(parsed.error.issues.slice(0, 3))}`);
+  expect(parsed.data.data, `the browser would lose part of a ${e.event} frame`).toEqual(data);
+  return { id: e.id, event: e.event, text, data: data as any };
 };
 
 let backend: MemoryBackend;

@@ -305,7 +305,7 @@ export class EventHub {
    * Called on every tick, so a subscribe that failed (Redis down at start) is retried.
    */
   private ensureSubscribed(backend: Backend): void {
-    if (!this.running || this.subscribing) return;
+    if (!this.running || this.subscribing !== null) return;
     if (this.subscription?.backend === backend) return;
     const stale = this.subscription;
     this.subscription = null;

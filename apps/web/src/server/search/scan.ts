@@ -120,7 +120,7 @@ export async function* searchQueue(backend: Backend, name: string, opts: SearchO
       return p;
     };
     let next: Promise<Awaited<ReturnType<typeof nextChunk>>> | null = ask();
-    while (next) {
+    while (next !== null) {
       const c = await next;
       next = null;
       if (c.corrupt) {

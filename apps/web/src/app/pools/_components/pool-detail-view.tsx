@@ -1,6 +1,6 @@
 "use client";
 
-import type { PoolDetail, PoolItem } from "@fleet/schema";
+import { DeletedSchema, PoolDeletedSchema, PoolDetailSchema, PoolItemSchema, PoolReleasedSchema, type PoolItem } from "@fleet/schema";
 import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
@@ -26,7 +26,7 @@ type StateFilter = (typeof STATES)[number];
 function poolPage(name: string, offset: number) {
   return queryOptions({
     queryKey: [...queryKeys.pools.detail(name), { limit: PAGE, offset }] as const,
-    queryFn: ({ signal }) => apiGet<PoolDetail>(`/pools/${seg(name)}${qs({ limit: PAGE, offset })}`, signal),
+    queryFn: ({ signal }) => apiGet(`/pools/${seg(name)}${qs({ limit: PAGE, offset })}`, PoolDetailSchema, signal),
   });
 }
 
@@ -141,7 +141,7 @@ export function PoolDetailView({ name }: { name: string }) {
   // Items an operator revealed on this page: kept in memory only, gone on reload.
   const [revealed, setRevealed] = useState<Map<string, PoolItem>>(() => new Map());
   const revealItem = useMutation({
-    mutationFn: (item: PoolItem) => apiPost<PoolItem>(`/pools/${seg(name)}/items/${seg(item.id)}/reveal${qs({ preview_bytes: 65536 })}`),
+    mutationFn: (item: PoolItem) => apiPost(`/pools/${seg(name)}/items/${seg(item.id)}/reveal${qs({ preview_bytes: 65536 })}`, PoolItemSchema),
     onSuccess: (item) => setRevealed((m) => new Map(m).set(item.id, item)),
   });
   const [note, setNote] = useState<{ kind: "ok" | "warn"; text: string } | null>(null);
@@ -153,14 +153,14 @@ export function PoolDetailView({ name }: { name: string }) {
   const action = useMutation({
     mutationFn: async (a: Ask) => {
       if (a.kind === "release") {
-        const r = await apiPost<{ released: boolean }>(`/pools/${seg(name)}/items/${seg(a.item.id)}/release`);
+        const r = await apiPost(`/pools/${seg(name)}/items/${seg(a.item.id)}/release`, PoolReleasedSchema);
         return { a, text: r.released ? `Released the claim on ${a.item.id}.` : `${a.item.id} had no claim to release.`, ok: r.released };
       }
       if (a.kind === "remove") {
-        await apiDelete(`/pools/${seg(name)}/items/${seg(a.item.id)}`);
+        await apiDelete(`/pools/${seg(name)}/items/${seg(a.item.id)}`, DeletedSchema);
         return { a, text: `Removed ${a.item.id} from the pool.`, ok: true };
       }
-      const r = await apiDelete<{ deleted: boolean; items: number }>(`/pools/${seg(name)}`);
+      const r = await apiDelete(`/pools/${seg(name)}`, PoolDeletedSchema);
       return { a, text: "", ok: r.deleted, items: r.items };
     },
     onSuccess: (r) => {

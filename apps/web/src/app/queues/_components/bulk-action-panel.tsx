@@ -1,11 +1,12 @@
 "use client";
 
-import { BULK_ACTION_LISTS, BULK_DEFAULT_RATE, type BulkAction, type BulkJob, type SearchMatchLine } from "@fleet/schema";
+import { BULK_ACTION_LISTS, BULK_DEFAULT_RATE, BulkJobSchema, type BulkAction, type BulkJob, type SearchMatchLine, type StartBulkJobInput } from "@fleet/schema";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useRef, useState } from "react";
+import { useRef, useState } from "react";
 
 import { ConfirmDialog } from "@/components";
 import { ResultNote, Section } from "@/components/ui-bits";
+import { useOnChange } from "@/components/use-on-change";
 import { apiPost, errorMessage, seg } from "@/lib/api";
 import { formatNumber } from "@/lib/format";
 import { mergeBulkJob } from "@/lib/bulk-job";
@@ -49,12 +50,11 @@ export function BulkActionPanel({ name, q, where }: { name: string; q: string; w
   const abort = useRef<AbortController | null>(null);
   const spec = ACTIONS.find((a) => a.id === action)!;
 
-  // a new search (or action) makes the old preview meaningless: the effect runs on their change
-  // biome-ignore lint/correctness/useExhaustiveDependencies: q, where and action are what it reacts to, not what it reads
-  useEffect(() => {
+  // a new search (or action) makes the old preview meaningless, and stops one being counted
+  useOnChange(JSON.stringify([q, where, action]), () => {
     setPreview(null);
     abort.current?.abort();
-  }, [q, where, action]);
+  });
 
   const runPreview = async () => {
     abort.current?.abort();
@@ -83,7 +83,13 @@ export function BulkActionPanel({ name, q, where }: { name: string; q: string; w
     if (!preview) return;
     setBusy(true);
     try {
-      const started = await apiPost<BulkJob>(`/queues/${seg(name)}/bulk`, { action, q: q || undefined, where: where || undefined, rate, expected: preview.matched });
+      const started = await apiPost(`/queues/${seg(name)}/bulk`, BulkJobSchema, {
+        action,
+        q: q || undefined,
+        where: where || undefined,
+        rate,
+        expected: preview.matched,
+      } satisfies StartBulkJobInput);
       setJob(started);
       setConfirming(false);
       setPreview(null);
@@ -98,7 +104,7 @@ export function BulkActionPanel({ name, q, where }: { name: string; q: string; w
   const cancel = async () => {
     if (!job) return;
     try {
-      setJob(await apiPost<BulkJob>(`/queues/${seg(name)}/bulk/${seg(job.id)}/cancel`));
+      setJob(await apiPost(`/queues/${seg(name)}/bulk/${seg(job.id)}/cancel`, BulkJobSchema));
     } catch (err) {
       setError(errorMessage(err));
     }

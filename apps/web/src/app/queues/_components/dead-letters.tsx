@@ -1,6 +1,6 @@
 "use client";
 
-import type { DeadLetter } from "@fleet/schema";
+import { DeadLetterDeleteResultSchema, DeadLetterRequeueResultSchema, type DeadLetter, type DeadLetterActionBody } from "@fleet/schema";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { usePathname } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
@@ -15,6 +15,7 @@ import { useSession } from "@/lib/session";
 
 import { ItemTable } from "@/components/item-table";
 import { InlineEmpty, ResultNote, Section, TaskId } from "@/components/ui-bits";
+import { useOnChange } from "@/components/use-on-change";
 import { intParam, useQueryState } from "@/lib/use-query-state";
 
 type Action = "requeue" | "delete";
@@ -134,8 +135,7 @@ export function DeadLetters({ name, total, limit }: { name: string; total: numbe
   const [outcome, setOutcome] = useState<Outcome | null>(null);
 
   // A selection belongs to the page it was made on.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the page (offset, limit, queue) is the trigger, not an input
-  useEffect(() => setSelected(new Set()), [offset, limit, name]);
+  useOnChange(JSON.stringify([name, limit, offset]), () => setSelected(new Set()));
 
   const items = useMemo(() => data?.items ?? [], [data]);
   const pageRefs = useMemo(() => [...new Set(items.map((i) => i.ref))], [items]);
@@ -151,12 +151,12 @@ export function DeadLetters({ name, total, limit }: { name: string; total: numbe
 
   const act = useMutation({
     mutationFn: async (p: Pending) => {
-      const body = p.refs === null ? { all: true } : { refs: p.refs };
+      const body: DeadLetterActionBody = p.refs === null ? { all: true } : { refs: p.refs };
       if (p.action === "requeue") {
-        const r = await apiPost<{ requeued: number; missing: string[] }>(`/queues/${seg(name)}/dead/requeue`, body);
+        const r = await apiPost(`/queues/${seg(name)}/dead/requeue`, DeadLetterRequeueResultSchema, body);
         return { done: r.requeued, missing: r.missing, p };
       }
-      const r = await apiPost<{ deleted: number; missing: string[] }>(`/queues/${seg(name)}/dead/delete`, body);
+      const r = await apiPost(`/queues/${seg(name)}/dead/delete`, DeadLetterDeleteResultSchema, body);
       return { done: r.deleted, missing: r.missing, p };
     },
     onSuccess: ({ done, missing, p }) => {

@@ -1,6 +1,6 @@
 "use client";
 
-import type { Priority, QueueDetail } from "@fleet/schema";
+import { SweepResultSchema, type Priority, type QueueDetail } from "@fleet/schema";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useMemo, useState } from "react";
@@ -75,7 +75,7 @@ export function QueueDetailView({ name }: { name: string }) {
   const [sweepNote, setSweepNote] = useState<{ kind: "ok" | "error"; text: string } | null>(null);
 
   const sweep = useMutation({
-    mutationFn: () => apiPost<{ requeued: number; orphaned: string[] }>(`/queues/${seg(name)}/sweep`),
+    mutationFn: () => apiPost(`/queues/${seg(name)}/sweep`, SweepResultSchema),
     onSuccess: (r) => {
       const orphans = r.orphaned.length > 0 ? ` ${r.orphaned.length} reservation${r.orphaned.length === 1 ? "" : "s"} had no body left and were dropped.` : "";
       setSweepNote({

@@ -2,6 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useId, useState, type FormEvent } from "react";
+import { CounterSchema, DeletedSchema, type Counter, type CounterBody } from "@fleet/schema";
 
 import { ActionNoteSlot, InlineEmpty, Section } from "@/components/ui-bits";
 import { ConfirmDialog, CorruptBadge, ErrorState, LoadingState } from "@/components";
@@ -9,8 +10,6 @@ import { apiDelete, apiPut, errorMessage, seg } from "@/lib/api";
 import { formatNumber } from "@/lib/format";
 import { queries, queryKeys } from "@/lib/query";
 import { Can, useSession } from "@/lib/session";
-
-type Counter = { name: string; value: number | null; raw?: string; corrupt?: string[] };
 
 /** "" when `text` is a whole number the API accepts, else why not, in plain words. */
 export function counterValueProblem(text: string): string {
@@ -30,7 +29,7 @@ function CounterRow({ c, onDelete, onSaved }: { c: Counter; onDelete: () => void
   const problem = counterValueProblem(text);
 
   const save = useMutation({
-    mutationFn: (value: number) => apiPut<Counter>(`/counters/${seg(c.name)}`, { value }),
+    mutationFn: (value: number) => apiPut(`/counters/${seg(c.name)}`, CounterSchema, { value } satisfies CounterBody),
     onSuccess: (r) => {
       setEditing(false);
       onSaved(`Counter “${c.name}” set to ${formatNumber(r.value)}.`);
@@ -133,7 +132,7 @@ function NewCounter({ onSaved }: { onSaved: (text: string) => void }) {
   const problem = name.trim() === "" ? "Give the counter a name." : counterValueProblem(value);
   const errId = useId();
   const create = useMutation({
-    mutationFn: () => apiPut<Counter>(`/counters/${seg(name.trim())}`, { value: Number(value.trim()) }),
+    mutationFn: () => apiPut(`/counters/${seg(name.trim())}`, CounterSchema, { value: Number(value.trim()) } satisfies CounterBody),
     onSuccess: (r) => {
       onSaved(`Counter “${r.name}” set to ${formatNumber(r.value)}.`);
       setName("");
@@ -196,7 +195,7 @@ export function CountersSection() {
   const [ask, setAsk] = useState<string | null>(null);
   const [note, setNote] = useState<{ kind: "ok" | "error"; text: string } | null>(null);
   const del = useMutation({
-    mutationFn: (name: string) => apiDelete(`/counters/${seg(name)}`),
+    mutationFn: (name: string) => apiDelete(`/counters/${seg(name)}`, DeletedSchema),
     onSuccess: (_r, name) => {
       setAsk(null);
       setNote({ kind: "ok", text: `Counter “${name}” deleted.` });

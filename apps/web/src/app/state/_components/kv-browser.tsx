@@ -1,11 +1,12 @@
 "use client";
 
-import type { RawValue } from "@fleet/schema";
+import { DeletedSchema, type RawValue } from "@fleet/schema";
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 
 import { ActionNoteSlot, Section } from "@/components/ui-bits";
+import { useOnChange } from "@/components/use-on-change";
 import { useDebouncedParam, useQueryState } from "@/lib/use-query-state";
 import { ConfirmDialog, ErrorState, LoadingState, RawValueView } from "@/components";
 import { ApiError, apiDelete, errorMessage, qs, seg } from "@/lib/api";
@@ -84,14 +85,13 @@ export function KvBrowser() {
   // The whole value, once "Show all" fetched it: a truncated value is edited only from it.
   const [fullValue, setFullValue] = useState<RawValue | null>(null);
   // Another key was chosen (link, back button): leave the editor of the previous one.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the chosen key is the trigger, not an input
-  useEffect(() => {
+  useOnChange(JSON.stringify([ns, key]), () => {
     setEditing(false);
     setFullValue(null);
-  }, [ns, key]);
+  });
 
   const del = useMutation({
-    mutationFn: () => apiDelete(`/kv/${seg(ns ?? "")}/${seg(key ?? "")}`),
+    mutationFn: () => apiDelete(`/kv/${seg(ns ?? "")}/${seg(key ?? "")}`, DeletedSchema),
     onSuccess: () => {
       setAskDelete(false);
       setNote({ kind: "ok", text: `Deleted “${key}” from ${ns}.` });

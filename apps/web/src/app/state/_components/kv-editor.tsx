@@ -1,12 +1,12 @@
 "use client";
 
-import type { RawValue } from "@fleet/schema";
+import { KvValueSchema, type KvPutInput, type RawValue } from "@fleet/schema";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useId, useState, type FormEvent } from "react";
 
 import { classifyRaw } from "@/components";
 import { apiPut, errorMessage, seg } from "@/lib/api";
-import { queryKeys, type KvValue } from "@/lib/query";
+import { queryKeys } from "@/lib/query";
 
 const MAX_TTL = 10 * 365 * 86400;
 
@@ -70,7 +70,7 @@ export function KvEditor({
 
   const save = useMutation({
     mutationFn: ({ key, value, ttlSeconds }: { key: string; value: unknown; ttlSeconds: number | null }) =>
-      apiPut<KvValue>(`/kv/${seg(ns)}/${seg(key)}`, ttlSeconds === null ? { value } : { value, ttl_seconds: ttlSeconds }),
+      apiPut(`/kv/${seg(ns)}/${seg(key)}`, KvValueSchema, (ttlSeconds === null ? { value } : { value, ttl_seconds: ttlSeconds }) satisfies KvPutInput),
     onSuccess: (r, vars) => {
       client.setQueryData(queryKeys.kv.value(ns, vars.key), r);
       onSaved(vars.key);

@@ -2,6 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { DeletedSchema } from "@fleet/schema";
 
 import { ActionNoteSlot, InlineEmpty, Section } from "@/components/ui-bits";
 import { ConfirmDialog, ErrorState, LoadingState } from "@/components";
@@ -18,7 +19,7 @@ export function LocksSection() {
   const [note, setNote] = useState<{ kind: "ok" | "warn"; text: string } | null>(null);
 
   const release = useMutation({
-    mutationFn: (name: string) => apiDelete(`/locks/${seg(name)}`),
+    mutationFn: (name: string) => apiDelete(`/locks/${seg(name)}`, DeletedSchema),
     onSuccess: (_r, name) => {
       setAsk(null);
       setNote({ kind: "ok", text: `Lock “${name}” released.` });

@@ -1,6 +1,6 @@
 "use client";
 
-import type { RawValue, StreamDetail } from "@fleet/schema";
+import { StreamDetailSchema, type RawValue, type StreamDetail } from "@fleet/schema";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
@@ -132,7 +132,7 @@ export function StreamDetailView({ name }: { name: string }) {
   // A paused tail keeps what it shows: the query stops fetching.
   const { data, error, isPending, refetch } = useQuery({
     queryKey: ["streams", "tail", name, limit, order] as const,
-    queryFn: ({ signal }) => apiGet<StreamDetail>(`/streams/${seg(name)}${qs({ limit, order })}`, signal),
+    queryFn: ({ signal }) => apiGet(`/streams/${seg(name)}${qs({ limit, order })}`, StreamDetailSchema, signal),
     enabled: !paused,
     staleTime: 0,
   });

@@ -5,7 +5,16 @@
 // the review showed: POST /workers/bulk-config answers 412 and writes nothing when one moved).
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useId, useRef, useState } from "react";
-import type { BulkConfigResult, BulkRemoveWorkersResult, Worker, WorkerDetail, WorkerList, WorkerFilterBody } from "@fleet/schema";
+import {
+  BulkConfigResultSchema,
+  BulkRemoveWorkersResultSchema,
+  WorkerDetailSchema,
+  WorkerListSchema,
+  type BulkConfigBody,
+  type BulkRemoveWorkersBody,
+  type Worker,
+  type WorkerFilterBody,
+} from "@fleet/schema";
 
 import { ConfirmDialog } from "@/components/confirm-dialog";
 import { ChangeList } from "@/components/config-editor/change-list";
@@ -107,11 +116,11 @@ function RemoveDialog({
     setBusy(true);
     setError(null);
     try {
-      const body =
+      const body: BulkRemoveWorkersBody =
         selection.kind === "rows"
           ? { workers: selection.workers.filter((w) => w.status === "offline").map((w) => ({ automation_type: w.automation_type, worker_id: w.worker_id })) }
           : { all: true, filter, expected: offline };
-      const res = await apiPost<BulkRemoveWorkersResult>("/workers/bulk-remove", body);
+      const res = await apiPost("/workers/bulk-remove", BulkRemoveWorkersResultSchema, body);
       await client.invalidateQueries({ queryKey: queryKeys.workers.all });
       await client.invalidateQueries({ queryKey: queryKeys.automations.all });
       const kept = res.kept_online.length > 0 ? `; ${plural(res.kept_online.length, "worker")} reported again and ${res.kept_online.length === 1 ? "was" : "were"} kept` : "";
@@ -145,10 +154,10 @@ function RemoveDialog({
 async function currentWorkers(automationType: string, ids: string[]): Promise<Map<string, Worker>> {
   const out = new Map<string, Worker>();
   const wanted = new Set(ids);
-  const page = await apiGet<WorkerList>(`/workers${qs({ type: automationType, limit: 1000 })}`);
+  const page = await apiGet(`/workers${qs({ type: automationType, limit: 1000 })}`, WorkerListSchema);
   for (const w of page.workers) if (wanted.has(w.worker_id)) out.set(w.worker_id, w);
   const rest = ids.filter((id) => !out.has(id)).slice(0, 100);
-  const details = await Promise.all(rest.map((id) => apiGet<WorkerDetail>(`/workers/${seg(automationType)}/${seg(id)}`).catch(() => null)));
+  const details = await Promise.all(rest.map((id) => apiGet(`/workers/${seg(automationType)}/${seg(id)}`, WorkerDetailSchema).catch(() => null)));
   for (const d of details) if (d) out.set(d.worker_id, d);
   return out;
 }
@@ -176,7 +185,7 @@ function ConfigDialog({
   // "all matching": the workers (with their configs and generations) are read once, for the review
   const everyone = useQuery({
     queryKey: ["workers", "bulk-config", automationType, filter, status ?? null],
-    queryFn: ({ signal }) => apiGet<WorkerList>(`/workers${qs({ type: automationType, status, q: filter.q, error_group: filter.error_group, limit: 1000 })}`, signal),
+    queryFn: ({ signal }) => apiGet(`/workers${qs({ type: automationType, status, q: filter.q, error_group: filter.error_group, limit: 1000 })}`, WorkerListSchema, signal),
     enabled: selection.kind === "all",
     staleTime: Infinity,
   });
@@ -213,14 +222,16 @@ function ConfigDialog({
   const unreadable = plans.filter((p) => p.w.config === null || p.w.config_gen === null);
 
   const apply = async () => {
+    if (patch === null) return;
     setBusy(true);
     setError(null);
     try {
-      const res = await apiPost<BulkConfigResult>("/workers/bulk-config", {
+      const body: BulkConfigBody = {
         automation_type: automationType,
         patch,
         workers: changing.map((p) => ({ worker_id: p.w.worker_id, config_gen: p.w.config_gen ?? 0 })),
-      });
+      };
+      const res = await apiPost("/workers/bulk-config", BulkConfigResultSchema, body);
       await client.invalidateQueries({ queryKey: queryKeys.workers.all });
       onDone(`Config changed on ${plural(res.workers.length, "worker")} of ${automationType}.`);
     } catch (err) {

@@ -8,25 +8,54 @@
 import "server-only";
 
 import * as schemas from "@fleet/schema";
-import { ErrorEnvelopeSchema, LiveEventSchema } from "@fleet/schema";
+import { ErrorEnvelopeSchema, LiveEventSchema, type Role } from "@fleet/schema";
 import { z } from "zod";
 
-import { AuditItemSchema, AuditListSchema } from "@/server/audit/read";
-
 import { declaredSpec, type DeclaredSpec } from "../route";
-import {
-  PATH_PARAM_DESCRIPTIONS,
-  QUERY_PARAM_DESCRIPTIONS,
-  ROUTE_TABLE,
-  SessionInfoSchema,
-  SignInResultSchema,
-  SignOutResultSchema,
-  type HttpMethod,
-  type ManualOperation,
-  type OperationInfo,
-} from "./route-table";
+import { PATH_PARAM_DESCRIPTIONS, QUERY_PARAM_DESCRIPTIONS, ROUTE_TABLE, type HttpMethod, type ManualOperation, type OperationInfo } from "./route-table";
 
 export type JsonSchema = Record<string, unknown>;
+
+/** One parameter of an operation (path, query or header). */
+export type OpenApiParameter = {
+  name: string;
+  in: "path" | "query" | "header";
+  required: boolean;
+  description: string;
+  schema: JsonSchema;
+};
+
+/** One operation as the document describes it (and /api-docs renders it). */
+export type OpenApiOperation = {
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  [ROLE_EXTENSION]: Role | "public";
+  security: Array<Record<string, string[]>>;
+  "x-fleet-extension"?: true;
+  parameters?: OpenApiParameter[];
+  requestBody?: { required: boolean; content: Record<string, { schema: JsonSchema }> };
+  responses: Record<string, JsonSchema>;
+  [EVENTS_EXTENSION]?: Record<string, JsonSchema>;
+};
+
+/** The error answers under components.responses, by name. */
+export type OpenApiErrorResponse = {
+  description: string;
+  headers?: Record<string, JsonSchema>;
+  content: Record<string, { schema: JsonSchema }>;
+};
+
+/** What openApiDocument() builds: OpenAPI 3.1, the parts this console fills in, typed. */
+export type BuiltOpenApiDocument = {
+  openapi: string;
+  info: { title: string; version: string; description: string };
+  servers: Array<{ url: string }>;
+  tags: Array<{ name: string; description: string }>;
+  paths: Record<string, Record<string, OpenApiOperation>>;
+  components: { schemas: Record<string, JsonSchema>; responses: Record<string, OpenApiErrorResponse>; securitySchemes: Record<string, JsonSchema> };
+};
 
 /** What GET /openapi.json answers, as far as the route checks it. */
 export const OpenApiDocumentSchema = z.looseObject({
@@ -144,11 +173,6 @@ function namedSchemas(): Map<z.ZodType, string> {
   // One object exported under several names (JsonObjectSchema = ConfigBodySchema = ...): the general name wins.
   add(schemas.JsonObjectSchema, "JsonObject");
   for (const [key, value] of Object.entries(schemas)) if (key.endsWith("Schema")) add(value, key.slice(0, -"Schema".length));
-  add(AuditListSchema, "AuditList");
-  add(AuditItemSchema, "AuditItem");
-  add(SessionInfoSchema, "SessionInfo");
-  add(SignInResultSchema, "SignInResult");
-  add(SignOutResultSchema, "SignOutResult");
   add(OpenApiDocumentSchema, "OpenApiDocument");
   return names;
 }
@@ -179,7 +203,7 @@ function prune(all: Record<string, JsonSchema>, roots: unknown): Record<string, 
   return Object.fromEntries([...keep].sort().map((n) => [n, all[n]!]));
 }
 
-function queryParameters(schema: z.ZodType): Array<Record<string, unknown>> {
+function queryParameters(schema: z.ZodType): OpenApiParameter[] {
   const json = inputSchema(schema);
   const props = (json.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((json.required ?? []) as string[]);
@@ -187,7 +211,7 @@ function queryParameters(schema: z.ZodType): Array<Record<string, unknown>> {
     const { description, ...rest } = s;
     return {
       name,
-      in: "query",
+      in: "query" as const,
       required: required.has(name),
       description: typeof description === "string" ? description : (QUERY_PARAM_DESCRIPTIONS[name] ?? name),
       schema: rest,
@@ -195,7 +219,7 @@ function queryParameters(schema: z.ZodType): Array<Record<string, unknown>> {
   });
 }
 
-function pathParameters(path: string): Array<Record<string, unknown>> {
+function pathParameters(path: string): OpenApiParameter[] {
   const segs = path.split("/");
   return segs.flatMap((seg, i) => {
     const m = /^\[([^\]]+)\]$/.exec(seg);
@@ -207,7 +231,7 @@ function pathParameters(path: string): Array<Record<string, unknown>> {
     return [
       {
         name,
-        in: "path",
+        in: "path" as const,
         required: true,
         description: `${description} URL-encoded; may contain \`:\`, \`.\`, \`-\`, \`_\` and any UTF-8.`,
         schema: { type: "string", minLength: 1 },
@@ -240,17 +264,10 @@ function errorResponseRef(status: number): Record<string, string> {
   return { $ref: `#/components/responses/${e.name}` };
 }
 
-function errorComponents(): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+function errorComponents(): Record<string, OpenApiErrorResponse> {
+  const out: Record<string, OpenApiErrorResponse> = {};
   for (const [status, e] of Object.entries(ERROR_RESPONSES)) {
-    const schema =
-      Number(status) === 429
-        ? {
-            type: "object",
-            properties: { error: { type: "object", properties: { code: { const: e.code }, message: { type: "string" } }, required: ["code", "message"] } },
-            required: ["error"],
-          }
-        : { allOf: [{ $ref: `${REF}ErrorEnvelope` }, { properties: { error: { properties: { code: { const: e.code } } } } }] };
+    const schema = { allOf: [{ $ref: `${REF}ErrorEnvelope` }, { properties: { error: { properties: { code: { const: e.code } } } } }] };
     out[e.name] = {
       description: `${status} \`${e.code}\`: ${e.description}`,
       ...(Number(status) === 429 ? { headers: { "Retry-After": { description: "Seconds to wait.", schema: { type: "integer" } } } } : {}),
@@ -260,10 +277,10 @@ function errorComponents(): Record<string, unknown> {
   return out;
 }
 
-const SECURITY = [{ bearerToken: [] }, { sessionCookie: [] }, { ssoProxy: [] }];
+const SECURITY: Array<Record<string, string[]>> = [{ bearerToken: [] }, { sessionCookie: [] }, { ssoProxy: [] }];
 
 interface Built {
-  doc: OpenApiDocument;
+  doc: BuiltOpenApiDocument;
 }
 
 async function build(): Promise<Built> {
@@ -285,7 +302,7 @@ async function build(): Promise<Built> {
   const allSchemas = Object.fromEntries(Object.entries(converted.schemas).map(([k, v]) => [k, strip(v)]));
   const ref = (schema: z.ZodType) => ({ $ref: `${REF}${names.get(schema)!}` });
 
-  const paths: Record<string, Record<string, unknown>> = {};
+  const paths: Record<string, Record<string, OpenApiOperation>> = {};
   for (const op of ops) {
     const { info, method, spec } = op;
     const manual: ManualOperation | undefined = info.manual;
@@ -303,7 +320,7 @@ async function build(): Promise<Built> {
       });
     }
 
-    const operation: Record<string, unknown> = {
+    const operation: OpenApiOperation = {
       operationId: info.operationId,
       summary: info.summary,
       ...(info.description ? { description: info.description } : {}),
@@ -312,6 +329,7 @@ async function build(): Promise<Built> {
       security: role === "public" ? [] : SECURITY,
       ...(info.extension ? { "x-fleet-extension": true } : {}),
       ...(parameters.length > 0 ? { parameters } : {}),
+      responses: {},
     };
 
     const bodySchema = spec ? (spec.body === "json" ? info.body : spec.body) : manual?.body?.schema;
@@ -324,7 +342,7 @@ async function build(): Promise<Built> {
       };
     }
 
-    const responses: Record<string, unknown> = {};
+    const responses = operation.responses;
     if (spec) {
       const headers =
         info.ifMatch || info.etag
@@ -344,7 +362,6 @@ async function build(): Promise<Built> {
       };
       for (const status of [...manual!.errors].sort((a, b) => a - b)) responses[String(status)] = errorResponseRef(status);
     }
-    operation.responses = responses;
     if (op.path === "/events") {
       operation[EVENTS_EXTENSION] = Object.fromEntries(LiveEventSchema.options.map((o) => [o.shape.event.value, ref(o.shape.data as z.ZodType)]));
     }
@@ -377,7 +394,7 @@ async function build(): Promise<Built> {
   };
 
   const sortedPaths = Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b)));
-  const doc: OpenApiDocument = {
+  const doc: BuiltOpenApiDocument = {
     openapi: OPENAPI_VERSION,
     info: {
       title: "Fleet Console HTTP API",
@@ -397,7 +414,7 @@ async function build(): Promise<Built> {
 let cached: Promise<Built> | null = null;
 
 /** The document, built once per process (the routes and schemas do not change while it runs). */
-export async function openApiDocument(): Promise<OpenApiDocument> {
+export async function openApiDocument(): Promise<BuiltOpenApiDocument> {
   if (!cached) {
     cached = build();
     cached.catch(() => {

@@ -7,10 +7,21 @@
 //
 // openapi.test.ts walks every route.ts (test/route-walk.ts): a route missing here, or an
 // entry naming a route or method that does not exist, fails it.
-import { ConfigBodySchema, DeadLetterActionBodySchema, HealthSchema, JsonObjectSchema, SearchLineSchema, SubmitTasksBodySchema } from "@fleet/schema";
+import {
+  ConfigBodySchema,
+  DeadLetterActionBodySchema,
+  HealthSchema,
+  JsonObjectSchema,
+  SearchLineSchema,
+  SessionInfoSchema,
+  SignInBodySchema,
+  SignInResultSchema,
+  SignOutBodySchema,
+  SignOutResultSchema,
+  SubmitTasksBodySchema,
+  type Role,
+} from "@fleet/schema";
 import { z } from "zod";
-
-import type { Role } from "../authorize";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
@@ -57,22 +68,6 @@ export interface RouteEntry {
   load: () => Promise<Record<string, unknown>>;
   operations: Partial<Record<HttpMethod, OperationInfo>>;
 }
-
-/** What GET /auth/session answers (src/server/auth/handlers.ts, `SessionInfo`). */
-export const SessionInfoSchema = z.object({
-  mode: z.enum(["auth", "open", "insecure"]).describe("auth: sign-in required; open: the loopback demo without authentication; insecure: FLEET_INSECURE_NO_AUTH=1"),
-  user: z.object({ name: z.string(), role: z.enum(["viewer", "operator", "admin"]), via: z.enum(["none", "session", "token", "proxy"]) }).nullable(),
-  expires_at: z.number().nullable(),
-  password_sign_in: z.boolean().describe("whether users are configured, so the sign-in form can work"),
-});
-
-export const SignInBodySchema = z.object({ username: z.string().max(256), password: z.string().max(1024) });
-export const SignInResultSchema = z.object({
-  user: z.object({ name: z.string(), role: z.enum(["viewer", "operator", "admin"]), via: z.literal("session") }),
-  expires_at: z.number(),
-});
-export const SignOutBodySchema = z.strictObject({ everywhere: z.boolean().optional().describe("end every session of the user, not only this one") });
-export const SignOutResultSchema = z.object({ signed_out: z.literal(true) });
 
 /** Descriptions of query parameters by name, for schemas that carry none. */
 export const QUERY_PARAM_DESCRIPTIONS: Record<string, string> = {

@@ -4,6 +4,7 @@
 import { schemaFields } from "@/components/config-editor";
 import { CopyButton, JsonView } from "@/components";
 
+const FIELD_COLUMNS = ["Field", "Type", "Bounds", "Default", "Description"] as const;
 export function SchemaSection({ name, title, schema, hint }: { name: string; title: string; schema: unknown; hint: string }) {
   const fields = schema === null || schema === undefined ? [] : schemaFields(schema);
   const headingId = `schema-${name}`;
@@ -54,21 +55,11 @@ export function SchemaSection({ name, title, schema, hint }: { name: string; tit
               <caption className="sr-only">{title}: fields</caption>
               <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-500 dark:bg-slate-900 dark:text-slate-400">
                 <tr>
-                  <th scope="col" className="px-3 py-2 font-medium">
-                    Field
-                  </th>
-                  <th scope="col" className="px-3 py-2 font-medium">
-                    Type
-                  </th>
-                  <th scope="col" className="px-3 py-2 font-medium">
-                    Bounds
-                  </th>
-                  <th scope="col" className="px-3 py-2 font-medium">
-                    Default
-                  </th>
-                  <th scope="col" className="px-3 py-2 font-medium">
-                    Description
-                  </th>
+                  {FIELD_COLUMNS.map((c) => (
+                    <th key={c} scope="col" className="px-3 py-2 font-medium">
+                      {c}
+                    </th>
+                  ))}
                 </tr>
               </thead>
               <tbody className="divide-y divide-slate-100 dark:divide-slate-800">

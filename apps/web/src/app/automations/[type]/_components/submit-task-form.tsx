@@ -3,9 +3,9 @@
 // `task_payload` schema (raw JSON when there is none), a priority, and the answer: the
 // new task id and the queue's depth before and now (the depth updates live).
 import { useMemo, useState } from "react";
-import type { ErrorDetail, Priority, SubmitTasksResult } from "@fleet/schema";
+import { SubmitTasksResultSchema, type ErrorDetail, type Priority, type SubmitTasksInput } from "@fleet/schema";
 
-import { ApiError, apiFetch, errorMessage, seg } from "@/lib/api";
+import { ApiError, apiPost, errorMessage, seg } from "@/lib/api";
 import { formatNumber } from "@/lib/format";
 import { useSession } from "@/lib/session";
 import { CopyButton } from "@/components";
@@ -65,10 +65,8 @@ function SubmitTaskFormInner({ automationType, payloadSchema, pendingNow }: { au
     setServerErrors([]);
     const depthBefore = pendingNow;
     try {
-      const res = await apiFetch<SubmitTasksResult>(`/automations/${seg(automationType)}/tasks`, {
-        method: "POST",
-        body: { payload: draft, priority },
-      });
+      const body: SubmitTasksInput = { payload: draft, priority };
+      const res = await apiPost(`/automations/${seg(automationType)}/tasks`, SubmitTasksResultSchema, body);
       setSubmitted({ id: res.ids[0] ?? "?", priority, depthBefore });
     } catch (err) {
       if (err instanceof ApiError && err.status === 422 && err.details.length > 0) {

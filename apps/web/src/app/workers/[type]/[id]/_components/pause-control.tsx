@@ -5,20 +5,12 @@
 // recorded; when the trail no longer has it (or nobody paused it from here), the person picks it.
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useId, useMemo, useState } from "react";
-import type { Automation, ConfigResult, WorkerDetail } from "@fleet/schema";
+import { AuditListSchema, ConfigResultSchema, type AuditItem, type Automation, type ConfigResult, type WorkerDetail } from "@fleet/schema";
 
 import { RelativeTime } from "@/components";
 import { AppliedStatus, ChangeList, EditorDialog, OfflineWarning, configIssues, diffConfig, useEditorSchema, withDefaults, type ConfigChange } from "@/components/config-editor";
-import { ApiError, apiFetchWithHeaders, apiGet, errorMessage, qs, seg } from "@/lib/api";
+import { ApiError, apiGet, apiPatch, errorMessage, qs, seg } from "@/lib/api";
 import { queries } from "@/lib/query";
-
-interface AuditLike {
-  ts: number | null;
-  actor: string | null;
-  target: string | null;
-  outcome?: string;
-  details?: Record<string, unknown>;
-}
 
 export interface PauseRecord {
   slots: number;
@@ -27,7 +19,7 @@ export interface PauseRecord {
 }
 
 /** The newest completed pause of this very worker in the trail, with the slots it had before. */
-export function lastPause(items: readonly AuditLike[], target: string): PauseRecord | null {
+export function lastPause(items: readonly Pick<AuditItem, "ts" | "actor" | "target" | "outcome" | "details">[], target: string): PauseRecord | null {
   for (const e of items) {
     if (e.target !== target || (e.outcome !== undefined && e.outcome !== "done")) continue;
     if (e.details?.intent !== "pause") continue;
@@ -124,7 +116,7 @@ function PauseDialog({
   // Where the value to resume with comes from: the pause's audit entry.
   const trail = useQuery({
     queryKey: ["audit", "pause", target],
-    queryFn: ({ signal }) => apiGet<{ items: AuditLike[] }>(`/audit${qs({ target, action: "worker.config", limit: 100 })}`, signal),
+    queryFn: ({ signal }) => apiGet(`/audit${qs({ target, action: "worker.config", limit: 100 })}`, AuditListSchema, signal),
     enabled: paused,
     staleTime: 0,
     retry: false,
@@ -151,12 +143,13 @@ function PauseDialog({
     setBusy(true);
     setError(null);
     try {
-      const res = await apiFetchWithHeaders<ConfigResult>(`/workers/${seg(worker.automation_type)}/${seg(worker.worker_id)}/config${qs({ intent })}`, {
-        method: "PATCH",
-        body: { slots: newSlots },
-        headers: { "If-Match": `"${gen}"` },
-      });
-      onDone({ intent, from: gen, result: res.data });
+      const result = await apiPatch(
+        `/workers/${seg(worker.automation_type)}/${seg(worker.worker_id)}/config${qs({ intent })}`,
+        ConfigResultSchema,
+        { slots: newSlots },
+        { headers: { "If-Match": `"${gen}"` } },
+      );
+      onDone({ intent, from: gen, result });
     } catch (err) {
       setError(err);
       // Someone saved first: show their version (the change above follows it), then try again.

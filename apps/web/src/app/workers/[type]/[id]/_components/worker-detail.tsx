@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useMemo, useState, type ReactNode } from "react";
-import type { WorkerDetail } from "@fleet/schema";
+import { DeletedSchema, type WorkerDetail } from "@fleet/schema";
 
 import { ConfigEditor } from "@/components/config-editor";
 import { ConfirmDialog } from "@/components/confirm-dialog";
@@ -204,7 +204,7 @@ export function WorkerDetailView({ automationType, workerId }: { automationType:
   const canEdit = useSession().can("admin");
 
   const remove = useMutation({
-    mutationFn: () => apiDelete<{ deleted: boolean }>(`/workers/${seg(automationType)}/${seg(workerId)}`),
+    mutationFn: () => apiDelete(`/workers/${seg(automationType)}/${seg(workerId)}`, DeletedSchema),
     onSuccess: () => {
       setConfirming(false);
       client.removeQueries({ queryKey: queryKeys.workers.detail(automationType, workerId) });
