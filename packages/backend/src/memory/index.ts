@@ -100,6 +100,7 @@ import { MemoryStore, type Value } from "./store";
 import type { OfflineRemoval, WorkerStateEntry } from "../types";
 import { readWorkersState, removeOfflineWorkers } from "./worker-bulk";
 import { taskIdOfBody, withAttemptsReset } from "../task-body";
+import { SCHEDULED_DRAIN_MAX, SCHEDULED_DRAIN_MAX_BYTES } from "../queue-bounds";
 
 export { MemoryStore, SortedSet } from "./store";
 export type { RedisType, Value, ZMember } from "./store";
@@ -433,13 +434,24 @@ export class MemoryBackend implements Backend {
     return out;
   }
 
-  /** Moves due `:scheduled` bodies onto the normal list, soonest first. */
+  /**
+   * Moves due `:scheduled` bodies onto the normal list, soonest first: at most
+   * SCHEDULED_DRAIN_MAX (and about SCHEDULED_DRAIN_MAX_BYTES) per reserve, in slices of 16, as
+   * reserve-6.lua does, so both implementations leave the same bodies behind.
+   */
   private drainScheduled(name: string, now: number): void {
     const sched = keys.queueScheduled(name);
-    const due = this.raw.zrangeByScore(sched, 0, now);
+    const due = this.raw.zrangeByScore(sched, -Infinity, now);
     if (!due.length) return;
-    this.raw.zremRangeByScore(sched, 0, now);
-    this.raw.rpush(keys.queue(name), ...due.map((e) => e.member));
+    let moved = 0;
+    let bytes = 0;
+    while (moved < due.length && moved < SCHEDULED_DRAIN_MAX && bytes < SCHEDULED_DRAIN_MAX_BYTES) {
+      const slice = due.slice(moved, moved + Math.min(16, SCHEDULED_DRAIN_MAX - moved));
+      for (const e of slice) this.raw.zrem(sched, e.member);
+      this.raw.rpush(keys.queue(name), ...slice.map((e) => e.member));
+      moved += slice.length;
+      for (const e of slice) bytes += e.member.length;
+    }
   }
 
   private reserveOnce(name: string, visibilitySeconds: number): ReservedTask | null {

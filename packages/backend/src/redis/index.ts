@@ -46,7 +46,8 @@ import {
 } from "../keys";
 import { leaseNowSeconds } from "../lease-clock";
 import { pyFloatRepr, pyJsonBytes } from "../pyjson";
-import { withAttemptsReset } from "../task-body";
+import { RESERVE_LUA_PARSE_MAX_BYTES, PROVISIONAL_TASK_ID_PREFIX, SCHEDULED_DRAIN_MAX, SCHEDULED_DRAIN_MAX_BYTES } from "../queue-bounds";
+import { taskIdOfBody, withAttemptsReset } from "../task-body";
 import type {
   BulkJobRecord,
   QueueScanChunk,
@@ -699,20 +700,35 @@ export class RedisBackend implements Backend {
     });
   }
 
-  private reserveOnce(name: string, visibilitySeconds: number): Promise<ReservedTask | null> {
+  private reserveOnce(name: string, visibilitySeconds: number): Promise<ReservedTask | "again" | null> {
     return this.run(async (r) => {
+      const provisional = `${PROVISIONAL_TASK_ID_PREFIX}${randomBytes(16).toString("hex")}`;
       const res = await callScript(
         r,
         "reserve",
         [keys.queueScheduled(name), keys.queueHigh(name), keys.queue(name), keys.queueLow(name), keys.queueProcessing(name), keys.queueProcessingBody(name)],
-        [pyFloatRepr(leaseNowSeconds()), String(visibilitySeconds)],
+        [
+          pyFloatRepr(leaseNowSeconds()),
+          String(visibilitySeconds),
+          provisional,
+          String(RESERVE_LUA_PARSE_MAX_BYTES),
+          String(SCHEDULED_DRAIN_MAX),
+          String(SCHEDULED_DRAIN_MAX_BYTES),
+        ],
         { buffer: true },
       );
       if (!Array.isArray(res)) return null;
       const body = asBuffer(res[0]);
       if (!body) return null;
       const lease = asBuffer(res[1])?.toString("latin1") ?? "";
-      return { body, lease: lease === "" ? null : lease };
+      if (res.length < 3) return { body, lease: lease === "" ? null : lease };
+      // A large body, registered under `provisional` without being read in Redis: its id is
+      // read here, then the registration re-keyed (or dropped) in a second tiny script.
+      const id = taskIdOfBody(body);
+      const settled = asNumber(await callScript(r, "reserveSettle", [keys.queueProcessing(name), keys.queueProcessingBody(name)], [provisional, lease, id ?? ""]));
+      // swept back onto the queue meanwhile (its deadline passed): someone else's to reserve
+      if (settled < 0) return "again";
+      return { body, lease: settled > 0 ? lease : null };
     });
   }
 
@@ -726,6 +742,7 @@ export class RedisBackend implements Backend {
     let pause = 25;
     for (;;) {
       const got = await this.reserveOnce(name, visibilitySeconds);
+      if (got === "again") continue;
       if (got !== null) return got;
       const left = deadline - performance.now();
       if (left <= 0) return null;
