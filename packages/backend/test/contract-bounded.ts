@@ -5,6 +5,7 @@
 // deleted in chunks. Run by both contract-*.test.ts files beside the main suite.
 
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { CorruptDataError } from "../src/errors";
 import { keys } from "../src/keys";
 import { pyJsonBytes } from "../src/pyjson";
 import { RESERVE_LUA_PARSE_MAX_BYTES, SCHEDULED_DRAIN_MAX } from "../src/queue-bounds";
@@ -106,6 +107,86 @@ export function describeBoundedContract(name: string, factory: () => Promise<Bac
         expect(ids.length).toBe(12);
         expect(new Set(ids).size).toBe(12);
         expect((await raw.zrange(keys.queueProcessing("q"))).map((e) => e.member.toString()).sort()).toEqual([...new Set(ids)].sort());
+      });
+    });
+
+    describe("pools, a page or an item at a time", () => {
+      const item = (i: number, extra: { x?: number | null } = {}) => pyJsonBytes({ p: Buffer.from(`payload ${i}`).toString("base64"), t: { n: i }, x: extra.x ?? null });
+      const id = (i: number) => `item-${String(i).padStart(5, "0")}`;
+      /** A pool of `n` items (planted raw, as another program writes them), 3 claimed, one expired, one corrupt. */
+      async function plantPool(n: number): Promise<string[]> {
+        for (let i = 0; i < n; i++) await raw.hset(keys.pool("big"), id(i), i === 7 ? item(i, { x: now() - 60 }) : i === 8 ? Buffer.from("not json") : item(i));
+        for (const i of [1, 2, 3]) await raw.set(keys.poolClaim("big", id(i)), "1", { ttlSeconds: 600 });
+        return Array.from({ length: n }, (_, i) => id(i));
+      }
+
+      it("pages a pool of any size with a cursor: every item once, each page sorted, records as the whole read gives them", async () => {
+        const ids = await plantPool(1200);
+        const whole = new Map((await be.poolItems("big")).map((r) => [r.id, r]));
+        const seen: string[] = [];
+        let cursor = "0";
+        let pages = 0;
+        do {
+          const page = await be.poolItemsScan("big", cursor, 100);
+          const pageIds = page.items.map((r) => r.id);
+          expect(pageIds).toEqual([...pageIds].sort());
+          for (const r of page.items) {
+            const w = whole.get(r.id)!;
+            expect({ ...r, raw: text(r.raw), payload: text(r.payload), inUseUntil: r.inUseUntil !== null }).toEqual({
+              ...w,
+              raw: text(w.raw),
+              payload: text(w.payload),
+              inUseUntil: w.inUseUntil !== null,
+            });
+          }
+          seen.push(...pageIds);
+          cursor = page.cursor;
+          pages++;
+        } while (cursor !== "0" && pages < 1000);
+        expect(pages).toBeGreaterThan(3);
+        expect([...seen].sort()).toEqual(ids);
+        expect(new Set(seen).size).toBe(ids.length);
+        expect(whole.get(id(7))!.expired).toBe(true);
+        expect(whole.get(id(8))!.corrupt).toBe(true);
+      });
+
+      it("answers a small pool's ids sorted, and nothing for a pool over the bound", async () => {
+        const ids = await plantPool(30);
+        expect(await be.poolItemIds("big", 30)).toEqual(ids);
+        expect(await be.poolItemIds("big", 29)).toBeNull();
+        expect(await be.poolItemIds("nothing", 10)).toEqual([]);
+      });
+
+      it("reads given items with their claims, in the order given, leaving out ids not in the pool", async () => {
+        await plantPool(20);
+        const got = await be.poolItemsByIds("big", [id(3), "missing", id(0), id(8)]);
+        expect(got.map((r) => r.id)).toEqual([id(3), id(0), id(8)]);
+        expect(got[0]!.inUseUntil).toBeGreaterThan(now() + 500);
+        expect(got[1]!.inUseUntil).toBeNull();
+        expect(text(got[1]!.payload)).toBe("payload 0");
+        expect(got[2]!.corrupt).toBe(true);
+        expect(await be.poolItemsByIds("big", [])).toEqual([]);
+        expect(await be.poolItemsByIds("nothing", [id(0)])).toEqual([]);
+      });
+
+      it("refuses a cursor it never answered, and reads a pool key of another type as corrupt data", async () => {
+        await plantPool(5);
+        await expect(be.poolItemsScan("big", "not a cursor", 10)).rejects.toThrow(RangeError);
+        await expect(be.poolItemsScan("big", "-1", 10)).rejects.toThrow(RangeError);
+        await raw.set(keys.pool("str"), "x");
+        await expect(be.poolItemsScan("str", "0", 10)).rejects.toThrow(CorruptDataError);
+        await expect(be.poolItemsByIds("str", ["a"])).rejects.toThrow(CorruptDataError);
+        await expect(be.poolItemIds("str", 10)).rejects.toThrow(CorruptDataError);
+        expect(await raw.get(keys.pool("str"))).toEqual(Buffer.from("x"));
+      });
+
+      it("deletes a pool of 1,200 items and every claim of them, leaving nothing behind, other pools' claims kept", async () => {
+        await plantPool(1200);
+        await raw.set(keys.poolClaim("other", id(1)), "1", { ttlSeconds: 600 });
+        expect(await be.poolDelete("big")).toEqual({ deleted: true, items: 1200 });
+        expect(await raw.keys()).toEqual([keys.poolClaim("other", id(1))]);
+        expect(await be.poolDelete("big")).toEqual({ deleted: false, items: 0 });
+        expect(await be.poolSize("big")).toBe(0);
       });
     });
   });

@@ -73,6 +73,7 @@ import type {
   KvNamespaceSummary,
   LockSummary,
   PoolItemRecord,
+  PoolItemsPage,
   PoolSummary,
   QueueDepths,
   QueueDetail,
@@ -100,6 +101,7 @@ import { MemoryStore, type Value } from "./store";
 import type { OfflineRemoval, WorkerStateEntry } from "../types";
 import { readWorkersState, removeOfflineWorkers } from "./worker-bulk";
 import { taskIdOfBody, withAttemptsReset } from "../task-body";
+import { memoryPoolItemIds, memoryPoolItemsByIds, memoryPoolItemsScan } from "./pools";
 import { SCHEDULED_DRAIN_MAX, SCHEDULED_DRAIN_MAX_BYTES } from "../queue-bounds";
 
 export { MemoryStore, SortedSet } from "./store";
@@ -302,6 +304,18 @@ export class MemoryBackend implements Backend {
 
   async poolItems(name: string): Promise<PoolItemRecord[]> {
     return this.poolRecords(name);
+  }
+
+  async poolItemIds(name: string, max: number): Promise<string[] | null> {
+    return memoryPoolItemIds(this.raw, name, max);
+  }
+
+  async poolItemsByIds(name: string, ids: string[]): Promise<PoolItemRecord[]> {
+    return memoryPoolItemsByIds(this.raw, name, ids);
+  }
+
+  async poolItemsScan(name: string, cursor: string, limit: number): Promise<PoolItemsPage> {
+    return memoryPoolItemsScan(this.raw, name, cursor, limit);
   }
 
   async poolDelete(name: string): Promise<{ deleted: boolean; items: number }> {

@@ -69,6 +69,7 @@ import type {
   KvNamespaceSummary,
   LockSummary,
   PoolItemRecord,
+  PoolItemsPage,
   PoolSummary,
   QueueDepths,
   QueueDetail,
@@ -98,6 +99,7 @@ import { callScript, isWrongTypeError, mapRedisError, RedisConnection, type Pipe
 import { EncodedCommand, keyAround, RespArgs, type KeyAround } from "./encoded-command";
 import { unpack, type Packed } from "./msgpack";
 import { QueueWaker } from "./queue-waker";
+import { redisPoolDelete, redisPoolItemIds, redisPoolItemsByIds, redisPoolItemsScan } from "./pools";
 import { redisBulkJobCreate, redisBulkJobGet, redisBulkJobIds, redisBulkJobSet, redisQueueScan, redisQueueTakeMatches } from "./search";
 import { luaScripts } from "./scripts.generated";
 import { asBuffer, asBufferArray, asNumber, hashRecord, parseInfo, scoredPairs } from "./replies";
@@ -501,21 +503,20 @@ export class RedisBackend implements Backend {
     return this.run((r) => this.readPool(r, name, now));
   }
 
+  async poolItemIds(name: string, max: number): Promise<string[] | null> {
+    return this.run((r) => redisPoolItemIds(r, name, max));
+  }
+
+  async poolItemsByIds(name: string, ids: string[]): Promise<PoolItemRecord[]> {
+    return this.run((r) => redisPoolItemsByIds(this.conn, r, name, ids));
+  }
+
+  async poolItemsScan(name: string, cursor: string, limit: number): Promise<PoolItemsPage> {
+    return this.run((r) => redisPoolItemsScan(this.conn, r, name, cursor, limit));
+  }
+
   async poolDelete(name: string): Promise<{ deleted: boolean; items: number }> {
-    const hash = keys.pool(name);
-    return this.run(async (r) => {
-      // Optimistic: the script deletes only if the item set is still the one read here.
-      for (let attempt = 0; attempt < 10; attempt++) {
-        const ids = await r.hkeys(hash);
-        if (ids.length === 0) {
-          const deleted = await r.del(hash);
-          return { deleted: deleted > 0, items: 0 };
-        }
-        const n = asNumber(await callScript(r, "poolDelete", [hash, ...ids.map((id) => keys.poolClaim(name, id))], ids));
-        if (n >= 0) return { deleted: true, items: n };
-      }
-      throw new CorruptDataError(`pool ${name} kept changing while it was being deleted`);
-    });
+    return this.run((r) => redisPoolDelete(this.conn, r, name));
   }
 
   // ---- locks

@@ -1,20 +1,25 @@
-// The two-step reserve of a large body on a real Redis (src/lua/reserve-6.lua registers it
+// Bounded steps on a real Redis (issue 11, issue 19.8). The two-step reserve of a large body (src/lua/reserve-6.lua registers it
 // under a provisional id without reading it; reserve-settle-2.lua re-keys it to the id Node
 // read): what a reserver that dies between the steps leaves behind, what a sweep in between
 // does, and many reservers racing a sweeper with every body accounted for. The contract suite
-// (test/contract-bounded.ts) checks the ids; this file checks the steps one by one.
+// (test/contract-bounded.ts) checks the ids; this file checks the steps one by one. Then a
+// pool deletion in chunks: what a deletion interrupted after its first step leaves (the pool
+// gone, its claims removed by the next deletion), what a put meanwhile meets, and that the
+// console's pool reads and deletion never send a command that reads a whole pool.
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keys } from "../src/keys";
 import { pyJsonBytes } from "../src/pyjson";
 import { PROVISIONAL_TASK_ID_PREFIX, RESERVE_LUA_PARSE_MAX_BYTES, SCHEDULED_DRAIN_MAX, SCHEDULED_DRAIN_MAX_BYTES } from "../src/queue-bounds";
+import { consoleKeys } from "../src/keys";
 import { createRedisBackend, type RedisBackend } from "../src/redis";
+import { startPrivateRedis } from "./support/private-redis";
 import { luaScripts } from "../src/redis/scripts.generated";
 import { taskIdOfBody } from "../src/task-body";
 import { testRedisUrl } from "./support/redis-dbs";
 
-const url = testRedisUrl("packages/backend/test/reserve-redis.test.ts");
+const url = testRedisUrl("packages/backend/test/bounded-redis.test.ts");
 
 let backend: RedisBackend;
 let raw: Redis;
@@ -153,6 +158,80 @@ describe("reserving a large body in two steps", () => {
       }
     } finally {
       await Promise.all(conns.map((c) => c.close()));
+    }
+  });
+});
+
+describe("deleting a pool in chunks", () => {
+  const item = (i: number) => pyJsonBytes({ p: Buffer.from(`p${i}`).toString("base64"), t: {}, x: null });
+  async function plant(name: string, n: number, claimed: number[]): Promise<void> {
+    const m = raw.multi();
+    for (let i = 0; i < n; i++) m.hset(keys.pool(name), `i${i}`, item(i));
+    for (const i of claimed) m.set(keys.poolClaim(name, `i${i}`), "1", "EX", 600);
+    await m.exec();
+  }
+
+  it("is gone for Fleet in the first step; a put afterwards starts a new pool that is kept; the next deletion finishes the claims", async () => {
+    const name = fresh();
+    await plant(name, 1500, [1, 2, 3, 700]);
+    // the first step alone: a console that dies right after it
+    const deleting = consoleKeys.poolDeleting(randomBytes(16).toString("hex"));
+    const begun = await raw.eval(luaScripts.poolDeleteBegin.lua, 3, keys.pool(name), consoleKeys.poolDeletes, deleting, name);
+    expect(begun).toBe(1500);
+    expect(await backend.poolSize(name)).toBe(0);
+    expect(await backend.poolList(name)).toEqual([]);
+    // a Python worker puts i2 again and claims it: a new pool of one item
+    await raw.hset(keys.pool(name), "i2", item(2));
+    await raw.set(keys.poolClaim(name, "i2"), "1", "EX", 300);
+    expect(await raw.hget(consoleKeys.poolDeletes, deleting)).toBe(name);
+    // any later deletion finishes it first (this one finds no pool of its own)
+    expect(await backend.poolDelete(fresh())).toEqual({ deleted: false, items: 0 });
+    expect(await raw.exists(deleting, consoleKeys.poolDeletes)).toBe(0);
+    expect(await raw.exists(keys.poolClaim(name, "i1"), keys.poolClaim(name, "i3"), keys.poolClaim(name, "i700"))).toBe(0);
+    expect(await raw.hkeys(keys.pool(name))).toEqual(["i2"]);
+    expect(await raw.ttl(keys.poolClaim(name, "i2"))).toBeGreaterThan(200);
+  });
+
+  it("refuses a pool key of another type before changing anything", async () => {
+    const name = fresh();
+    await raw.set(keys.pool(name), "not a hash");
+    await expect(backend.poolDelete(name)).rejects.toThrow(/another Redis type/);
+    expect(await raw.get(keys.pool(name))).toBe("not a hash");
+    expect(await raw.exists(consoleKeys.poolDeletes)).toBe(0);
+  });
+});
+
+describe("the console's pool reads and deletion never read a whole pool", () => {
+  it("pages, reads items and deletes a pool of 3,000 items with no HGETALL, HKEYS or HVALS (commandstats of a server of its own)", async () => {
+    const server = await startPrivateRedis();
+    const be = createRedisBackend(server.url());
+    const admin = new Redis(server.url());
+    try {
+      const m = admin.multi();
+      for (let i = 0; i < 3000; i++) m.hset(keys.pool("p"), `i${i}`, pyJsonBytes({ p: "eA==", t: {}, x: null }));
+      m.set(keys.poolClaim("p", "i5"), "1", "EX", 60);
+      await m.exec();
+      await admin.config("RESETSTAT");
+      let cursor = "0";
+      let seen = 0;
+      do {
+        const page = await be.poolItemsScan("p", cursor, 200);
+        seen += page.items.length;
+        cursor = page.cursor;
+      } while (cursor !== "0");
+      expect(seen).toBeGreaterThanOrEqual(3000);
+      expect((await be.poolItemsByIds("p", ["i5", "i6"])).map((r) => r.inUseUntil !== null)).toEqual([true, false]);
+      expect(await be.poolItemIds("p", 100)).toBeNull();
+      expect(await be.poolDelete("p")).toEqual({ deleted: true, items: 3000 });
+      const stats = (await admin.info("commandstats")) as string;
+      const calls = (cmd: string) => Number(new RegExp(`cmdstat_${cmd}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+      expect({ hgetall: calls("hgetall"), hkeys: calls("hkeys"), hvals: calls("hvals") }).toEqual({ hgetall: 0, hkeys: 0, hvals: 0 });
+      expect(calls("hscan")).toBeGreaterThan(10);
+      expect(await admin.dbsize()).toBe(0);
+    } finally {
+      await be.close();
+      admin.disconnect();
+      await server.stop();
     }
   });
 });
