@@ -202,7 +202,7 @@ describe("deleting a pool in chunks", () => {
 });
 
 describe("the console's pool reads and deletion never read a whole pool", () => {
-  it("pages, reads items and deletes a pool of 3,000 items with no HGETALL, HKEYS or HVALS (commandstats of a server of its own)", async () => {
+  it("pages, counts, reads items and deletes a pool of 3,000 items with no HGETALL, HKEYS or HVALS (commandstats of a server of its own)", async () => {
     const server = await startPrivateRedis();
     const be = createRedisBackend(server.url());
     const admin = new Redis(server.url());
@@ -222,6 +222,8 @@ describe("the console's pool reads and deletion never read a whole pool", () => 
       expect(seen).toBeGreaterThanOrEqual(3000);
       expect((await be.poolItemsByIds("p", ["i5", "i6"])).map((r) => r.inUseUntil !== null)).toEqual([true, false]);
       expect(await be.poolItemIds("p", 100)).toBeNull();
+      // the exact counts of a pool under POOL_EXACT_UP_TO, as lists, /metrics and every hub tick read them
+      expect(await be.poolSummaries(["p"])).toEqual([{ name: "p", size: 3000, live: 3000, expired: 0, claimed: 1, free: 2999 }]);
       expect(await be.poolDelete("p")).toEqual({ deleted: true, items: 3000 });
       const stats = (await admin.info("commandstats")) as string;
       const calls = (cmd: string) => Number(new RegExp(`cmdstat_${cmd}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);

@@ -99,7 +99,7 @@ import { callScript, isWrongTypeError, mapRedisError, RedisConnection, type Pipe
 import { EncodedCommand, keyAround, RespArgs, type KeyAround } from "./encoded-command";
 import { unpack, type Packed } from "./msgpack";
 import { QueueWaker } from "./queue-waker";
-import { redisPoolDelete, redisPoolItemIds, redisPoolItemsByIds, redisPoolItemsScan } from "./pools";
+import { redisPoolDelete, redisPoolItemIds, redisPoolItemsByIds, redisPoolItemsScan, redisPoolScanAll } from "./pools";
 import { redisBulkJobCreate, redisBulkJobGet, redisBulkJobIds, redisBulkJobSet, redisQueueScan, redisQueueTakeMatches } from "./search";
 import { luaScripts } from "./scripts.generated";
 import { asBuffer, asBufferArray, asNumber, hashRecord, parseInfo, scoredPairs } from "./replies";
@@ -463,18 +463,33 @@ export class RedisBackend implements Backend {
       // HLEN first: a small pool is read whole, a big one through a random sample of
       // POOL_SAMPLE items (HRANDFIELD is O(count)), so no request reads 100k items for counts
       const lens = await this.conn.exec(names.reduce((p, n) => p.hlen(keys.pool(n)), r.pipeline()));
+      // a small pool is read whole in HSCAN steps (./pools.ts), never one HGETALL
+      const exact = (i: number) => !lens[i]![0] && asNumber(lens[i]![1]) <= exactUpTo;
       const read = r.pipeline();
       names.forEach((n, i) => {
-        const [err, len] = lens[i]!;
-        if (err) read.echo("");
-        else if (asNumber(len) <= exactUpTo) read.hgetallBuffer(keys.pool(n));
+        if (lens[i]![0] || exact(i)) read.echo("");
         else read.hrandfieldBuffer(keys.pool(n), POOL_SAMPLE, "WITHVALUES");
       });
-      const got = await this.conn.exec(read);
+      const [got, wholes] = await Promise.all([
+        this.conn.exec(read),
+        Promise.all(
+          names.map((n, i) =>
+            exact(i)
+              ? redisPoolScanAll(r, n).then(
+                  (v): [Error | null, unknown] => [null, v],
+                  (e: Error): [Error | null, unknown] => [e, null],
+                )
+              : null,
+          ),
+        ),
+      ]);
+      names.forEach((_, i) => {
+        if (wholes[i]) got[i] = wholes[i]!;
+      });
       const samples = names.map((_, i) => {
         const [err, v] = got[i]!;
         if (lens[i]![0] || err) return {} as Record<string, Buffer>;
-        return hashRecord(v);
+        return exact(i) ? (v as Record<string, Buffer>) : hashRecord(v);
       });
       const claimP = r.pipeline();
       names.forEach((n, i) => {

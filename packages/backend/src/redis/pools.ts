@@ -78,6 +78,26 @@ export async function redisPoolItemsScan(conn: RedisConnection, r: Redis, name: 
   return { items: ids.map((id, i) => poolItemRecord(id, found.get(id)!, pttls[i]!, now)), cursor: next };
 }
 
+/** Items per HSCAN step when a small pool is read whole for its exact counts (poolSummaries). */
+export const POOL_SCAN_CHUNK = 500;
+
+/**
+ * Every item of a pool (poolSummaries calls it for pools of at most POOL_EXACT_UP_TO), in
+ * HSCAN steps of POOL_SCAN_CHUNK: one HGETALL of 5,000 items of 4 KB held Redis 18 ms, and
+ * the event hub reads every pool's summary each second. An item changed during the walk may
+ * be seen twice (kept once) or, if removed meanwhile, not at all.
+ */
+export async function redisPoolScanAll(r: Redis, name: string): Promise<Record<string, Buffer>> {
+  const out: Record<string, Buffer> = {};
+  let cursor = "0";
+  do {
+    const [next, flat] = (await r.hscanBuffer(keys.pool(name), cursor, "COUNT", POOL_SCAN_CHUNK)) as [Buffer, Buffer[]];
+    cursor = next.toString("latin1");
+    Object.assign(out, hashRecord(flat));
+  } while (cursor !== "0");
+  return out;
+}
+
 /** Removes a deleted pool's claim keys in chunks, then its renamed hash and its note. */
 async function finishPoolDelete(conn: RedisConnection, r: Redis, deleting: string, name: string): Promise<void> {
   const live = keys.pool(name);
