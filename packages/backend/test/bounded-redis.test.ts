@@ -237,3 +237,28 @@ describe("the console's pool reads and deletion never read a whole pool", () => 
     }
   });
 });
+
+describe("the watch's queue probe", () => {
+  it("looks for one mark per script, in further rounds for the lists still unresolved, and finds the oldest mark still there", async () => {
+    const server = await startPrivateRedis();
+    const be = createRedisBackend(server.url());
+    const admin = new Redis(server.url());
+    try {
+      await admin.rpush(keys.queue("w"), "m4", "x", "m5", "tail");
+      const marks = { normal: ["m0", "m1", "m2", "m3", "m4", "m5"].map((m) => Buffer.from(m)) };
+      await admin.config("SET", "slowlog-log-slower-than", "0");
+      await admin.config("SET", "slowlog-max-len", "1000");
+      await admin.call("SLOWLOG", "RESET");
+      const [w] = await be.queueWatch([{ name: "w", marks }], { maxTailBytes: 100, maxScan: 1000 });
+      expect(w!.lists.normal).toMatchObject({ length: 4, found: { mark: 4, position: 0 } });
+      const log = (await admin.call("SLOWLOG", "GET", "1000")) as Array<[number, number, number, Buffer[]]>;
+      const probes = log.map((e) => e[3].map(String)).filter((a) => /^evalsha$/i.test(a[0]!) && a[3] === keys.queue("w"));
+      // evalsha <sha> 1 <key> <maxTailBytes> <maxScan> <mark>: one mark each, the oldest first, five rounds
+      expect(probes.map((a) => a.slice(6)).reverse()).toEqual([["m0"], ["m1"], ["m2"], ["m3"], ["m4"]]);
+    } finally {
+      await be.close();
+      admin.disconnect();
+      await server.stop();
+    }
+  });
+});
