@@ -279,5 +279,12 @@ export async function surveySection(ctx: BoundedContext): Promise<void> {
     "(figure only)",
     null,
   );
+  // the watch's queue probe: a body not found scans maxScan (100,000) entries of a 1M list (one per script now)
+  figure(
+    "survey: LPOS <absent body> MAXLEN 100000 on the 1M list (watch probe), per call",
+    us(await perCall(admin, "lpos", 10, () => admin.call("LPOS", "fleet:queue:bench", "not a body of it", "MAXLEN", "100000"))),
+    "(figure only)",
+    null,
+  );
   figure("survey: HGETALL fleet:catalog, per call", us(await perCall(admin, "hgetall", 20, () => admin.hgetallBuffer("fleet:catalog"))), "(figure only)", null);
 }
