@@ -29,8 +29,10 @@
 // - the queue page in headless Chromium: depths and the first dead-letter page painted,
 //   then the last dead-letter page (target < 1 s each); the queue list and the overview.
 //
-// BENCH_SCALE_SECTIONS=lists,workers,page,discovery,hub,walk,dlq,chunks runs a subset (the
-// default); `dlq1m` (opt-in: it seeds 1M more dead letters) times by-ref actions at 1M.
+// BENCH_SCALE_SECTIONS=lists,workers,page,discovery,hub,walk,dlq,chunks,reserve,pools,survey
+// runs a subset (the default); `dlq1m` (opt-in: it seeds 1M more dead letters) times by-ref
+// actions at 1M. reserve, pools and survey live in scale-bounded.ts (1M due retries and a
+// crafted 1.2 MB body on reserve, a 100k-item pool, per-call costs of what is left).
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -45,6 +47,8 @@ import { NameDiscovery } from "@fleet/backend";
 import { createRedisBackend } from "@fleet/backend/redis";
 import { Redis } from "ioredis";
 
+import { poolsSection, reserveSection, surveySection } from "./scale-bounded";
+
 const WEB_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const FOREIGN_KEYS = 1_000_000;
 const PENDING = 1_000_000;
@@ -56,7 +60,7 @@ const BULK_KV = 50_000;
 const WARMUP = 5;
 const SAMPLES = 30;
 const HUB_SECONDS = Number(process.env.BENCH_SCALE_HUB_SECONDS ?? 60);
-const SECTIONS = new Set((process.env.BENCH_SCALE_SECTIONS ?? "lists,workers,page,discovery,hub,walk,dlq,chunks").split(",").map((s) => s.trim()));
+const SECTIONS = new Set((process.env.BENCH_SCALE_SECTIONS ?? "lists,workers,page,discovery,hub,walk,dlq,chunks,reserve,pools,survey").split(",").map((s) => s.trim()));
 const WALK_SECONDS = Number(process.env.BENCH_SCALE_WALK_SECONDS ?? 30);
 
 const TARGET = {
@@ -731,6 +735,10 @@ async function main(): Promise<void> {
   if (SECTIONS.has("dlq")) await dlq(base, admin);
   if (SECTIONS.has("dlq1m")) await dlqMillion(base, admin);
   if (SECTIONS.has("chunks")) await chunks(base, admin);
+  const bounded = { admin, redisPort: port, base, webDir: WEB_DIR, figure, get, slowest };
+  if (SECTIONS.has("reserve")) await reserveSection(bounded);
+  if (SECTIONS.has("pools")) await poolsSection(bounded);
+  if (SECTIONS.has("survey")) await surveySection(bounded);
   admin.disconnect();
   cleanup();
   const missed = figures.filter((f) => f.ok === false);

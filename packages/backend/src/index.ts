@@ -7,6 +7,7 @@ export * from "./pyjson";
 export * from "./codec";
 export * from "./pyjson-parse";
 export * from "./task-body";
+export * from "./queue-bounds";
 export * from "./discovery/name-discovery";
 export * from "./discovery/note-writes";
 export { QUEUE_SCAN_MAX } from "./types";

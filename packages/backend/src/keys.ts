@@ -50,6 +50,14 @@ export const consoleKeys = {
   bulkJob: (id: string) => `fleet:console:bulk:job:${id}`,
   /** zset job id -> creation (unix ms): the jobs, newest last; capped. */
   bulkJobs: "fleet:console:bulk:jobs",
+  // ---- pool deletion in chunks (issue 19.8; src/redis/pools.ts)
+  /**
+   * hash, a deleted pool's items (the pool hash renamed here in one step, so the pool is gone
+   * for Fleet at once) while their claim keys are removed in chunks; removed when done.
+   */
+  poolDeleting: (id: string) => `fleet:console:pool-delete:${id}`,
+  /** hash poolDeleting key -> pool name: deletions begun and not finished (a process died midway); the next pool deletion finishes them. */
+  poolDeletes: "fleet:console:pool-deletes",
 } as const;
 
 /** Pools read whole for their counts up to this many items; bigger ones are sampled (PoolSummary.estimated). */

@@ -38,6 +38,13 @@ export interface PoolItemRecord {
   corrupt: boolean;
 }
 
+/** One page of `poolItemsScan`. */
+export interface PoolItemsPage {
+  items: PoolItemRecord[];
+  /** Where the next page starts; "0" when this was the last. */
+  cursor: string;
+}
+
 export interface PoolSummary {
   name: string;
   size: number;
@@ -328,8 +335,28 @@ export interface PoolsBackend {
    * whole; bigger ones from a random sample of POOL_SAMPLE items (see PoolSummary.estimated).
    */
   poolSummaries(names: string[], opts?: { exactUpTo?: number }): Promise<PoolSummary[]>;
+  /** Every item, read whole (HGETALL + a PTTL each): for scripts and tests; the console reads a page (poolItemsScan, poolItemIds + poolItemsByIds) or one item. */
   poolItems(name: string): Promise<PoolItemRecord[]>;
-  /** Removes the pool hash and every claim key of its items. */
+  /**
+   * The pool's item ids, sorted, when it has at most `max` items (HLEN, then HKEYS, in one
+   * script); null when it has more (nothing else read). For paging a small pool by offset.
+   */
+  poolItemIds(name: string, max: number): Promise<string[] | null>;
+  /** The given items with their claims (HMGET + a PTTL each, one round trip), in the order given; ids not in the pool are left out. */
+  poolItemsByIds(name: string, ids: string[]): Promise<PoolItemRecord[]>;
+  /**
+   * One page of a pool of any size: about `limit` items from `cursor` ("0" to start), sorted
+   * by id within the page, with the cursor to go on ("0" at the end). Redis: HSCAN steps of
+   * O(limit) (an item written while paging may be missed or come twice, as SCAN promises);
+   * memory: by id. A cursor that is not one answered before throws RangeError.
+   */
+  poolItemsScan(name: string, cursor: string, limit: number): Promise<PoolItemsPage>;
+  /**
+   * Removes the pool hash and every claim key of its items. Redis: in one step the hash is
+   * renamed to a console key (the pool is gone for every reader and writer at once; an item
+   * put afterwards starts a new pool, which is kept), then the claim keys are removed in
+   * chunks; a deletion a process left unfinished is finished by the next poolDelete.
+   */
   poolDelete(name: string): Promise<{ deleted: boolean; items: number }>;
 }
 

@@ -1,5 +1,6 @@
 import { createMemoryBackend } from "../src/memory";
 import { describeLeaseContract } from "./contract-lease";
+import { describeBoundedContract } from "./contract-bounded";
 import { describeBackendContract, type BackendFixture, type RawPlanter } from "./contract";
 import { describeScaleContract } from "./contract-scale";
 import { describeSearchContract } from "./contract-search";
@@ -32,3 +33,4 @@ describeScaleContract("memory", fixture);
 describeLeaseContract("memory", fixture);
 describeSearchContract("memory", fixture);
 describeWorkerBulkContract("memory", fixture);
+describeBoundedContract("memory", fixture);

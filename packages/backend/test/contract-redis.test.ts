@@ -1,6 +1,7 @@
 import { Redis } from "ioredis";
 import { createRedisBackend } from "../src/redis";
 import { describeLeaseContract } from "./contract-lease";
+import { describeBoundedContract } from "./contract-bounded";
 import { describeBackendContract, type BackendFixture, type RawPlanter, type RawType } from "./contract";
 import { describeScaleContract } from "./contract-scale";
 import { describeSearchContract } from "./contract-search";
@@ -65,3 +66,4 @@ describeScaleContract("redis", fixture);
 describeLeaseContract("redis", fixture);
 describeSearchContract("redis", fixture);
 describeWorkerBulkContract("redis", fixture);
+describeBoundedContract("redis", fixture);

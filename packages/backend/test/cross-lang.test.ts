@@ -15,6 +15,9 @@ import { createRedisBackend, type RedisBackend } from "../src/redis";
 import type { Backend, JsonObject } from "../src/types";
 import { poolPruneCases } from "./pool-prune-cases";
 import { generatedTaskBodies, TASK_ID_CASES } from "./task-ids";
+import { padPastLuaBound } from "./contract-bounded";
+import { PROVISIONAL_TASK_ID_PREFIX, RESERVE_LUA_PARSE_MAX_BYTES } from "../src/queue-bounds";
+import { luaScripts } from "../src/redis/scripts.generated";
 import { taskIdOfBody, withTaskFailure } from "../src/task-body";
 import { pyReferenceSuite } from "./py-reference";
 import { testRedisUrl } from "./support/redis-dbs";
@@ -124,7 +127,7 @@ type PyResult = { ok: any } | { error: string };
  * output travel as Python's JSON, so NaN and Infinity pass both ways.
  */
 function pythonOps(ops: Array<Record<string, unknown>>): PyResult[] {
-  const res = spawnSync(PYTHON, [HELPER, "ops", URL_DB], { input: pyJsonBytes({ ops }), timeout: 60_000 });
+  const res = spawnSync(PYTHON, [HELPER, "ops", URL_DB], { input: pyJsonBytes({ ops }), timeout: 60_000, maxBuffer: 64 << 20 });
   if (res.status !== 0) throw new Error(`python ops failed (${res.status}): ${res.stderr?.toString() || res.error}`);
   const parsed = parseJsonBytes(res.stdout);
   if (!parsed.ok) throw new Error(`python ops printed no JSON: ${res.stdout.toString().slice(0, 200)}`);
@@ -476,6 +479,52 @@ describe.skipIf(pyRef.skip)(pyRef.title("cross-language: this backend and the Py
       expect(await raw.hget(`wkr:${t}:${id}:state`, "last_seen")).toBe(String(FROZEN));
       const item = JSON.parse((await raw.hget("fleet:pool:py:accounts", "acc-1"))!);
       expect(item).toEqual({ p: "AAEC+v8=", t: { region: "eu", tier: 1 }, x: FROZEN + 3600 });
+    });
+  });
+
+  describe("large bodies, reserved in two steps (issue 11)", () => {
+    it("registers the id the reference registers for every body of the shared table made longer than the reserve script reads", async () => {
+      const padded = TASK_ID_CASES.map((c) => ({ ...c, body: padPastLuaBound(c.body) }));
+      const [py] = pythonOps([{ op: "reserve_each", queue_prefix: "py-big-ids", bodies_b64: padded.map((c) => b64(c.body)) }]);
+      const results = okOf(py) as Array<{ error?: string; body_b64?: string; registered?: Record<string, string> }>;
+      for (const [i, c] of padded.entries()) {
+        const q = `ts-big-ids:${i}`;
+        await backend.queuePush(q, c.body);
+        expect((await backend.queueReserve(q, 0, 30))?.equals(c.body), c.name).toBe(true);
+        const ts = await raw.hgetallBuffer(`fleet:queue:${q}:processing:body`);
+        expect(Object.fromEntries(Object.entries(ts).map(([k, v]) => [k, b64(v)])), c.name).toEqual(c.id === null ? {} : { [c.id]: b64(c.body) });
+        const p = results[i]!;
+        if (c.python === "raises") expect(p.error, c.name).toMatch(/UnicodeEncodeError/);
+        else if (c.python === "same") expect(p.registered, c.name).toEqual(c.id === null ? {} : { [c.id]: b64(c.body) });
+      }
+    });
+
+    it("the reference's sweep puts back a body a TypeScript reserver left under its provisional id (it died between the steps)", async () => {
+      const q = "ts-big-crash";
+      const big = padPastLuaBound(Buffer.from('{"id": "crash", "payload": {}}'));
+      await raw.rpush(`fleet:queue:${q}`, big);
+      const provisional = `${PROVISIONAL_TASK_ID_PREFIX}${"ab".repeat(16)}`;
+      const reply = (await raw.callBuffer(
+        "EVAL",
+        luaScripts.reserve.lua,
+        6,
+        ...["scheduled", "high", "", "low", "processing", "processing:body"].map((p) => `fleet:queue:${q}${p ? `:${p}` : ""}`),
+        String(Date.now() / 1000),
+        "30",
+        provisional,
+        String(RESERVE_LUA_PARSE_MAX_BYTES),
+        "1000",
+        String(1 << 20),
+      )) as Buffer[];
+      expect(reply.length).toBe(3);
+      expect(await raw.zrange(`fleet:queue:${q}:processing`, "0", "-1")).toEqual([provisional]);
+      const [swept] = pythonOps([{ op: "sweep", queue: q, now: Date.now() / 1000 + 3600 }]);
+      expect(okOf(swept)).toBe(1);
+      expect((await raw.lrangeBuffer(`fleet:queue:${q}`, 0, -1)).map((b) => b.equals(big))).toEqual([true]);
+      expect(await raw.exists(`fleet:queue:${q}:processing`, `fleet:queue:${q}:processing:body`)).toBe(0);
+      // and a TypeScript reserve then registers it under its id, which the reference acks
+      expect((await backend.queueReserve(q, 0, 30))?.equals(big)).toBe(true);
+      expect(await raw.zrange(`fleet:queue:${q}:processing`, "0", "-1")).toEqual(["crash"]);
     });
   });
 

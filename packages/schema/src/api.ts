@@ -171,6 +171,18 @@ export const KvKeysQuerySchema = PageQuerySchema.extend({
     .optional(),
 });
 
+/**
+ * A console extension of GET /pools/{name} (apps/web/README.md): `cursor=0`, then each answer's
+ * `next_cursor`: `o<n>` pages a small pool by its sorted ids, `s<n>` a large one by HSCAN.
+ */
+export const PoolItemsQuerySchema = PageQuerySchema.extend({
+  cursor: z
+    .string()
+    .max(32, "cursor is too long")
+    .regex(/^(0|o\d{1,15}|s\d{1,20})$/, "cursor must be 0 or the next_cursor of an earlier answer")
+    .optional(),
+});
+
 export const WorkersQuerySchema = PageQuerySchema.extend({
   type: z.string().optional(),
   status: WorkerStatusSchema.optional(),
@@ -435,7 +447,15 @@ export type SweepResult = z.infer<typeof SweepResultSchema>;
 
 export const PoolListSchema = PageInfoSchema.extend({ pools: z.array(PoolSummarySchema) });
 export type PoolList = z.infer<typeof PoolListSchema>;
-export const PoolDetailSchema = PageInfoSchema.extend({ items: z.array(PoolItemSchema), corrupt: z.array(z.string()).optional() });
+export const PoolDetailSchema = PageInfoSchema.extend({
+  items: z.array(PoolItemSchema),
+  corrupt: z.array(z.string()).optional(),
+  /**
+   * A console extension (apps/web/README.md): with `cursor`, where the next page starts
+   * (null at the end); also on a large pool's first page without one.
+   */
+  next_cursor: z.string().nullable().optional(),
+});
 export type PoolDetail = z.infer<typeof PoolDetailSchema>;
 export const PoolDeletedSchema = z.object({ deleted: z.boolean(), items: z.number().int() });
 export type PoolDeleted = z.infer<typeof PoolDeletedSchema>;

@@ -1,6 +1,7 @@
 --[[
-  Reserve one task: drain due retries, pop by priority, register the reservation.
-  One script so two reservers can neither duplicate a due retry nor lose a popped body.
+  Reserve one task: drain due retries (a bounded chunk), pop by priority, register the
+  reservation. One script so two reservers can neither duplicate a due retry nor lose a
+  popped body.
 
   KEYS[1] fleet:queue:<name>:scheduled        zset body -> ready_at
   KEYS[2] fleet:queue:<name>:high             list
@@ -11,40 +12,73 @@
 
   ARGV[1] now, unix seconds (the client's clock, as Python's time.time())
   ARGV[2] visibility seconds
+  ARGV[3] a provisional task id (random, fresh per call), used only for a body over ARGV[4]
+  ARGV[4] the largest body read here for its id, in bytes (src/queue-bounds.ts)
+  ARGV[5] at most this many due retries moved per call
+  ARGV[6] ... and about this many bytes of them (the chunk stops once it is reached)
 
-  Returns {body, lease}, or false when every list is empty. The lease is the registered
-  deadline as text ("%.17g", so it reads back as the very same double), which the holder
-  hands to extend/ack/nack/fail to act only on its own reservation; it is "" when the body
-  was left unregistered.
+  Due retries. At most ARGV[5] of them (and about ARGV[6] bytes), soonest first, are moved
+  from :scheduled to the normal list's tail, in slices of 16 (ZRANGEBYSCORE ... LIMIT 0 16,
+  then ZREMRANGEBYRANK of exactly those: the lowest-scored members are the due ones). The
+  rest stay due and move on the following reserves, still in order; each body is moved once.
+  A million due retries therefore never make one long script.
 
-  Returns the body, or false when every list is empty. The body is registered under the
-  task id of src/task-body.ts (Python's str(json.loads(body)["id"]), read from the id's own
-  token so that integers beyond 2^53 and 1.0 keep their text); a body without a usable id is
-  returned unregistered. The JSON reader below follows Python's json.loads, not cjson: NaN,
-  Infinity and -Infinity are values, an integer of more than 4300 digits is refused, and the
-  whole body must be UTF-8 and JSON for an id to count. Tested against a table shared with the
-  TypeScript implementation and against the Python reference (test/task-ids.ts).
+  Returns {body, lease} or {body, lease, "1"}, or false when every list is empty. The lease is
+  the registered deadline as text ("%.17g", so it reads back as the very same double), which
+  the holder hands to extend/ack/nack/fail to act only on its own reservation; it is "" when
+  the body was left unregistered.
 
-  Cost: the body is read in full, about a microsecond per JSON token (a few KB: well under a
-  millisecond; 200,000 numbers in 1.7 MB: some 100-200 ms on a busy machine, where cjson took
-  30-40 ms), plus a C-speed pass per UTF-8 sequence length present.
+  A body of at most ARGV[4] bytes is registered under the task id of src/task-body.ts
+  (Python's str(json.loads(body)["id"]), read from the id's own token so that integers beyond
+  2^53 and 1.0 keep their text); a body without a usable id is returned unregistered. The
+  JSON reader below follows Python's json.loads, not cjson: NaN, Infinity and -Infinity are
+  values, an integer of more than 4300 digits is refused, and the whole body must be UTF-8 and
+  JSON for an id to count. Tested against a table shared with the TypeScript implementation
+  and against the Python reference (test/task-ids.ts).
+
+  A larger body is not read here at all: it is registered under the provisional id ARGV[3]
+  (with its real deadline) and returned with "1"; the caller finds the real id with the
+  TypeScript reader (the same rule) and re-keys the registration with reserve-settle-2.lua,
+  or drops it for a body without a usable id. If the caller dies in between, the provisional
+  reservation expires like any other and a sweep (ours or Python's: both requeue whatever id
+  has an expired deadline and a body) puts the body back: nothing lost, nothing duplicated.
+
+  Cost: a body is read in full only up to ARGV[4] bytes, about a microsecond per JSON token
+  (8 KiB of the worst shapes, a number or an escaped key every two bytes: 2-4 ms measured on
+  a loaded two-core machine; 1.2 MB took 200-550 ms before this bound), plus a C-speed pass per
+  UTF-8 sequence length present.
 ]]
 local now = tonumber(ARGV[1])
 local visibility = tonumber(ARGV[2])
 
-local due = redis.call("ZRANGEBYSCORE", KEYS[1], "-inf", now)
-if #due > 0 then
-  redis.call("ZREMRANGEBYSCORE", KEYS[1], "-inf", now)
-  -- unpack() is bounded by Lua's C stack: push in slices
-  for i = 1, #due, 1000 do
-    redis.call("RPUSH", KEYS[3], unpack(due, i, math.min(i + 999, #due)))
-  end
+local provisional = ARGV[3]
+local parse_max = tonumber(ARGV[4])
+local drain_max = tonumber(ARGV[5])
+local drain_bytes = tonumber(ARGV[6])
+
+local moved, moved_bytes = 0, 0
+while moved < drain_max and moved_bytes < drain_bytes do
+  local want = math.min(16, drain_max - moved)
+  local due = redis.call("ZRANGEBYSCORE", KEYS[1], "-inf", now, "LIMIT", 0, want)
+  if #due == 0 then break end
+  redis.call("ZREMRANGEBYRANK", KEYS[1], 0, #due - 1)
+  redis.call("RPUSH", KEYS[3], unpack(due))
+  moved = moved + #due
+  for i = 1, #due do moved_bytes = moved_bytes + #due[i] end
+  if #due < want then break end
 end
 
 local body = redis.call("LPOP", KEYS[2])
 if not body then body = redis.call("LPOP", KEYS[3]) end
 if not body then body = redis.call("LPOP", KEYS[4]) end
 if not body then return false end
+
+local deadline = now + math.max(1, visibility)
+if #body > parse_max then
+  redis.call("ZADD", KEYS[5], deadline, provisional)
+  redis.call("HSET", KEYS[6], provisional, body)
+  return {body, string.format("%.17g", deadline), "1"}
+end
 
 local byte, sub, find, format, gsub = string.byte, string.sub, string.find, string.format, string.gsub
 
@@ -302,7 +336,6 @@ end
 
 local id = task_id(body)
 if id then
-  local deadline = now + math.max(1, visibility)
   redis.call("ZADD", KEYS[5], deadline, id)
   redis.call("HSET", KEYS[6], id, body)
   return {body, string.format("%.17g", deadline)}

@@ -1,12 +1,16 @@
 // Pools (fleet:pool:<name>, its claim keys) in memory: the PoolsBackend part of the contract,
-// pruning as Python's pool_put does (../codec.ts poolPruneVictims).
+// pruning as Python's pool_put does (../codec.ts poolPruneVictims). A page or a few items at a
+// time with the Redis implementation's rules (../redis/pools.ts): ids sorted in code-unit
+// order; the scan's cursor is the position of the page's first id in that order (opaque to
+// callers, "0" to start and at the end). A key of another type fails as on Redis (WRONGTYPE).
 
 import { decodePoolItem, encodePoolItem, poolCounts, poolItemRecord, scalePoolCounts, poolPruneVictims, tagsMatch } from "../codec";
 import { checkHoldSeconds } from "../errors";
 import { POOL_EXACT_UP_TO, POOL_SAMPLE, keys, poolNameOfKey } from "../keys";
-import type { PoolsBackend, BytesLike, JsonObject, PoolItemRecord, PoolSummary, RawItem } from "../types";
+import type { PoolsBackend, BytesLike, JsonObject, PoolItemRecord, PoolItemsPage, PoolSummary, RawItem } from "../types";
 import { cmp, nowSeconds } from "../shared";
 import { wrongTypeAs, type MemoryContext } from "./context";
+import type { MemoryStore } from "./store";
 
 function liveItems(ctx: MemoryContext, name: string): RawItem[] {
   const now = nowSeconds();
@@ -24,6 +28,34 @@ function liveItems(ctx: MemoryContext, name: string): RawItem[] {
 function poolRecords(ctx: MemoryContext, name: string): PoolItemRecord[] {
   const now = nowSeconds();
   return [...ctx.raw.hgetall(keys.pool(name))].map(([id, raw]) => poolItemRecord(id, raw, ctx.raw.pttl(keys.poolClaim(name, id)), now)).sort((a, b) => cmp(a.id, b.id));
+}
+
+const sorted = (ids: Iterable<string>) => [...ids].sort(cmp);
+
+function poolItemIds(raw: MemoryStore, name: string, max: number): string[] | null {
+  const key = keys.pool(name);
+  if (raw.hlen(key) > Math.max(0, Math.floor(max))) return null;
+  return sorted(raw.hgetall(key).keys());
+}
+
+function poolItemsByIds(raw: MemoryStore, name: string, ids: string[]): PoolItemRecord[] {
+  const key = keys.pool(name);
+  const now = nowSeconds();
+  const out: PoolItemRecord[] = [];
+  for (const id of ids) {
+    const v = raw.hget(key, id);
+    if (v) out.push(poolItemRecord(id, v, raw.pttl(keys.poolClaim(name, id)), now));
+  }
+  return out;
+}
+
+function poolItemsScan(raw: MemoryStore, name: string, cursor: string, limit: number): PoolItemsPage {
+  if (!/^\d{1,20}$/.test(cursor)) throw new RangeError("a pool cursor is a decimal number answered by an earlier page");
+  const from = Number(cursor);
+  const all = sorted(raw.hgetall(keys.pool(name)).keys());
+  const ids = all.slice(from, from + Math.max(1, Math.floor(limit)));
+  const next = from + ids.length;
+  return { items: poolItemsByIds(raw, name, ids), cursor: next < all.length ? String(next) : "0" };
 }
 
 export function memoryPools(ctx: MemoryContext): PoolsBackend {
@@ -97,6 +129,18 @@ export function memoryPools(ctx: MemoryContext): PoolsBackend {
 
     async poolItems(name: string): Promise<PoolItemRecord[]> {
       return poolRecords(ctx, name);
+    },
+
+    async poolItemIds(name: string, max: number): Promise<string[] | null> {
+      return poolItemIds(raw, name, max);
+    },
+
+    async poolItemsByIds(name: string, ids: string[]): Promise<PoolItemRecord[]> {
+      return poolItemsByIds(raw, name, ids);
+    },
+
+    async poolItemsScan(name: string, cursor: string, limit: number): Promise<PoolItemsPage> {
+      return poolItemsScan(raw, name, cursor, limit);
     },
 
     async poolDelete(name: string): Promise<{ deleted: boolean; items: number }> {

@@ -4,6 +4,7 @@
 import { keys, queueKeyForPriority, queueNameOfKey, queuePriorityKeys, type Priority } from "../keys";
 import { leaseNowSeconds } from "../lease-clock";
 import type { QueuesBackend, BytesLike, QueueDepths, QueueDetail, SweepResult, LeaseOption, ReservedTask } from "../types";
+import { SCHEDULED_DRAIN_MAX, SCHEDULED_DRAIN_MAX_BYTES } from "../queue-bounds";
 import { taskIdOfBody } from "../task-body";
 import { cmp, nowSeconds, sleep } from "../shared";
 import { normalizePriority, wrongTypeAs, type MemoryContext } from "./context";
@@ -16,13 +17,24 @@ function leaseText(deadline: number): string {
 /** How often a waiting reserve looks again. */
 const POLL_MS = 20;
 
-/** Moves due `:scheduled` bodies onto the normal list, soonest first. */
+/**
+ * Moves due `:scheduled` bodies onto the normal list, soonest first: at most
+ * SCHEDULED_DRAIN_MAX (and about SCHEDULED_DRAIN_MAX_BYTES) per reserve, in slices of 16, as
+ * reserve-6.lua does, so both implementations leave the same bodies behind.
+ */
 function drainScheduled(ctx: MemoryContext, name: string, now: number): void {
   const sched = keys.queueScheduled(name);
-  const due = ctx.raw.zrangeByScore(sched, 0, now);
+  const due = ctx.raw.zrangeByScore(sched, -Infinity, now);
   if (!due.length) return;
-  ctx.raw.zremRangeByScore(sched, 0, now);
-  ctx.raw.rpush(keys.queue(name), ...due.map((e) => e.member));
+  let moved = 0;
+  let bytes = 0;
+  while (moved < due.length && moved < SCHEDULED_DRAIN_MAX && bytes < SCHEDULED_DRAIN_MAX_BYTES) {
+    const slice = due.slice(moved, moved + Math.min(16, SCHEDULED_DRAIN_MAX - moved));
+    for (const e of slice) ctx.raw.zrem(sched, e.member);
+    ctx.raw.rpush(keys.queue(name), ...slice.map((e) => e.member));
+    moved += slice.length;
+    for (const e of slice) bytes += e.member.length;
+  }
 }
 
 function reserveOnce(ctx: MemoryContext, name: string, visibilitySeconds: number): ReservedTask | null {

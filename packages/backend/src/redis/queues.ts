@@ -1,10 +1,13 @@
 // Queues over Redis (the QueuesBackend part of the contract): push, reserve (reserve-6.lua),
 // extend, ack/nack/fail, the sweep, and the console's reads (depths, detail).
+import { randomBytes } from "node:crypto";
 import type { ChainableCommander } from "ioredis";
 import { toBuffer } from "../codec";
 import { keys, priorityFromInt, queueKeyForPriority, queueNameOfKey, type Priority } from "../keys";
 import { leaseNowSeconds } from "../lease-clock";
 import { pyFloatRepr } from "../pyjson";
+import { PROVISIONAL_TASK_ID_PREFIX, RESERVE_LUA_PARSE_MAX_BYTES, SCHEDULED_DRAIN_MAX, SCHEDULED_DRAIN_MAX_BYTES } from "../queue-bounds";
+import { taskIdOfBody } from "../task-body";
 import type { QueuesBackend, BytesLike, QueueDepths, QueueDetail, SweepResult, LeaseOption, ReservedTask } from "../types";
 import { nowSeconds, sleep } from "../shared";
 import { callScript, isWrongTypeError, mapRedisError, type PipelineResults } from "./connection";
@@ -12,20 +15,31 @@ import { scanKeys, type RedisContext } from "./context";
 import { QueueWaker } from "./queue-waker";
 import { asBuffer, asBufferArray, asNumber, scoredPairs } from "./replies";
 
-function reserveOnce(ctx: RedisContext, name: string, visibilitySeconds: number): Promise<ReservedTask | null> {
+/**
+ * One reserve (reserve-6.lua). A body over RESERVE_LUA_PARSE_MAX_BYTES comes back registered
+ * under `provisional`, unread in Redis: its id is read here (task-body.ts, the same rule) and
+ * the registration re-keyed, or dropped, by reserve-settle-2.lua. "again": a sweep took the
+ * body back between the two steps (its deadline passed), so it is not delivered here.
+ */
+function reserveOnce(ctx: RedisContext, name: string, visibilitySeconds: number): Promise<ReservedTask | "again" | null> {
   return ctx.run(async (r) => {
+    const provisional = `${PROVISIONAL_TASK_ID_PREFIX}${randomBytes(16).toString("hex")}`;
     const res = await callScript(
       r,
       "reserve",
       [keys.queueScheduled(name), keys.queueHigh(name), keys.queue(name), keys.queueLow(name), keys.queueProcessing(name), keys.queueProcessingBody(name)],
-      [pyFloatRepr(leaseNowSeconds()), String(visibilitySeconds)],
+      [pyFloatRepr(leaseNowSeconds()), String(visibilitySeconds), provisional, String(RESERVE_LUA_PARSE_MAX_BYTES), String(SCHEDULED_DRAIN_MAX), String(SCHEDULED_DRAIN_MAX_BYTES)],
       { buffer: true },
     );
     if (!Array.isArray(res)) return null;
     const body = asBuffer(res[0]);
     if (!body) return null;
     const lease = asBuffer(res[1])?.toString("latin1") ?? "";
-    return { body, lease: lease === "" ? null : lease };
+    if (res.length < 3) return { body, lease: lease === "" ? null : lease };
+    const id = taskIdOfBody(body);
+    const settled = asNumber(await callScript(r, "reserveSettle", [keys.queueProcessing(name), keys.queueProcessingBody(name)], [provisional, lease, id ?? ""]));
+    if (settled < 0) return "again";
+    return { body, lease: settled > 0 ? lease : null };
   });
 }
 
@@ -142,6 +156,7 @@ export function redisQueues(ctx: RedisContext): QueuesBackend {
       let pause = 25;
       for (;;) {
         const got = await reserveOnce(ctx, name, visibilitySeconds);
+        if (got === "again") continue;
         if (got !== null) return got;
         const left = deadline - performance.now();
         if (left <= 0) return null;

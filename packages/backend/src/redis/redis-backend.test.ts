@@ -336,11 +336,16 @@ describe("scripts", () => {
     for (let i = 0; i < 2500; i++) m.zadd(`fleet:queue:${q}:scheduled`, now - 3000 + i, `{"id": "s${i}"}`);
     for (let i = 0; i < 2100; i++) m.rpush(`fleet:queue:${q}:dead`, `d${i}`);
     await m.exec();
+    // a thousand per reserve (issue 11: no one long script), the rest on the next reserves, in order
     expect((await backend.queueReserve(q, 0, 30))?.toString()).toBe('{"id": "s0"}');
+    expect(await raw.llen(`fleet:queue:${q}`)).toBe(999);
+    expect((await backend.queueReserve(q, 0, 30))?.toString()).toBe('{"id": "s1"}');
+    expect((await backend.queueReserve(q, 0, 30))?.toString()).toBe('{"id": "s2"}');
     const normal = await raw.lrange(`fleet:queue:${q}`, 0, -1);
-    expect(normal.length).toBe(2499);
-    expect(normal[0]).toBe('{"id": "s1"}');
-    expect(normal[2498]).toBe('{"id": "s2499"}');
+    expect(normal.length).toBe(2497);
+    expect(normal[0]).toBe('{"id": "s3"}');
+    expect(normal[2496]).toBe('{"id": "s2499"}');
+    expect(await raw.exists(`fleet:queue:${q}:scheduled`)).toBe(0);
     await raw.del(`fleet:queue:${q}`);
     expect(await backend.dlqRequeue(q, { all: true })).toEqual({ requeued: 2100, missing: [] });
     const requeued = await raw.lrange(`fleet:queue:${q}`, 0, -1);

@@ -213,6 +213,11 @@ async def op_reserve_each(b, o: dict):
     return out
 
 
+async def op_sweep(b, o: dict):
+    """The reference's own sweep of expired reservations, at the given time."""
+    return await b.queue_sweep_expired(o["queue"], o["now"])
+
+
 async def op_retry_body(b, o: dict):
     """The body as a Python runtime re-encodes it after a failure: a dict update, then json.dumps."""
     envelope = json.loads(unb64(o["body_b64"]).decode("utf-8"))
@@ -277,6 +282,7 @@ async def op_worker_stats_push(b, o: dict):
 OPS = {
     "reserve_each": op_reserve_each,
     "retry_body": op_retry_body,
+    "sweep": op_sweep,
     "get_config": op_get_config,
     "worker_get": op_worker_get,
     "stats_history": op_stats_history,

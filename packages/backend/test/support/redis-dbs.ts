@@ -42,6 +42,7 @@ export const TEST_REDIS_DBS = {
   "packages/backend/test/wrong-type.test.ts": 25,
   "apps/web/bench/api.ts": 26,
   "packages/backend/bench/read-workers.ts": 27,
+  "packages/backend/test/bounded-redis.test.ts": 28,
 } as const satisfies Record<string, number>;
 
 export type TestRedisSuite = keyof typeof TEST_REDIS_DBS;

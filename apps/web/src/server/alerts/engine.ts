@@ -44,6 +44,12 @@ export interface AlertEngineOptions {
   timeoutMs?: number;
   log?: (line: string) => void;
   offlineAfterSeconds: number;
+  /**
+   * The pools a pool_free rule looks at: the app's one name discovery (src/server/watch/index.ts),
+   * never a walk of the key space per tick (issue 11). Default: Backend.poolNames, which walks
+   * the whole key space (tests, scripts).
+   */
+  poolNames?: (backend: Backend) => Promise<string[]>;
 }
 
 /** The stored rules document, parsed; an empty document before the first write. */
@@ -205,7 +211,7 @@ export class AlertEngine {
   }
 
   private async poolFree(backend: Backend): Promise<Map<string, { free: number; size: number }>> {
-    const names = await backend.poolNames();
+    const names = await (this.opts.poolNames ?? ((b: Backend) => b.poolNames()))(backend);
     const sums = names.length > 0 ? await backend.poolSummaries(names) : [];
     return new Map(sums.map((p) => [p.name, { free: p.free, size: p.size }]));
   }

@@ -4,6 +4,7 @@ import { errorGroupsSuite } from "./test/error-groups-suite";
 import { backendDownSuite, failureSuite } from "./test/errors-suite";
 import { describeRoutes } from "./test/harness";
 import { namesSuite } from "./test/names-suite";
+import { poolPagingSuite } from "./test/pool-paging-suite";
 import { queuesSuite } from "./test/queues-suite";
 import { searchSuite } from "./test/search-suite";
 import { kvSuite, locksCountersSuite, poolsSuite, streamsSuite } from "./test/state-suite";
@@ -12,6 +13,7 @@ describeRoutes(testRedisDb("apps/web/src/server/api/queues-state-routes.test.ts"
   queuesSuite,
   searchSuite,
   poolsSuite,
+  poolPagingSuite,
   streamsSuite,
   locksCountersSuite,
   kvSuite,

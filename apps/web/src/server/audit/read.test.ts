@@ -1,7 +1,12 @@
-import { AuditItemSchema } from "@fleet/schema";
-import { describe, expect, it } from "vitest";
+// decodeAuditEntry reads one stored entry as AuditItemSchema says; a filtered read of the audit
+// trail reads the (capped) list in chunks, never in one LRANGE of all of it (issue 11: an entry
+// can be large), and an entry pushed while it reads shows no older entry twice.
+import { pyJsonBytes, type Backend } from "@fleet/backend";
+import { createMemoryBackend } from "@fleet/backend/memory";
+import { AuditItemSchema, AuditQuerySchema } from "@fleet/schema";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
-import { decodeAuditEntry } from "./read";
+import { AUDIT_READ_CHUNK, decodeAuditEntry, readAudit } from "./read";
 
 const entry = (o: unknown) => decodeAuditEntry(Buffer.from(JSON.stringify(o)));
 const good = { ts: 1, actor: "ada", role: "admin", via: "session", action: "worker.delete", target: "worker:a/1", method: "DELETE", path: "/api/v1/workers/a/1", status: 200 };
@@ -25,5 +30,57 @@ describe("decodeAuditEntry", () => {
     const item = decodeAuditEntry(Buffer.from("[1, 2]"));
     expect(item).toMatchObject({ raw: "[1, 2]", corrupt: ["entry"], actor: null });
     expect(AuditItemSchema.safeParse(item).success).toBe(true);
+  });
+});
+
+const item = (i: number, actor: string) => pyJsonBytes({ id: `e${i}`, ts: 1_700_000_000 + i, actor, role: "admin", via: "token", action: "pool.delete", target: `pool ${i}` });
+
+describe("readAudit with a filter", () => {
+  let backend: Backend;
+  let ranges: Array<[number, number]>;
+  let onRange: (() => Promise<void>) | null;
+
+  beforeEach(async () => {
+    const inner = createMemoryBackend();
+    ranges = [];
+    onRange = null;
+    backend = new Proxy(inner, {
+      get(target, prop, receiver) {
+        if (prop === "auditRange") {
+          return async (offset: number, limit: number) => {
+            ranges.push([offset, limit]);
+            const got = await target.auditRange(offset, limit);
+            if (onRange) await onRange();
+            return got;
+          };
+        }
+        const v = Reflect.get(target, prop, receiver);
+        return typeof v === "function" ? v.bind(target) : v;
+      },
+    });
+    // 1,300 entries, oldest first, every third by "ada"
+    for (let i = 0; i < 1300; i++) await backend.auditAppend(item(i, i % 3 === 0 ? "ada" : "bob"), 10_000);
+  });
+  afterEach(async () => {
+    await backend.close();
+  });
+
+  it(`reads the trail ${AUDIT_READ_CHUNK} entries at a time and finds every match`, async () => {
+    const res = await readAudit(backend, AuditQuerySchema.parse({ actor: "ada", limit: 1000 }));
+    expect(res.total).toBe(Math.ceil(1300 / 3));
+    expect(res.items.every((i) => i.actor === "ada")).toBe(true);
+    expect(ranges.length).toBeGreaterThan(2);
+    expect(Math.max(...ranges.map(([, limit]) => limit))).toBe(AUDIT_READ_CHUNK);
+  });
+
+  it("an entry pushed between two chunks shifts the older ones down, and none is listed twice", async () => {
+    let pushed = 0;
+    onRange = async () => {
+      if (pushed < 3) await backend.auditAppend(item(5000 + pushed++, "carol"), 10_000);
+    };
+    const res = await readAudit(backend, AuditQuerySchema.parse({ actor: "ada", limit: 1000 }));
+    const targets = res.items.map((i) => i.target);
+    expect(new Set(targets).size).toBe(targets.length);
+    expect(res.total).toBe(Math.ceil(1300 / 3));
   });
 });

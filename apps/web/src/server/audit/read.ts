@@ -1,6 +1,6 @@
 // GET /api/v1/audit: the trail newest first, paged, filtered by actor, action and target.
-// Without a filter a page is one LRANGE; with one, the whole (capped) list is read once
-// and filtered here, which is bounded by FLEET_AUDIT_MAX_ENTRIES.
+// Without a filter a page is one LRANGE; with one, the whole (capped) list is read in chunks
+// of AUDIT_READ_CHUNK and filtered here, which is bounded by FLEET_AUDIT_MAX_ENTRIES.
 import { decodeUtf8, type Backend } from "@fleet/backend";
 import { AuditOutcomeSchema, type AuditItem, type AuditList, type AuditQuery } from "@fleet/schema";
 
@@ -72,13 +72,33 @@ export function matchesAudit(item: AuditItem, q: Pick<AuditQuery, "actor" | "act
   return true;
 }
 
+/** Entries per LRANGE of a filtered read. */
+export const AUDIT_READ_CHUNK = 500;
+/** A filtered read looks at this many entries at most (the trail is capped well below: FLEET_AUDIT_MAX_ENTRIES). */
+const AUDIT_READ_LIMIT = 1_000_000;
+
 export async function readAudit(backend: Backend, q: AuditQuery): Promise<AuditList> {
   if (!q.actor && !q.action && !q.target) {
     const { total, items } = await backend.auditRange(q.offset, q.limit);
     return { total, items: items.map(decodeAuditEntry) };
   }
-  const { total: all } = await backend.auditRange(0, 0);
-  const { items } = await backend.auditRange(0, all);
+  // In LRANGEs of AUDIT_READ_CHUNK, one after the other, never the whole list in one command:
+  // an entry can be large (a bulk config change holds every worker's before and after), and
+  // 10,000 of them in one reply would hold Redis for tens of milliseconds (issue 11). Entries
+  // pushed meanwhile shift the older ones down: one seen twice (each is unique, it carries a
+  // random id) is kept once.
+  const seen = new Set<string>();
+  const items: Buffer[] = [];
+  for (let start = 0; start < AUDIT_READ_LIMIT; start += AUDIT_READ_CHUNK) {
+    const chunk = (await backend.auditRange(start, AUDIT_READ_CHUNK)).items;
+    for (const b of chunk) {
+      const k = b.toString("latin1");
+      if (seen.has(k)) continue;
+      seen.add(k);
+      items.push(b);
+    }
+    if (chunk.length < AUDIT_READ_CHUNK) break;
+  }
   const matching = items.map(decodeAuditEntry).filter((i) => matchesAudit(i, q));
   return { total: matching.length, items: matching.slice(q.offset, q.offset + q.limit) };
 }

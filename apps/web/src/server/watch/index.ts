@@ -37,6 +37,11 @@ export async function watchedQueueNames(_backend: Backend): Promise<string[]> {
   return (await getDiscovery()).names("queue");
 }
 
+/** The pools alert rules look at, from the same discovery (a pool_free rule once walked the whole key space every tick). */
+export async function watchedPoolNames(_backend: Backend): Promise<string[]> {
+  return (await getDiscovery()).names("pool");
+}
+
 /**
  * Queues a tick found with every figure at zero: those without any key left are forgotten by
  * the discovery at once (as the list routes do, src/server/live-names.ts), so a deleted queue
@@ -62,6 +67,7 @@ export function startWatch(log: (line: string) => void = (line) => console.log(`
   const watch = new WatchService({
     getBackend,
     queueNames: watchedQueueNames,
+    poolNames: watchedPoolNames,
     forgetQueues: forgetAbsentQueues,
     offlineAfterSeconds: env.FLEET_OFFLINE_AFTER_SECONDS,
     holdSeconds: env.FLEET_WATCH_HOLD_SECONDS,

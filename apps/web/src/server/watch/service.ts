@@ -29,6 +29,8 @@ export interface WatchServiceOptions {
   getBackend: () => Promise<Backend>;
   /** The queues to record: the app's one list of queue names (src/server/watch/index.ts). */
   queueNames: (backend: Backend) => Promise<string[]>;
+  /** The pools alert rules look at: the app's one list of pool names (src/server/watch/index.ts); default Backend.poolNames (a walk of the key space: tests). */
+  poolNames?: (backend: Backend) => Promise<string[]>;
   /** Told the queues a tick found with every figure at zero (they may be gone: forget those). */
   forgetQueues?: (backend: Backend, zero: string[]) => Promise<void>;
   offlineAfterSeconds: number;
@@ -81,7 +83,13 @@ export class WatchService {
     this.alerts =
       opts.alerts === false
         ? null
-        : new AlertEngine({ fetch: opts.fetch, timeoutMs: opts.deliveryTimeoutMs, offlineAfterSeconds: opts.offlineAfterSeconds, log: (m) => this.log(m) });
+        : new AlertEngine({
+            fetch: opts.fetch,
+            timeoutMs: opts.deliveryTimeoutMs,
+            offlineAfterSeconds: opts.offlineAfterSeconds,
+            poolNames: opts.poolNames,
+            log: (m) => this.log(m),
+          });
     this.workerErrors = opts.workerErrors === false ? null : new WorkerErrorRecorder({ offlineAfterSeconds: opts.offlineAfterSeconds });
     this.leadership = new Leadership({
       getBackend: opts.getBackend,

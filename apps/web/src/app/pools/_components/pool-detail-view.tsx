@@ -1,14 +1,14 @@
 "use client";
 
 import { DeletedSchema, PoolDeletedSchema, PoolDetailSchema, PoolItemSchema, PoolReleasedSchema, type PoolItem } from "@fleet/schema";
-import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { infiniteQueryOptions, useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useMemo, useState, type ReactNode } from "react";
 
 import { ItemTable } from "@/components/item-table";
 import { DangerAction, DangerZone, InlineEmpty, ResultNote, Stat } from "@/components/ui-bits";
-import { intParam, useDebouncedParam, useQueryState } from "@/lib/use-query-state";
+import { useDebouncedParam, useQueryState } from "@/lib/use-query-state";
 import { ConfirmDialog, Countdown, CorruptBadge, ErrorState, LoadingState, PageHeader, RelativeTime, useNow, WrongTypeNote } from "@/components";
 import { ApiError, apiDelete, apiGet, apiPost, errorMessage, qs, seg } from "@/lib/api";
 import { absoluteTime, clockTime, formatNumber } from "@/lib/format";
@@ -22,11 +22,17 @@ const PAGE = 200;
 const STATES = ["all", "claimed", "free", "expired"] as const;
 type StateFilter = (typeof STATES)[number];
 
-/** The pool's items a page at a time; the key sits under `queryKeys.pools.detail(name)` so `pools` frames refresh it. */
-function poolPage(name: string, offset: number) {
-  return queryOptions({
-    queryKey: [...queryKeys.pools.detail(name), { limit: PAGE, offset }] as const,
-    queryFn: ({ signal }) => apiGet(`/pools/${seg(name)}${qs({ limit: PAGE, offset })}`, PoolDetailSchema, signal),
+/**
+ * The pool's items a page at a time by cursor (apps/web/README.md: a small pool by its sorted
+ * ids, a large one by HSCAN, never read whole); "More items" asks for the next page. The key
+ * sits under `queryKeys.pools.detail(name)` so `pools` frames refresh the pages shown.
+ */
+function poolPages(name: string) {
+  return infiniteQueryOptions({
+    queryKey: [...queryKeys.pools.detail(name), { limit: PAGE, by: "cursor" }] as const,
+    queryFn: ({ signal, pageParam }) => apiGet(`/pools/${seg(name)}${qs({ limit: PAGE, cursor: pageParam })}`, PoolDetailSchema, signal),
+    initialPageParam: "0",
+    getNextPageParam: (last) => last.next_cursor ?? undefined,
   });
 }
 
@@ -124,7 +130,6 @@ type Ask = { kind: "release" | "remove"; item: PoolItem } | { kind: "pool" };
 /** /pools/{name}: items with tags, expiry, claim lease; release, remove, remove the pool. */
 export function PoolDetailView({ name }: { name: string }) {
   const [sp, setParams] = useQueryState();
-  const offset = intParam(sp, "offset", 0);
   const stateParam = sp.get("state");
   const stateFilter: StateFilter = (STATES as readonly string[]).includes(stateParam ?? "") ? (stateParam as StateFilter) : "all";
   const q = sp.get("q") ?? "";
@@ -135,7 +140,9 @@ export function PoolDetailView({ name }: { name: string }) {
   const session = useSession();
   const canOperate = session.can("operator");
   const canAdmin = session.can("admin");
-  const { data, error, isPending, refetch } = useQuery(poolPage(name, offset));
+  const pages = useInfiniteQuery(poolPages(name));
+  const { error, isPending, refetch } = pages;
+  const data = pages.data?.pages[0];
   const summary = useQuery(queries.pools()).data?.pools.find((p) => p.name === name);
   const [ask, setAsk] = useState<Ask | null>(null);
   // Items an operator revealed on this page: kept in memory only, gone on reload.
@@ -177,7 +184,19 @@ export function PoolDetailView({ name }: { name: string }) {
     },
   });
 
-  const items = useMemo(() => (data?.items ?? []).map((i) => revealed.get(i.id) ?? i), [data, revealed]);
+  // HSCAN pages may repeat an item written while paging: each id once
+  const items = useMemo(() => {
+    const seen = new Set<string>();
+    const out: PoolItem[] = [];
+    for (const page of pages.data?.pages ?? []) {
+      for (const i of page.items) {
+        if (seen.has(i.id)) continue;
+        seen.add(i.id);
+        out.push(revealed.get(i.id) ?? i);
+      }
+    }
+    return out;
+  }, [pages.data, revealed]);
   const rows = useMemo(() => {
     const needle = q.toLowerCase();
     const t = now ?? Date.now() / 1000;
@@ -304,11 +323,13 @@ export function PoolDetailView({ name }: { name: string }) {
               <option value="expired">expired</option>
             </select>
           </label>
-          <span className="ml-auto text-sm text-slate-500 dark:text-slate-400">
+          <span className="ml-auto text-sm text-slate-500 dark:text-slate-400" data-testid="pool-loaded">
             {rows.length === items.length
               ? `${formatNumber(items.length)} item${items.length === 1 ? "" : "s"}`
               : `${formatNumber(rows.length)} of ${formatNumber(items.length)} items`}
-            {total > items.length ? ` (this page: ${formatNumber(offset + 1)}–${formatNumber(offset + items.length)} of ${formatNumber(total)})` : ""}
+            {total > items.length
+              ? ` (${formatNumber(items.length)} of ${formatNumber(total)} loaded${q || stateFilter !== "all" ? "; the search and filter look at these" : ""})`
+              : ""}
           </span>
         </div>
         <ItemTable<PoolItem>
@@ -340,16 +361,24 @@ export function PoolDetailView({ name }: { name: string }) {
             { id: "claim", header: "Claim", className: "whitespace-nowrap", cell: (i) => <Claim item={i} /> },
           ]}
           trailing={actionsColumn}
-          empty={<InlineEmpty>{items.length === 0 ? "This pool has no items." : "No item matches the search or filter."}</InlineEmpty>}
+          empty={
+            <InlineEmpty>
+              {items.length > 0
+                ? `No item matches the search or filter${pages.hasNextPage ? " among those loaded" : ""}.`
+                : pages.hasNextPage
+                  ? "No items in this stretch of the pool yet: More items reads on."
+                  : "This pool has no items."}
+            </InlineEmpty>
+          }
         />
-        {total > PAGE && (
-          <div className="mt-3 flex gap-3">
-            <button type="button" className="btn" disabled={offset === 0} onClick={() => setParams({ offset: Math.max(0, offset - PAGE) || null })}>
-              ← Previous
+        {pages.hasNextPage && (
+          <div className="mt-3 flex flex-wrap items-center gap-3">
+            <button type="button" className="btn" disabled={pages.isFetchingNextPage} onClick={() => void pages.fetchNextPage()}>
+              {pages.isFetchingNextPage ? "Loading…" : "More items"}
             </button>
-            <button type="button" className="btn" disabled={offset + PAGE >= total} onClick={() => setParams({ offset: offset + PAGE })}>
-              Next →
-            </button>
+            <span className="text-sm text-slate-500 tabular-nums dark:text-slate-400">
+              {formatNumber(items.length)} of {formatNumber(total)} loaded
+            </span>
           </div>
         )}
       </>

@@ -73,6 +73,7 @@ export interface RouteEntry {
 export const QUERY_PARAM_DESCRIPTIONS: Record<string, string> = {
   limit: "At most this many items (0 to 1000).",
   offset: "Skip this many items first.",
+  cursor: "0 to start, then each answer's next_cursor until it is null (a console extension: large kv namespaces and pools are paged by cursor, not offset).",
   preview_bytes: "Cut every raw value of the answer at this many bytes instead of 4096 (1 to 16777216; a console extension).",
   type: "Only workers of this automation type.",
   status: "Only workers with this status.",

@@ -10,9 +10,8 @@ export const dynamic = "force-dynamic";
 
 /**
  * One item, as GET /pools/{name} lists it (an extension of API.md): the console fetches a
- * single payload in full with `preview_bytes` instead of a whole page of them. The backend
- * has no single-item read, so the pool is read and the item picked here; only its payload
- * is serialized and sent.
+ * single payload in full with `preview_bytes` instead of a whole page of them. One HMGET and
+ * the claim's PTTL, whatever the pool's size.
  */
 export const GET = route({
   path: "/pools/[name]/items/[id]",
@@ -20,10 +19,11 @@ export const GET = route({
   query: PreviewQuerySchema,
   response: PoolItemSchema,
   handler: async ({ backend, params, query }) => {
-    const items = await backend.poolItems(params.name);
-    const item = items.find((i) => i.id === params.id);
+    const [item] = await backend.poolItemsByIds(params.name, [params.id]);
     if (!item) {
-      throw notFound(items.length === 0 ? `There is no pool named '${params.name}'.` : `Pool '${params.name}' has no item '${params.id}' (removed or never there).`);
+      throw notFound(
+        (await backend.poolSize(params.name)) === 0 ? `There is no pool named '${params.name}'.` : `Pool '${params.name}' has no item '${params.id}' (removed or never there).`,
+      );
     }
     return toPoolItem(item, query.preview_bytes);
   },
@@ -37,8 +37,7 @@ export const DELETE = route({
   handler: async ({ backend, params }) => {
     // checked first: Python's pool_remove also drops a stray claim of a missing item,
     // and a 404 must leave Redis as it was
-    const items = await backend.poolItems(params.name);
-    if (!items.some((i) => i.id === params.id)) throw notFound(`Pool '${params.name}' has no item '${params.id}'.`);
+    if ((await backend.poolItemsByIds(params.name, [params.id])).length === 0) throw notFound(`Pool '${params.name}' has no item '${params.id}'.`);
     const removed = await backend.poolRemove(params.name, params.id);
     if (!removed) throw notFound(`Pool '${params.name}' has no item '${params.id}'.`);
     await announceAdmin(backend, "pool.item.delete", { pool: params.name, item_id: params.id });

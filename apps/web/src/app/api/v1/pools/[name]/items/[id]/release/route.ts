@@ -13,8 +13,7 @@ export const POST = route({
   role: "operator",
   response: PoolReleasedSchema,
   handler: async ({ backend, params }) => {
-    const items = await backend.poolItems(params.name);
-    if (!items.some((i) => i.id === params.id)) throw notFound(`Pool '${params.name}' has no item '${params.id}'.`);
+    if ((await backend.poolItemsByIds(params.name, [params.id])).length === 0) throw notFound(`Pool '${params.name}' has no item '${params.id}'.`);
     const released = await backend.poolRelease(params.name, params.id);
     if (released) await announceAdmin(backend, "pool.item.release", { pool: params.name, item_id: params.id });
     return { released };

@@ -19,8 +19,7 @@ export const POST = route({
   query: PreviewQuerySchema,
   response: PoolItemSchema,
   handler: async ({ backend, params, query }) => {
-    const items = await backend.poolItems(params.name);
-    const item = items.find((i) => i.id === params.id);
+    const [item] = await backend.poolItemsByIds(params.name, [params.id]);
     if (!item) throw notFound(`Pool '${params.name}' has no item '${params.id}'.`);
     noteAction({ pool: params.name, item_id: params.id, masked: toPoolItem(item, 0).masked ?? [] });
     return toPoolItem(item, query.preview_bytes, { reveal: true });
