@@ -91,7 +91,7 @@ beforeAll(async () => {
   } catch (err) {
     startError = err;
   }
-}, 120_000);
+}, 240_000);
 
 async function setUp(): Promise<void> {
   backend = backendFromUrl(redisUrl());
@@ -144,7 +144,8 @@ describe("help and usage", () => {
     }
     const viaHelp = await fleet(["help", "dead", "search"], null);
     expect(viaHelp.stdout).toContain("no search route");
-  });
+    // one process per command, one after the other: a guard against hanging, sized for a loaded machine
+  }, 600_000);
 
   it("a wrong command line exits 2 and says what is wrong", async () => {
     const cases: Array<[string[], RegExp]> = [
@@ -174,7 +175,8 @@ describe("help and usage", () => {
       expect(res.stderr, `fleet ${args.join(" ")}`).toMatch(message);
       expect(res.stdout, `fleet ${args.join(" ")}`).toBe("");
     }
-  });
+    // 19 processes one after the other: a guard against hanging, sized for a loaded machine
+  }, 600_000);
 
   it("a URL with credentials, and a token that is not a token, are refused without being shown", async () => {
     const withCreds = await fleet(["workers", "list"], null, { env: { FLEET_URL: "http://user:hunter2@127.0.0.1:1" } });
