@@ -8,7 +8,7 @@ export default defineConfig({
     globalSetup: ["../backend/test/support/redis-dbs-setup.ts"],
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     // a guard against hanging, not a latency claim: each test runs the CLI as processes, one after the
-    // other, and a loaded two-core machine took up to 57 s for one of 6 processes
+    // other, and on a loaded two-core machine one of them took 57 s
     testTimeout: 300_000,
     // beforeAll starts `next start` of the production build
     hookTimeout: 240_000,
