@@ -102,7 +102,7 @@ describe("a Redis Cluster node", () => {
     );
     const b = createRedisBackend(`redis://127.0.0.1:${port}/0`, { connectTimeoutMs: 1000 });
     try {
-      const err = await waitFor("the cluster node to answer", 10_000, () =>
+      const err = await waitFor("the cluster node to answer", 30_000, () =>
         b.counterIncr("c", 1).then(
           () => new Error("a cluster node accepted a write"),
           (e: unknown) => (e instanceof BackendUnavailableError ? null : e),
@@ -116,7 +116,7 @@ describe("a Redis Cluster node", () => {
       server.kill("SIGKILL");
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 20_000);
+  }, 60_000);
 });
 
 describe("Redis Sentinel failover", () => {
