@@ -11,7 +11,7 @@ function workerRow(page: Page, id: string): Locator {
     .filter({ has: page.getByRole("link", { name: id, exact: true }) });
 }
 
-test("the workers table shows seeded workers with their statuses, offline included, and Redis changes within 3 s", async ({ page, seed, backend }) => {
+test("the workers table shows seeded workers with their statuses, offline included, and Redis changes live, without a reload", async ({ page, seed, backend }) => {
   const type = seed.name("scraper");
   await seed.workers(type, [
     { id: "w-running", state: "RUNNING" },
