@@ -259,7 +259,7 @@ describe("GET /api/v1/events (Redis)", () => {
         await admin.publish("event:recover.ping", String(++n));
         return reader.events("bus").length > 0;
       },
-      { timeoutMs: 8000, stepMs: 100, what: "a bus frame after the connections were killed" },
+      { timeoutMs: 30_000, stepMs: 100, what: "a bus frame after the connections were killed" },
     );
     // And the loop reads again: a change still becomes a frame.
     const backend = await getBackend();
