@@ -259,15 +259,38 @@ export interface KvKeysPage {
   cursor: string;
 }
 
-/** The console's watch (queue history, alerts) is part of the contract: ./watch-types. */
-export interface Backend extends WatchBackend, SearchBackend, WorkerBulkBackend {
+/**
+ * The whole contract, one interface per domain (below, and ./watch-types), each implemented by
+ * one module per implementation: src/redis/<domain>.ts and src/memory/<domain>.ts.
+ */
+export interface Backend
+  extends KvBackend,
+    PoolsBackend,
+    LocksBackend,
+    CountersBackend,
+    QueuesBackend,
+    DeadLettersBackend,
+    StreamsBackend,
+    EventsBackend,
+    DiscoveryBackend,
+    WorkersBackend,
+    CatalogBackend,
+    WorkerErrorsBackend,
+    AuditBackend,
+    SessionsBackend,
+    WatchBackend,
+    SearchBackend,
+    BulkJobsBackend,
+    WorkerBulkBackend {
   readonly kind: "redis" | "memory";
   /** The URL it was made from, password masked. */
   readonly url: string;
   close(): Promise<void>;
   health(): Promise<HealthInfo>;
+}
 
-  // ---- kv (fleet:kv:<ns>:<key>)
+/** Key-value entries (fleet:kv:<ns>:<key>). */
+export interface KvBackend {
   kvSet(ns: string, key: string, value: BytesLike, ttlSeconds?: number | null): Promise<void>;
   kvSetNx(ns: string, key: string, value: BytesLike, ttlSeconds?: number | null): Promise<boolean>;
   kvGet(ns: string, key: string): Promise<Buffer | null>;
@@ -287,8 +310,10 @@ export interface Backend extends WatchBackend, SearchBackend, WorkerBulkBackend 
    * the share of all keys the namespace is thought to hold, to size the first step.
    */
   kvKeysPage(ns: string, cursor: string, limit: number, opts?: { budget?: number; density?: number }): Promise<KvKeysPage>;
+}
 
-  // ---- pools (fleet:pool:<name>, fleet:pool:<name>:claim:<id>)
+/** Pools (fleet:pool:<name>, fleet:pool:<name>:claim:<id>). */
+export interface PoolsBackend {
   poolPut(name: string, itemId: string, payload: BytesLike, tags: JsonObject, ttlSeconds?: number | null): Promise<void>;
   /** Live (unexpired, decodable) items with their claim state, as Python's pool_list. */
   poolList(name: string): Promise<RawItem[]>;
@@ -306,8 +331,10 @@ export interface Backend extends WatchBackend, SearchBackend, WorkerBulkBackend 
   poolItems(name: string): Promise<PoolItemRecord[]>;
   /** Removes the pool hash and every claim key of its items. */
   poolDelete(name: string): Promise<{ deleted: boolean; items: number }>;
+}
 
-  // ---- locks (fleet:lock:<name>)
+/** Locks (fleet:lock:<name>). */
+export interface LocksBackend {
   lockAcquire(name: string, holdSeconds: number, waitSeconds: number): Promise<string | null>;
   lockRelease(name: string, token: string): Promise<boolean>;
   /** Renews a held lock to `holdSeconds` from now; false when the token no longer holds it. */
@@ -317,8 +344,10 @@ export interface Backend extends WatchBackend, SearchBackend, WorkerBulkBackend 
   /** TTL of the named locks, in the order given; locks not held are left out. */
   lockSummaries(names: string[]): Promise<LockSummary[]>;
   lockForceRelease(name: string): Promise<boolean>;
+}
 
-  // ---- counters (fleet:counter:<name>)
+/** Counters (fleet:counter:<name>). */
+export interface CountersBackend {
   counterIncr(name: string, by: number): Promise<number>;
   counterGet(name: string): Promise<number>;
   counterSet(name: string, value: number): Promise<void>;
@@ -327,8 +356,10 @@ export interface Backend extends WatchBackend, SearchBackend, WorkerBulkBackend 
   counterList(): Promise<CounterSummary[]>;
   /** Values of the named counters, in the order given; counters that do not exist are left out. */
   counterSummaries(names: string[]): Promise<CounterSummary[]>;
+}
 
-  // ---- queues (fleet:queue:<name>[:high|:low|:processing|:processing:body|:scheduled|:dead])
+/** Queues (fleet:queue:<name>[:high|:low|:processing|:processing:body|:scheduled]): push, reserve, end, sweep, read. */
+export interface QueuesBackend {
   queuePush(name: string, body: BytesLike, opts?: { priority?: number | Priority }): Promise<void>;
   /** All bodies pushed in one MULTI: all or none. */
   queuePushMany(name: string, items: Array<{ body: BytesLike; priority?: Priority }>): Promise<void>;
@@ -374,6 +405,16 @@ export interface Backend extends WatchBackend, SearchBackend, WorkerBulkBackend 
    */
   queueFail(name: string, taskId: string, body: BytesLike, opts?: LeaseOption): Promise<boolean>;
   queueSweepExpired(name: string, now?: number): Promise<SweepResult>;
+  /** Walks the whole key space (housekeeping, tests); the console uses src/discovery. */
+  queueNames(): Promise<string[]>;
+  /** Whether each named queue has any key at all (a stray `:processing:body` counts). */
+  queuesExist(names: string[]): Promise<boolean[]>;
+  queueDepths(names: string[], now?: number): Promise<QueueDepths[]>;
+  queueDetail(name: string, limit: number, now?: number): Promise<QueueDetail>;
+}
+
+/** A queue's dead letters (fleet:queue:<name>:dead). */
+export interface DeadLettersBackend {
   queueDead(name: string, body: BytesLike): Promise<void>;
   dlqPeek(name: string, n: number): Promise<Buffer[]>;
   dlqPop(name: string, n: number): Promise<Buffer[]>;
@@ -403,14 +444,10 @@ export interface Backend extends WatchBackend, SearchBackend, WorkerBulkBackend 
    * copies onto the normal list in the same atomic step. A body no longer there is `missing`.
    */
   dlqTake(name: string, found: DeadLetterMatch[], action: "requeue" | "delete", opts?: RequeueOptions): Promise<{ count: number; missing: string[] }>;
-  /** Walks the whole key space (housekeeping, tests); the console uses src/discovery. */
-  queueNames(): Promise<string[]>;
-  /** Whether each named queue has any key at all (a stray `:processing:body` counts). */
-  queuesExist(names: string[]): Promise<boolean[]>;
-  queueDepths(names: string[], now?: number): Promise<QueueDepths[]>;
-  queueDetail(name: string, limit: number, now?: number): Promise<QueueDetail>;
+}
 
-  // ---- streams (stream:<name>)
+/** Streams (stream:<name>). */
+export interface StreamsBackend {
   streamPush(name: string, envelope: BytesLike, opts: { score: number; maxLen: number; ttlSeconds: number }): Promise<void>;
   streamPop(name: string, n: number): Promise<Buffer[]>;
   streamPeek(name: string, n: number): Promise<Buffer[]>;
@@ -421,13 +458,17 @@ export interface Backend extends WatchBackend, SearchBackend, WorkerBulkBackend 
   streamSummaries(names: string[]): Promise<StreamSummary[]>;
   /** Never pops. `newest` returns newest first. */
   streamRange(name: string, limit: number, order: "newest" | "oldest"): Promise<StreamEntry[]>;
+}
 
-  // ---- event bus (event:<topic>)
+/** The event bus (event:<topic>). */
+export interface EventsBackend {
   eventPublish(topic: string, body: BytesLike): Promise<void>;
   /** One pattern subscription to `event:*`. Call once per process and fan out yourself. */
   subscribeEvents(onMessage: (msg: BusMessage) => void): Promise<Subscription>;
+}
 
-  // ---- name discovery primitives (src/discovery): each one bounded step, never a whole walk
+/** Name discovery primitives (src/discovery): each one bounded step, never a whole walk. */
+export interface DiscoveryBackend {
   /**
    * One SCAN step over the keys that name queues, pools, streams, locks, counters and kv
    * namespaces (`fleet:*`, `stream:*`, filtered by Redis); cursor "0" starts a walk and
@@ -450,8 +491,10 @@ export interface Backend extends WatchBackend, SearchBackend, WorkerBulkBackend 
    * connection drops (keys changed meanwhile were not reported). Null where not available.
    */
   trackKeys(prefixes: readonly string[], onKeys: (keys: string[] | null) => void, onLost: () => void): Promise<Subscription | null>;
+}
 
-  // ---- workers (wkr:<type>:<id>:<field>, wkrs:<type>, wkrs:all)
+/** Workers (wkr:<type>:<id>:<field>, wkrs:<type>, wkrs:all). */
+export interface WorkersBackend {
   workerRegister(automationType: string, workerId: string, hardware: JsonObject): Promise<void>;
   workerGetConfig(automationType: string, workerId: string): Promise<{ config: JsonObject; gen: number }>;
   /** Writes config and increments gen in one step. Throws StaleGenerationError (writing nothing) on a stale expectedGen. */
@@ -480,8 +523,10 @@ export interface Backend extends WatchBackend, SearchBackend, WorkerBulkBackend 
   workersIndex(refs: WorkerRef[], opts?: { hostname?: boolean }): Promise<WorkerIndexEntry[]>;
   /** Removes every key of the worker (stats history too) and both index entries. */
   workerRemove(automationType: string, workerId: string): Promise<boolean>;
+}
 
-  // ---- catalog (fleet:catalog)
+/** The catalog of automation types (fleet:catalog). */
+export interface CatalogBackend {
   catalogSet(automationType: string, doc: BytesLike): Promise<void>;
   catalogGet(automationType: string): Promise<Buffer | null>;
   catalogAll(): Promise<Map<string, Buffer>>;
@@ -490,8 +535,10 @@ export interface Backend extends WatchBackend, SearchBackend, WorkerBulkBackend 
   catalogDelete(automationType: string): Promise<boolean>;
   /** Clears `fleet:catalog` and writes these entries, in one step (a master's start). */
   catalogReplace(entries: Map<string, BytesLike>): Promise<void>;
+}
 
-  // ---- the console's worker error history (fleet:console:worker-errors:<type>|<id>, newest first, capped)
+/** The console's worker error history (fleet:console:worker-errors:<type>|<id>, newest first, capped). */
+export interface WorkerErrorsBackend {
   /**
    * Prepends each entry to its worker's history, trims it to the newest `maxEntries` and
    * renews its TTL: one MULTI for every write.
@@ -504,8 +551,10 @@ export interface Backend extends WatchBackend, SearchBackend, WorkerBulkBackend 
   workerErrorsRead(refs: WorkerRef[], limit: number): Promise<Buffer[][]>;
   /** `last_error` of each worker's state hash: null when empty, absent or unreadable. Pipelined, 1,000 per round trip. */
   workersLastError(refs: WorkerRef[]): Promise<Array<string | null>>;
+}
 
-  // ---- the console's audit trail (fleet:console:audit, newest first, capped)
+/** The console's audit trail (fleet:console:audit, newest first, capped). */
+export interface AuditBackend {
   auditAppend(entry: BytesLike, maxEntries: number): Promise<void>;
   auditRange(offset: number, limit: number): Promise<{ total: number; items: Buffer[] }>;
   /**
@@ -519,8 +568,13 @@ export interface Backend extends WatchBackend, SearchBackend, WorkerBulkBackend 
    * (fleet:console:audit:refusals:<actor>) and says whether to record it; see RefusalSlot.
    */
   auditRefusalSlot(actor: string, limit: number, windowSeconds: number, nowMs?: number): Promise<RefusalSlot>;
+}
 
-  // ---- the console's sessions (fleet:console:session:<id>, fleet:console:user-sessions:<user>)
+/**
+ * The console's sessions (fleet:console:session:<id>, fleet:console:user-sessions:<user>) and
+ * sign-in throttling (fleet:console:signin:pair:<id>, fleet:console:signin:addr:<id>).
+ */
+export interface SessionsBackend {
   /**
    * Stores a session record for `ttlSeconds` and indexes it under its user. With `audit`,
    * the audit entry is appended first in the same atomic step: when it cannot be written
@@ -533,7 +587,7 @@ export interface Backend extends WatchBackend, SearchBackend, WorkerBulkBackend 
   /** Ends every session of a user; answers how many were live. */
   sessionDeleteForUser(user: string): Promise<number>;
 
-  // ---- sign-in throttling (fleet:console:signin:pair:<id>, fleet:console:signin:addr:<id>)
+  // sign-in throttling
   /**
    * Reserves one sign-in attempt before the password is checked, atomically over both
    * budgets: refused (with the wait) while either is backing off, else counted as a
@@ -614,8 +668,10 @@ export interface SearchBackend {
    * between chunks (workers pop, producers push): a scan made of chunks is not a snapshot.
    */
   queueScan(name: string, part: QueueScanPart, start: number, count: number): Promise<QueueScanChunk>;
+}
 
-  // ---- bulk actions on a search's matches (issue 14.2): job records under fleet:console:bulk:
+/** Bulk actions on a search's matches (issue 14.2): job records under fleet:console:bulk:. */
+export interface BulkJobsBackend {
   /** Writes a new job record (state `running`, no owner, at part 0, cursor 0, counts 0) and indexes it. */
   bulkJobCreate(id: string, doc: BytesLike, nowMs?: number): Promise<void>;
   /** The records of these jobs, in the order given; null for one that does not exist. */

@@ -17,12 +17,14 @@
   Each worker id is its state key without "wkr:<type>:" and ":state".
 
   Returns one MessagePack array (cmsgpack.pack: one bulk string per call, which the client
-  decodes far faster than thousands of RESP elements). Per worker, "full": six entries:
-  1 when the id is in wkrs:<type> else 0, the state hash's state, last_seen and last_error
-  fields, the history length, and a mask of keys that exist with the wrong type (1 state,
-  2 stats:history); "index": five entries: membership, state, last_seen, 1 when the hash
-  has a last_error field else 0 (its text is not needed, only whether the hash holds any
-  field Fleet writes), and that mask.
+  decodes far faster than thousands of RESP elements) of two: the names of the fields each
+  worker has, in order (FIELDS below), then every worker's values, one after the other. The
+  client reads the values by those names, never by position (src/redis/worker-read.ts).
+  "full": member (1 when the id is in wkrs:<type> else 0), state, last_seen and last_error
+  (the state hash's fields), history (the history length), wrong (a mask of keys that exist
+  with the wrong type: 1 state, 2 stats:history); "index": member, state, last_seen,
+  has_last_error (1 when the hash has a last_error field else 0: its text is not needed,
+  only whether the hash holds any field Fleet writes) and wrong.
   Absent values are false. One bad key must not fail a page of thousands of workers:
   errors are caught per key.
 ]]
@@ -43,9 +45,15 @@ for s = 1, n, 1000 do
   for i = s, last do member[i] = flags[i - s + 1] or 0 end
 end
 
+local FIELDS = full and { "member", "state", "last_seen", "last_error", "history", "wrong" }
+  or { "member", "state", "last_seen", "has_last_error", "wrong" }
+local width = #FIELDS
+local at = {}
+for i, name in ipairs(FIELDS) do at[name] = i end
+
 local out = {}
-local o = 0
 for i = 1, n do
+  local o = (i - 1) * width
   local k = per * i - per + 2
   local wrong = 0
   local state = redis.pcall("HMGET", KEYS[k], "state", "last_seen", "last_error")
@@ -53,23 +61,20 @@ for i = 1, n do
     state = { false, false, false }
     wrong = 1
   end
-  out[o + 1] = member[i]
-  out[o + 2] = state[1]
-  out[o + 3] = state[2]
+  out[o + at.member] = member[i]
+  out[o + at.state] = state[1]
+  out[o + at.last_seen] = state[2]
   if full then
-    out[o + 4] = state[3]
+    out[o + at.last_error] = state[3]
     local history = redis.pcall("ZCARD", KEYS[k + 1])
     if type(history) == "table" then
       history = 0
       wrong = wrong + 2
     end
-    out[o + 5] = history
-    out[o + 6] = wrong
-    o = o + 6
+    out[o + at.history] = history
   else
-    out[o + 4] = state[3] and 1 or 0
-    out[o + 5] = wrong
-    o = o + 5
+    out[o + at.has_last_error] = state[3] and 1 or 0
   end
+  out[o + at.wrong] = wrong
 end
-return cmsgpack.pack(out)
+return cmsgpack.pack({ FIELDS, out })

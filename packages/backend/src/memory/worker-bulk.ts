@@ -1,8 +1,10 @@
-// Backend.workersState and Backend.workersRemoveOffline over the in-memory key space, with
+// The worker list's bulk actions in memory (the WorkerBulkBackend part of the contract):
+// workersState and workersRemoveOffline over the in-memory key space, with
 // the Redis implementation's rules (src/redis/worker-bulk.ts, src/lua/workers-remove-offline-n.lua).
 import { keys, WORKER_ALL_INDEX, WORKER_FIELDS } from "../keys";
-import type { OfflineRemoval, WorkerRef, WorkerStateEntry } from "../types";
+import type { OfflineRemoval, WorkerBulkBackend, WorkerRef, WorkerStateEntry } from "../types";
 import { workerStateEntryFromRaw } from "../worker-state";
+import type { MemoryContext } from "./context";
 import type { MemoryStore } from "./store";
 
 export function readWorkersState(raw: MemoryStore, refs: WorkerRef[]): WorkerStateEntry[] {
@@ -45,4 +47,16 @@ export function removeOfflineWorkers(raw: MemoryStore, refs: WorkerRef[], cutoff
     removed += raw.del(...WORKER_FIELDS.map((f) => keys.worker(t, id, f)));
     return removed > 0 ? "removed" : "absent";
   });
+}
+
+export function memoryWorkerBulk(ctx: MemoryContext): WorkerBulkBackend {
+  return {
+    async workersState(refs: WorkerRef[]): Promise<WorkerStateEntry[]> {
+      return readWorkersState(ctx.raw, refs);
+    },
+
+    async workersRemoveOffline(refs: WorkerRef[], cutoff: number): Promise<OfflineRemoval[]> {
+      return removeOfflineWorkers(ctx.raw, refs, cutoff);
+    },
+  };
 }

@@ -12,6 +12,9 @@ import { sha1Hex } from "../codec";
 import { backendFromUrl } from "../url";
 import type { WorkerIndexEntry, WorkerRecord } from "../types";
 import { keyAround } from "./encoded-command";
+import { unpack, type Packed } from "./msgpack";
+import { luaScripts } from "./scripts.generated";
+import { scriptRows, WORKERS_READ_FIELDS } from "./worker-read";
 import { NameDiscovery } from "../discovery/name-discovery";
 import { freePort, startPrivateRedis } from "../../test/support/private-redis";
 import { testRedisUrl } from "../../test/support/redis-dbs";
@@ -578,6 +581,38 @@ describe("batched reads", () => {
     const withHost = await commandsSent(async () => (got = await backend.workersIndex(refs, { hostname: true })));
     expect(withHost).toEqual(Array<string[]>(3).fill(CHUNK).flat());
     expect(got[n - 1]).toMatchObject({ workerId: `w${n - 1}`, hostname: `h${n - 1}` });
+  });
+
+  it("workers-read-n.lua names the fields it answers, in both modes, as the decoder reads them", async () => {
+    const t = p();
+    await plantWorkers(t, 2);
+    await raw.del(`wkr:${t}:w1:state`);
+    await raw.sadd(`wkr:${t}:w1:state`, "a set");
+    const k = (id: string, f: string) => `wkr:${t}:${id}:${f}`;
+    const full = unpack(
+      (await raw.callBuffer(
+        "EVAL",
+        luaScripts.workersRead.lua,
+        5,
+        `wkrs:${t}`,
+        k("w0", "state"),
+        k("w0", "stats:history"),
+        k("w1", "state"),
+        k("w1", "stats:history"),
+        "full",
+      )) as Buffer,
+    );
+    const index = unpack((await raw.callBuffer("EVAL", luaScripts.workersRead.lua, 3, `wkrs:${t}`, k("w0", "state"), k("w1", "state"), "index")) as Buffer);
+    const names = (reply: Packed) => ((reply as Packed[])[0] as Buffer[]).map((x) => x.toString());
+    expect(names(full)).toEqual(WORKERS_READ_FIELDS.full);
+    expect(names(index)).toEqual(WORKERS_READ_FIELDS.index);
+    const f = scriptRows(full, "full", 2);
+    expect([0, 1].map((i) => f.rows.get(f.values, i, "member"))).toEqual([1, 1]);
+    expect(String(f.rows.get(f.values, 0, "state"))).toBe("RUNNING");
+    expect(f.rows.get(f.values, 0, "last_error")).toEqual(Buffer.alloc(0));
+    expect([0, 1].map((i) => f.rows.get(f.values, i, "wrong"))).toEqual([0, 1]);
+    const x = scriptRows(index, "index", 2);
+    expect([0, 1].map((i) => x.rows.get(x.values, i, "has_last_error"))).toEqual([1, 0]);
   });
 
   it("encodes worker keys of any length byte for byte (ids of 1 to 3,000 bytes, multi-byte, astral)", async () => {

@@ -1,12 +1,13 @@
-// Backend.workersState and Backend.workersRemoveOffline over Redis (issue 14): whole-fleet
-// reads and writes of the worker list's bulk actions, batched (a pipeline of 1000 HMGETs per
-// round trip; one removal script per 100 workers, every call sent at once).
+// The worker list's bulk actions over Redis (issue 14; the WorkerBulkBackend part of the
+// contract): workersState and workersRemoveOffline, whole-fleet reads and writes, batched (a
+// pipeline of 1000 HMGETs per round trip; one removal script per 100 workers, every call sent at once).
 import type { Redis } from "ioredis";
 
 import { keys, WORKER_ALL_INDEX, WORKER_FIELDS } from "../keys";
-import type { OfflineRemoval, WorkerRef, WorkerStateEntry } from "../types";
+import type { OfflineRemoval, WorkerBulkBackend, WorkerRef, WorkerStateEntry } from "../types";
 import { workerStateEntryFromRaw } from "../worker-state";
 import { callScript, isWrongTypeError } from "./connection";
+import type { RedisContext } from "./context";
 import { asNumber } from "./replies";
 
 /** Workers per pipelined round trip of workersState. */
@@ -63,4 +64,18 @@ export async function removeOfflineWorkers(r: Redis, refs: WorkerRef[], cutoff: 
     );
   }
   return (await Promise.all(calls)).flat();
+}
+
+export function redisWorkerBulk(ctx: RedisContext): WorkerBulkBackend {
+  return {
+    async workersState(refs: WorkerRef[]): Promise<WorkerStateEntry[]> {
+      if (refs.length === 0) return [];
+      return ctx.run((r) => readWorkersState(r, refs));
+    },
+
+    async workersRemoveOffline(refs: WorkerRef[], cutoff: number): Promise<OfflineRemoval[]> {
+      if (refs.length === 0) return [];
+      return ctx.run((r) => removeOfflineWorkers(r, refs, cutoff));
+    },
+  };
 }
