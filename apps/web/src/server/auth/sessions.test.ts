@@ -99,7 +99,10 @@ describe("sign-out", () => {
     const other = await signIn("vera");
     expect((await signOut(laptop)).status).toBe(200);
     expect((await read(laptop)).status).toBe(401);
+    // only its own: otto's other sessions and vera's still work
     expect((await read(phone)).status).toBe(200);
+    expect((await read(tablet)).status).toBe(200);
+    expect((await read(other)).status).toBe(200);
     const everywhere = await signOut(phone, { everywhere: true });
     expect(everywhere.status).toBe(200);
     expect((await read(phone)).status).toBe(401);
