@@ -126,7 +126,7 @@ function openStream(port: number): { text: () => string; ended: Promise<void>; o
   return { text: () => body, ended, opened };
 }
 
-test.describe.configure({ mode: "serial", timeout: 180_000 });
+test.describe.configure({ mode: "serial", timeout: 540_000 });
 
 test("the image's console stage holds no build tools and runs as a non-root user", () => {
   const { stage, buildWorkdir, buildCopiesRepo } = consoleStage();

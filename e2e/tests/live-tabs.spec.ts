@@ -15,7 +15,7 @@ function isEventsRequest(r: Request): boolean {
 }
 
 test("eight tabs share one /events connection; every tab gets the frames; the next tab takes over when the leader closes", async ({ browser, seed, backend }) => {
-  test.setTimeout(120_000);
+  test.setTimeout(360_000);
   const type = seed.name("scraper");
   await seed.workers(type, [{ id: "w1", state: "RUNNING" }]);
 
@@ -88,7 +88,7 @@ test("eight tabs share one /events connection; every tab gets the frames; the ne
 });
 
 test("the shared stream follows the session: signed out when it is gone, live again right after a sign-in", async ({ browser, seed, backend }) => {
-  test.setTimeout(120_000);
+  test.setTimeout(360_000);
   const password = "vera-viewer-password";
   const c = await startConsole({
     FLEET_BACKEND_URL: process.env.E2E_REDIS_URL!,

@@ -50,7 +50,7 @@ test("Redis stopped: six pages (overview, workers, a worker, a queue, a pool, ev
   own,
   newContext,
 }) => {
-  test.setTimeout(120_000);
+  test.setTimeout(360_000);
   await seedFleet(own.backend, "w-before", "item-before");
 
   const paths: Record<string, string> = {

@@ -24,7 +24,7 @@ let haproxy: ChildProcess;
 let lb = "";
 const replicas: RunningConsole[] = [];
 
-test.describe.configure({ mode: "serial", timeout: 300_000 });
+test.describe.configure({ mode: "serial", timeout: 900_000 });
 
 async function until<T>(what: string, ms: number, fn: () => Promise<T | null | false>): Promise<T> {
   const deadline = Date.now() + ms;

@@ -19,7 +19,7 @@ const CONFIG_SCHEMA = {
   },
 };
 
-test.describe.configure({ timeout: 90_000 });
+test.describe.configure({ timeout: 270_000 });
 
 function field(rollout: Locator, path: string): Locator {
   return rollout.locator(`[data-testid="rollout-field"][data-path="${path}"]`);

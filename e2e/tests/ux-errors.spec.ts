@@ -19,7 +19,7 @@ async function recorded(backend: Backend, type: string, id: string, n: number): 
     .toBeGreaterThanOrEqual(n);
 }
 
-test.describe.configure({ timeout: 150_000 });
+test.describe.configure({ timeout: 450_000 });
 
 async function bothSchemes(page: Page, where: string, shot: string, check?: () => Promise<void>): Promise<void> {
   for (const size of SIZES) {

@@ -6,7 +6,7 @@ import type { Page } from "@playwright/test";
 import { enc, expect, screenshotPath, test } from "../fixtures";
 import { SIZES, expectAxeClean, waitUntilLoaded } from "./support/ux";
 
-test.describe.configure({ timeout: 150_000 });
+test.describe.configure({ timeout: 450_000 });
 
 const COOKIE_VALUE = "cf-clearance-0123456789abcdef-SECRET";
 const PAYLOAD = JSON.stringify({ site: "forum.example", cookies: [{ name: "cf_clearance", value: COOKIE_VALUE, domain: ".forum.example" }], user_agent: "Mozilla/5.0" });

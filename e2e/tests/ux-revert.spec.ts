@@ -4,7 +4,7 @@
 import { enc, expect, screenshotPath, test } from "../fixtures";
 import { SIZES, expectAxeClean, waitUntilLoaded } from "./support/ux";
 
-test.describe.configure({ timeout: 120_000 });
+test.describe.configure({ timeout: 360_000 });
 
 const SCHEMA = {
   $schema: "https://json-schema.org/draft/2020-12/schema",

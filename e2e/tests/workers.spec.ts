@@ -111,7 +111,7 @@ test("under a status filter, live frames move workers in and out of the page wit
 
 test("10,000 workers: the total, a search, a status filter's count, the next page and the newest-first sort, all read from the server", async ({ page, seed, backend }) => {
   // Seeding and the first frames about 10,000 new workers are heavy on a loaded machine.
-  test.setTimeout(120_000);
+  test.setTimeout(360_000);
   const type = seed.name("fleet");
   const now = Date.now() / 1000;
   const states = ["RUNNING", "IDLE", "ERROR"] as const;
