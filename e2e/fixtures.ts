@@ -17,7 +17,7 @@ export type WorkerState = "IDLE" | "RUNNING" | "ERROR";
 export interface WorkerSeed {
   id: string;
   state?: WorkerState;
-  /** Seconds before now of the last heartbeat; past the console's threshold (60 s) the worker is offline. */
+  /** Seconds before now of the last heartbeat; past the console's threshold (300 s in playwright.config.ts) the worker is offline. */
   seenAgo?: number;
   lastError?: string | null;
   hardware?: JsonObject;

@@ -74,7 +74,7 @@ test("the API reference lists every operation of the OpenAPI document, reached f
 
 test("the API reference has no serious accessibility violations at 1440x900 and 390x844", async ({ page }) => {
   // a long page (every operation and schema): axe takes a while on it
-  test.setTimeout(180_000);
+  test.setTimeout(540_000);
   for (const vp of SIZES) {
     await page.setViewportSize({ width: vp.width, height: vp.height });
     await page.goto("/api-docs");

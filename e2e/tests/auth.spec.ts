@@ -13,7 +13,7 @@ const ADMIN_TOKEN = "e2e-admin-token-0123456789";
 
 let c: RunningConsole;
 
-test.describe.configure({ timeout: 90_000 });
+test.describe.configure({ timeout: 270_000 });
 
 test.beforeAll(async () => {
   c = await startConsole({

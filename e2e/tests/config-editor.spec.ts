@@ -31,7 +31,7 @@ const TASK_SCHEMA = {
 };
 
 // A loaded 2-core machine can take a while for the first paint of a page's data.
-test.describe.configure({ timeout: 60_000 });
+test.describe.configure({ timeout: 180_000 });
 
 async function seed(backend: Backend, type: string, workers: Record<string, Record<string, unknown>>, schema: Record<string, unknown> | null = CONFIG_SCHEMA): Promise<void> {
   // null: no catalog entry at all (any JSON object is a valid config).

@@ -126,7 +126,7 @@ function openStream(port: number): { text: () => string; ended: Promise<void>; o
   return { text: () => body, ended, opened };
 }
 
-test.describe.configure({ mode: "serial", timeout: 180_000 });
+test.describe.configure({ mode: "serial", timeout: 540_000 });
 
 test("the image's console stage holds no build tools and runs as a non-root user", () => {
   const { stage, buildWorkdir, buildCopiesRepo } = consoleStage();
@@ -171,7 +171,7 @@ test("assembled as the image copies it, the console starts from its CMD, passes 
   }
 });
 
-test("SIGTERM: event streams get a retry hint and end, new connections are refused, the process exits within 10 s", async () => {
+test("SIGTERM: event streams get a retry hint and end, new connections are refused, the process exits by itself (not by the supervisor's deadline)", async () => {
   const { stage, buildWorkdir } = consoleStage();
   const dir = assemble(stage, buildWorkdir);
   const port = await freePort();
@@ -181,7 +181,6 @@ test("SIGTERM: event streams get a retry hint and end, new connections are refus
     const streams = [openStream(port), openStream(port)];
     expect(await Promise.all(streams.map((s) => s.opened))).toEqual([200, 200]);
     await until("the streams to be live", 10_000, () => streams.every((s) => s.text().includes("retry: 3000")));
-    const t0 = Date.now();
     run.child.kill("SIGTERM");
     await Promise.all(streams.map((s) => s.ended));
     for (const s of streams) {
@@ -189,8 +188,9 @@ test("SIGTERM: event streams get a retry hint and end, new connections are refus
       expect(s.text()).toContain("retry: 1000");
     }
     const code = await run.exited;
-    expect(Date.now() - t0).toBeLessThan(10_000);
     expect(code, run.output()).toBe(0);
+    // which ended it: the server itself, not the supervisor's kill at its deadline
+    expect(run.output()).not.toContain("did not stop within");
     await expect(fetch(`http://127.0.0.1:${port}/api/v1/health`)).rejects.toThrow();
   } finally {
     if (run.child.exitCode === null) run.child.kill("SIGKILL");
@@ -198,7 +198,7 @@ test("SIGTERM: event streams get a retry hint and end, new connections are refus
   }
 });
 
-test("SIGTERM with the server's event loop stuck: the supervisor still ends it within 10 s", async () => {
+test("SIGTERM with the server's event loop stuck: the supervisor still ends it, at its deadline", async () => {
   const { stage, buildWorkdir } = consoleStage();
   const dir = assemble(stage, buildWorkdir);
   const port = await freePort();
@@ -216,8 +216,10 @@ test("SIGTERM with the server's event loop stuck: the supervisor still ends it w
     const t0 = Date.now();
     run.child.kill("SIGTERM");
     await run.exited;
-    expect(Date.now() - t0).toBeLessThan(10_500);
-    expect(run.output()).toContain("did not stop within");
+    // which ended it: the supervisor's deadline (9.5 s by default), not the server; generous above
+    expect(run.output()).toContain("did not stop within 9500 ms");
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(9000);
+    expect(Date.now() - t0).toBeLessThan(60_000);
     await until("the server process to be gone", 5000, () => {
       try {
         process.kill(serverPid, 0);

@@ -15,7 +15,7 @@ function isEventsRequest(r: Request): boolean {
 }
 
 test("eight tabs share one /events connection; every tab gets the frames; the next tab takes over when the leader closes", async ({ browser, seed, backend }) => {
-  test.setTimeout(120_000);
+  test.setTimeout(360_000);
   const type = seed.name("scraper");
   await seed.workers(type, [{ id: "w1", state: "RUNNING" }]);
 
@@ -73,8 +73,8 @@ test("eight tabs share one /events connection; every tab gets the frames; the ne
     await leader.page.close();
     tabs.splice(tabs.indexOf(leader), 1);
 
-    // Another tab takes the lock and connects within a second or two.
-    await expect.poll(streams, { timeout: 5_000 }).toBe(2);
+    // Another tab takes the lock and connects (30 s: a guard, generous for a loaded machine).
+    await expect.poll(streams, { timeout: 30_000 }).toBe(2);
     for (const { page } of tabs) await waitForLive(page);
     await check("two", "ERROR", "error");
     expect(streams(), "still one stream at a time").toBe(2);
@@ -88,7 +88,7 @@ test("eight tabs share one /events connection; every tab gets the frames; the ne
 });
 
 test("the shared stream follows the session: signed out when it is gone, live again right after a sign-in", async ({ browser, seed, backend }) => {
-  test.setTimeout(120_000);
+  test.setTimeout(360_000);
   const password = "vera-viewer-password";
   const c = await startConsole({
     FLEET_BACKEND_URL: process.env.E2E_REDIS_URL!,
@@ -117,13 +117,13 @@ test("the shared stream follows the session: signed out when it is gone, live ag
     // A (the leader) signs out: B takes the stream over, and the server refuses it.
     await a.getByRole("button", { name: "Sign out" }).click();
     await expect(a).toHaveURL(/\/signin/);
-    await expect(indicator(b)).toHaveAccessibleName("Live updates: signed out", { timeout: 10_000 });
+    await expect(indicator(b)).toHaveAccessibleName("Live updates: signed out", { timeout: 30_000 });
 
     // Signing in again in A brings the stream back for both, without reloading B.
     await b.evaluate(() => ((window as unknown as { __e2eNoReload: boolean }).__e2eNoReload = true));
     await signIn(a);
     await waitForLive(a);
-    await expect(indicator(b)).toHaveAccessibleName("Live updates: live", { timeout: 5_000 });
+    await expect(indicator(b)).toHaveAccessibleName("Live updates: live", { timeout: 30_000 });
     const topic = seed.name("tabs.after-sign-in");
     await backend.eventPublish(topic, JSON.stringify({ ok: true }));
     for (const page of [a, b]) await expect(page.getByTestId("bus-event").filter({ hasText: topic })).toBeVisible();

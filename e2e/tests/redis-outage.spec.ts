@@ -46,8 +46,11 @@ interface Tab {
   errors: string[];
 }
 
-test("Redis stopped: every page shows the banner and keeps working; Redis back: they recover without a reload", async ({ own, newContext }) => {
-  test.setTimeout(120_000);
+test("Redis stopped: six pages (overview, workers, a worker, a queue, a pool, events) show the banner and keep working; Redis back: they recover without a reload", async ({
+  own,
+  newContext,
+}) => {
+  test.setTimeout(360_000);
   await seedFleet(own.backend, "w-before", "item-before");
 
   const paths: Record<string, string> = {

@@ -54,7 +54,8 @@ test("pages carry a nonce CSP; every script has the nonce and an injected inline
         const div = document.createElement("div");
         div.innerHTML = `<img src="/no-such-image.png" onerror="window.__injected = 1">`;
         document.body.appendChild(div);
-        setTimeout(() => resolve(false), 3000);
+        // only a failing run waits this out
+        setTimeout(() => resolve(false), 15_000);
       }),
   );
   expect(violated).toBe(true);

@@ -8,7 +8,7 @@ import { startConsole, startExpectingExit } from "./support/console";
 
 const redisUrl = process.env.E2E_REDIS_URL!;
 
-test.describe.configure({ timeout: 120_000 });
+test.describe.configure({ timeout: 360_000 });
 
 test("with a Redis backend and no authentication, next start exits 1 and says what to set", async () => {
   const run = await startExpectingExit({ FLEET_BACKEND_URL: redisUrl }, "127.0.0.1");

@@ -8,7 +8,7 @@ import type { Locator, Page } from "@playwright/test";
 import { CONFIG_SCHEMA, SIZES, atEveryLook, enc, expect, expectAxeClean, screenshotPath, test, waitForLive, waitUntilLoaded } from "../fixtures";
 
 // Four looks (sizes × schemes) each with axe and a full-page picture: minutes on a loaded machine.
-test.describe.configure({ timeout: 240_000 });
+test.describe.configure({ timeout: 270_000 });
 
 function field(rollout: Locator, path: string): Locator {
   return rollout.locator(`[data-testid="rollout-field"][data-path="${path}"]`);

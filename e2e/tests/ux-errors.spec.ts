@@ -18,7 +18,7 @@ async function recorded(backend: Backend, type: string, id: string, n: number): 
 }
 
 // Four looks (sizes × schemes) each with axe and a full-page picture: minutes on a loaded machine.
-test.describe.configure({ timeout: 240_000 });
+test.describe.configure({ timeout: 450_000 });
 
 test("the workers table shows the last error whole with since when; the worker page lists the errors the watch saw, with times", async ({ page, seed, backend }) => {
   const type = seed.name("scraper");

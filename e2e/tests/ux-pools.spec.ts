@@ -5,7 +5,7 @@
 import { atEveryLook, enc, expect, screenshotPath, test, expectAxeClean, waitUntilLoaded } from "../fixtures";
 
 // Four looks (sizes × schemes) each with axe and a full-page picture: minutes on a loaded machine.
-test.describe.configure({ timeout: 240_000 });
+test.describe.configure({ timeout: 450_000 });
 
 const COOKIE_VALUE = "cf-clearance-0123456789abcdef-SECRET";
 const PAYLOAD = JSON.stringify({ site: "forum.example", cookies: [{ name: "cf_clearance", value: COOKIE_VALUE, domain: ".forum.example" }], user_agent: "Mozilla/5.0" });

@@ -7,7 +7,7 @@
 import { SIZES, atEveryLook, changeConfig, enc, expect, expectAxeClean, screenshotPath, test } from "../fixtures";
 
 // Four looks (sizes × schemes) of two pages each: axe takes a while on a loaded machine.
-test.describe.configure({ timeout: 240_000 });
+test.describe.configure({ timeout: 360_000 });
 
 test("Revert to before opens the config review with the earlier values; saving it is checked against the generation and audited", async ({ page, seed, backend }) => {
   const type = await seed.configurable("scraper", [{ id: "w1", config: { slots: 2, mode: "fast" } }]);

@@ -60,7 +60,7 @@ async function clearAlerts(backend: Backend): Promise<void> {
   await backend.client.del(consoleKeys.alertRules, consoleKeys.alertFiring, consoleKeys.alertOutbox, consoleKeys.alertHistory);
 }
 
-test.describe.configure({ timeout: 120_000 });
+test.describe.configure({ timeout: 360_000 });
 
 test("queue history: charts of what was recorded, a range picker, drain in words; axe-clean", async ({ page, backend, prefix }) => {
   const queue = `${prefix}jobs`;

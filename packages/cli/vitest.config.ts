@@ -7,9 +7,11 @@ export default defineConfig({
     // fails the run at once when REDIS_TEST_URL's server has too few databases for the table of test databases
     globalSetup: ["../backend/test/support/redis-dbs-setup.ts"],
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-    testTimeout: 60_000,
+    // a guard against hanging, not a latency claim: each test runs the CLI as processes, one after the
+    // other, and on a loaded two-core machine one of them took 57 s
+    testTimeout: 300_000,
     // beforeAll starts `next start` of the production build
-    hookTimeout: 120_000,
+    hookTimeout: 240_000,
     // one console per file, and the files share nothing: run them one after the other
     fileParallelism: false,
   },

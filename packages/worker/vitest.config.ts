@@ -7,7 +7,7 @@ export default defineConfig({
     // fails the run at once when REDIS_TEST_URL's server has too few databases for the table of test databases
     globalSetup: ["../backend/test/support/redis-dbs-setup.ts"],
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-    testTimeout: 30_000,
+    testTimeout: 60_000,
     hookTimeout: 30_000,
   },
 });

@@ -96,7 +96,8 @@ function nextStart(port: number, host: string | null, env: Record<string, string
     command: process.execPath,
     args: [NEXT_BIN, "start", "-p", String(port), ...(host === null ? [] : ["-H", host])],
     cwd: WEB_DIR,
-    env: { ...inherited, NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "production", ...env },
+    // FLEET_OFFLINE_AFTER_SECONDS as the main server's (playwright.config.ts): a worker seeded live stays live on a loaded machine
+    env: { ...inherited, NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "production", FLEET_OFFLINE_AFTER_SECONDS: "300", ...env },
     inheritEnv: false,
   });
 }
@@ -116,7 +117,7 @@ export async function startConsole(env: Record<string, string>, host: string | n
   const port = await freePort();
   const server = nextStart(port, host, env);
   const baseURL = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + 180_000;
   for (;;) {
     if (server.child.exitCode !== null) throw new Error(`next start exited (${server.child.exitCode}):\n${server.output().slice(-2000)}`);
     try {
@@ -127,7 +128,7 @@ export async function startConsole(env: Record<string, string>, host: string | n
     }
     if (Date.now() > deadline) {
       await server.stop();
-      throw new Error(`next start did not answer within 60 s:\n${server.output().slice(-2000)}`);
+      throw new Error(`next start did not answer within 180 s:\n${server.output().slice(-2000)}`);
     }
     await new Promise((r) => setTimeout(r, 250));
   }

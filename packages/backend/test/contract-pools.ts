@@ -20,31 +20,39 @@ export function poolsContract(state: ContractState): void {
       expect((await raw.hgetall("fleet:pool:p")).i1?.toString()).toBe('{"p": "aGVsbG8=", "t": {"a": 1, "b": "x", "c": "\\u00e9"}, "x": null}');
       const t0 = now();
       await be.poolPut("p", "i2", NOT_UTF8, {}, 60);
+      const t1 = now();
       const stored = (await raw.hgetall("fleet:pool:p")).i2!.toString();
       const m = /^\{"p": "\/\/6AQQ==", "t": \{\}, "x": (\d+\.\d+)\}$/.exec(stored);
       expect(m).not.toBeNull();
-      expect(Number(m![1])).toBeGreaterThan(t0 + 59);
-      expect(Number(m![1])).toBeLessThan(t0 + 62);
+      // 60 s after the write, which happened between t0 and t1
+      expect(Number(m![1])).toBeGreaterThanOrEqual(t0 + 60 - 0.01);
+      expect(Number(m![1])).toBeLessThanOrEqual(t1 + 60 + 0.01);
       expect(await be.poolSize("p")).toBe(2);
     });
 
     it("lists live items with their claim state, skipping expired and undecodable ones", async () => {
       await be.poolPut("p", "live", "pl", { k: "v" }, null);
+      const put0 = now();
       await be.poolPut("p", "ttl", "pt", {}, 100);
+      const put1 = now();
       await raw.hset("fleet:pool:p", "old", '{"p": "", "t": {}, "x": 1000.5}');
       await raw.hset("fleet:pool:p", "bad", "not json");
       await raw.hset("fleet:pool:p", "bad2", NOT_UTF8);
       const items = (await be.poolList("p")).sort((x, y) => x.id.localeCompare(y.id));
       expect(items.map((i) => i.id)).toEqual(["live", "ttl"]);
       expect(items[0]).toEqual({ id: "live", payload: b("pl"), tags: { k: "v" }, expiresAt: null, inUseUntil: null });
-      expect(items[1]!.expiresAt).toBeGreaterThan(now() + 98);
+      expect(items[1]!.expiresAt).toBeGreaterThanOrEqual(put0 + 100 - 0.01);
+      expect(items[1]!.expiresAt).toBeLessThanOrEqual(put1 + 100 + 0.01);
       expect(await be.poolSize("p")).toBe(5);
+      const claim0 = now();
       const claimed = await be.poolClaimAny("p", { k: "v" }, 30);
+      const claim1 = now();
       expect(claimed?.id).toBe("live");
       const after = await be.poolList("p");
       const live = after.find((i) => i.id === "live")!;
-      expect(live.inUseUntil).toBeGreaterThan(now() + 25);
-      expect(live.inUseUntil).toBeLessThan(now() + 31);
+      // held 30 s from the claim, which happened between claim0 and claim1 (the claim's TTL is whole milliseconds)
+      expect(live.inUseUntil).toBeGreaterThanOrEqual(claim0 + 30 - 0.01);
+      expect(live.inUseUntil).toBeLessThanOrEqual(claim1 + 30 + 0.01);
       expect(after.find((i) => i.id === "ttl")!.inUseUntil).toBeNull();
       expect(await be.poolList("nope")).toEqual([]);
     });

@@ -279,10 +279,11 @@ export function describeScaleContract(name: string, factory: () => Promise<Backe
         d = smallSteps(be);
         expect(await d.names("queue")).toEqual([]);
         await raw.rpush("fleet:queue:late", "x");
-        const until = Date.now() + 5000;
+        let until = Date.now() + 20_000;
         while (!(await d.names("queue")).includes("late") && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
         expect(await d.names("queue")).toEqual(["late"]);
         await raw.del("fleet:queue:late");
+        until = Date.now() + 20_000;
         while ((await d.names("queue")).includes("late") && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
         expect(await d.names("queue")).toEqual([]);
       });

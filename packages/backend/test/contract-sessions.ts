@@ -14,17 +14,18 @@ export function sessionsContract(state: ContractState): void {
     });
 
     it("live until deleted or expired, under their own prefix, with a TTL", async () => {
-      await be.sessionPut("s1", "ada", '{"user": "ada"}', 60);
+      await be.sessionPut("s1", "ada", '{"user": "ada"}', 3600);
       expect((await be.sessionGet("s1"))?.toString()).toBe('{"user": "ada"}');
       const ttl = await raw.pttl("fleet:console:session:s1");
-      expect(ttl).toBeGreaterThan(55_000);
-      expect(ttl).toBeLessThanOrEqual(60_000);
+      // an hour, less what this machine took since (generous)
+      expect(ttl).toBeGreaterThan(3_300_000);
+      expect(ttl).toBeLessThanOrEqual(3_600_000);
       expect(await raw.type("fleet:console:user-sessions:ada")).toBe("zset");
       expect(await be.sessionDelete("s1")).toBe(true);
       expect(await be.sessionGet("s1")).toBeNull();
       expect(await be.sessionDelete("s1")).toBe(false);
       await be.sessionPut("short", "ada", "x", 0.05);
-      const until = Date.now() + 3000;
+      const until = Date.now() + 20_000;
       while ((await be.sessionGet("short")) !== null && Date.now() < until) await sleep(10);
       expect(await be.sessionGet("short")).toBeNull();
     });

@@ -42,7 +42,8 @@ export const now = () => Date.now() / 1000;
 export const NOT_UTF8 = Buffer.from([0xff, 0xfe, 0x80, 0x41]);
 export const body = (id: string | number, payload: unknown = {}) => pyJsonBytes({ id, payload });
 
-export async function waitFor<T>(read: () => T | undefined, ms = 3000): Promise<T> {
+/** Polls `read` until it answers; 20 s: a guard against hanging, generous for a loaded machine. */
+export async function waitFor<T>(read: () => T | undefined, ms = 20_000): Promise<T> {
   const until = Date.now() + ms;
   for (;;) {
     const v = read();

@@ -34,6 +34,13 @@ const pyRef = pyReferenceSuite();
 const b64 = (s: string | Buffer) => (typeof s === "string" ? Buffer.from(s, "utf8") : s).toString("base64");
 const unb64 = (s: string) => Buffer.from(s, "base64");
 
+/**
+ * Every time to live the fixture sets (a claim's hold, a lock's, a kv key's): long enough that
+ * a loaded machine never sees one run out during the file; SLACK is how long the file may take.
+ */
+const HOLD = 3600;
+const SLACK = 900;
+
 /** Every name carries the side's namespace so both can live in one database. */
 function fixture(ns: string, frozen: number) {
   const type = `${ns}-scrapér`;
@@ -87,7 +94,7 @@ function fixture(ns: string, frozen: number) {
           { id: "acc-é", payload_b64: b64("pässwörd ☃"), tags: { region: "us", flags: ["x", "ÿ"] }, ttl: null },
           { id: "acc-3", payload_b64: b64(""), tags: {}, ttl: 7200 },
         ],
-        claims: [{ where: { region: "eu" }, hold: 300 }],
+        claims: [{ where: { region: "eu" }, hold: HOLD }],
       },
     ],
     streams: [
@@ -98,14 +105,14 @@ function fixture(ns: string, frozen: number) {
         entries: [1, 2, 3, 4].map((i) => ({ envelope_b64: b64(`{"n": ${i}, "s": "é${i}"}`), score: frozen + i / 8 })),
       },
     ],
-    locks: [{ name: `${ns}:leader`, hold: 60 }],
+    locks: [{ name: `${ns}:leader`, hold: HOLD }],
     counters: [
       { name: `${ns}:done`, set: 40, incr: 2 },
       { name: `${ns}:neg`, incr: -7 },
     ],
     kv: [
       { ns: `${ns}kv`, key: "plain", value_b64: b64('"quoted ☃"'), ttl: null },
-      { ns: `${ns}kv`, key: "with:colon", value_b64: b64(Buffer.from([0xde, 0xad, 0xbe, 0xef])), ttl: 900 },
+      { ns: `${ns}kv`, key: "with:colon", value_b64: b64(Buffer.from([0xde, 0xad, 0xbe, 0xef])), ttl: HOLD },
     ],
     catalog: {
       [type]: JSON.stringify({ config: { type: "object" }, output: {}, task_payload: { title: "é" } }),
@@ -115,7 +122,7 @@ function fixture(ns: string, frozen: number) {
 type Spec = ReturnType<typeof fixture>;
 
 function python(command: "write" | "read" | "release" | "ack", input: unknown): any {
-  const res = spawnSync(PYTHON, [HELPER, command, URL_DB], { input: JSON.stringify(input), encoding: "utf8", timeout: 60_000 });
+  const res = spawnSync(PYTHON, [HELPER, command, URL_DB], { input: JSON.stringify(input), encoding: "utf8", timeout: 120_000 });
   if (res.status !== 0) throw new Error(`python ${command} failed (${res.status}): ${res.stderr || res.error}`);
   return JSON.parse(res.stdout);
 }
@@ -127,7 +134,7 @@ type PyResult = { ok: any } | { error: string };
  * output travel as Python's JSON, so NaN and Infinity pass both ways.
  */
 function pythonOps(ops: Array<Record<string, unknown>>): PyResult[] {
-  const res = spawnSync(PYTHON, [HELPER, "ops", URL_DB], { input: pyJsonBytes({ ops }), timeout: 60_000, maxBuffer: 64 << 20 });
+  const res = spawnSync(PYTHON, [HELPER, "ops", URL_DB], { input: pyJsonBytes({ ops }), timeout: 120_000, maxBuffer: 64 << 20 });
   if (res.status !== 0) throw new Error(`python ops failed (${res.status}): ${res.stderr?.toString() || res.error}`);
   const parsed = parseJsonBytes(res.stdout);
   if (!parsed.ok) throw new Error(`python ops printed no JSON: ${res.stdout.toString().slice(0, 200)}`);
@@ -247,11 +254,23 @@ async function tsView(b: RedisBackend, spec: Spec) {
   return out;
 }
 
+/** The lock's and the expiring kv key's times to live are what was set, less at most SLACK. */
+function ttlsSet(view: any) {
+  const live = [...Object.values<any>(view.locks), ...Object.values<any>(view.kv)].map((x) => x.pttl).filter((ms) => ms > 0);
+  expect(live).toHaveLength(2);
+  for (const ms of live) {
+    expect(ms).toBeLessThanOrEqual(HOLD * 1000);
+    expect(ms).toBeGreaterThan((HOLD - SLACK) * 1000);
+  }
+}
+
 /** Time-dependent fields (remaining TTLs, lease ends) become coarse so two reads a moment apart compare equal. */
 function settle(view: any) {
   const v = structuredClone(view);
-  for (const l of Object.values<any>(v.locks)) l.pttl = l.pttl > 0 ? Math.round(l.pttl / 10_000) : l.pttl;
-  for (const k of Object.values<any>(v.kv)) k.pttl = k.pttl > 0 ? Math.round(k.pttl / 10_000) : k.pttl;
+  // A time to live is read at another moment on each side: compared as "live" here (rounding
+  // to a bucket fails at its edge), each checked against what was set by ttlsSet().
+  for (const l of Object.values<any>(v.locks)) l.pttl = l.pttl > 0 ? "live" : l.pttl;
+  for (const k of Object.values<any>(v.kv)) k.pttl = k.pttl > 0 ? "live" : k.pttl;
   for (const p of Object.values<any>(v.pools)) for (const it of p.items) it.in_use_until = it.in_use_until === null ? null : "leased";
   return v;
 }
@@ -332,6 +351,8 @@ describe.skipIf(pyRef.skip)(pyRef.title("cross-language: this backend and the Py
     it("reads every kind of data back exactly as the reference does", async () => {
       const ts = await tsView(backend, PY);
       expect(settle(ts)).toEqual(settle(pyWrite.view));
+      ttlsSet(ts);
+      ttlsSet(pyWrite.view);
     });
 
     it("reads workers field by field", async () => {
@@ -381,7 +402,7 @@ describe.skipIf(pyRef.skip)(pyRef.title("cross-language: this backend and the Py
       const acc1 = items.find((i) => i.id === "acc-1")!;
       expect(acc1.payload).toEqual(Buffer.from([0, 1, 2, 250, 255]));
       expect(acc1.expiresAt).toBe(FROZEN + 3600);
-      expect(acc1.inUseUntil).toBeGreaterThan(Date.now() / 1000 + 250);
+      expect(acc1.inUseUntil).toBeGreaterThan(Date.now() / 1000 + HOLD - SLACK);
       expect(items.find((i) => i.id === "acc-é")).toMatchObject({ tags: { region: "us", flags: ["x", "ÿ"] }, expiresAt: null, inUseUntil: null, corrupt: false });
       const lock = PY.locks[0]!.name;
       expect(await backend.lockRelease(lock, "not-the-token")).toBe(false);
@@ -394,6 +415,8 @@ describe.skipIf(pyRef.skip)(pyRef.title("cross-language: this backend and the Py
       const py = python("read", TS).view;
       const ts = await tsView(backend, TS);
       expect(settle(py)).toEqual(settle(ts));
+      ttlsSet(py);
+      ttlsSet(ts);
       // and it is what was meant, not merely the same on both sides
       const w = TS.workers[0]!;
       expect(py.workers[`${w.type}|${w.id}`].get).toEqual({
@@ -572,7 +595,8 @@ describe.skipIf(pyRef.skip)(pyRef.title("cross-language: this backend and the Py
         else expect(p.error !== undefined || pyIds.length === 0 || /^[0-9a-f]{32}$|^[[{]/.test(pyIds[0]!), body.toString("latin1")).toBe(true);
       }
       expect(withIds).toBeGreaterThan(30);
-    });
+      // 400 reference calls and 1,200 commands one after the other: a guard against hanging on a loaded machine
+    }, 180_000);
 
     it("a retry changes only attempts and last_error: the bytes the reference's own dict update writes", async () => {
       const bodies = [

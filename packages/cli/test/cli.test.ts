@@ -110,7 +110,7 @@ beforeAll(async () => {
   } catch (err) {
     startError = err;
   }
-}, 120_000);
+}, 240_000);
 
 async function setUp(): Promise<void> {
   backend = backendFromUrl(redisUrl());
@@ -163,8 +163,8 @@ describe("help and usage", () => {
     }
     const viaHelp = await fleet(["help", "dead", "search"], null);
     expect(viaHelp.stdout).toContain("GET /queues/{name}/search?in=dead");
-    // one CLI process per command (24): seconds each on a busy machine
-  }, 240_000);
+    // one process per command (24), one after the other: a guard against hanging, sized for a loaded machine
+  }, 600_000);
 
   it("a wrong command line exits 2 and says what is wrong", async () => {
     const cases: Array<[string[], RegExp]> = [
@@ -194,7 +194,8 @@ describe("help and usage", () => {
       expect(res.stderr, `fleet ${args.join(" ")}`).toMatch(message);
       expect(res.stdout, `fleet ${args.join(" ")}`).toBe("");
     }
-  });
+    // 19 processes one after the other: a guard against hanging, sized for a loaded machine
+  }, 600_000);
 
   it("a wrong search or bulk command line exits 2 and says what is wrong, before asking the console anything", async () => {
     const cases: Array<[string[], RegExp]> = [
@@ -615,7 +616,9 @@ describe("tail", () => {
   });
 
   it("--for ends a quiet stream with 0", async () => {
-    const t = await startTail(["--topics", `${prefix}never`, "--events", "bus", "--for", "1"]);
+    // --for counts from the start, connecting included (README): 15 s, so that it is connected
+    // first on a loaded machine (1 s ran out before it connected there) and ends a quiet stream
+    const t = await startTail(["--topics", `${prefix}never`, "--events", "bus", "--for", "15"]);
     expect(await t.exited).toBe(EXIT.OK);
     expect(t.out()).toBe("");
   });

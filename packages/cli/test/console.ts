@@ -97,7 +97,7 @@ export async function startConsole(opts: { backendUrl: string; healthy?: boolean
   child.stderr!.on("data", (c: Buffer) => (output += c.toString("utf8")));
   const url = `http://127.0.0.1:${port}`;
   const running: RunningConsole = { url, tokens, output: () => output, stop: () => stop(child) };
-  const deadline = Date.now() + 90_000;
+  const deadline = Date.now() + 180_000;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) {
       throw new Error(`next start exited (${child.exitCode ?? child.signalCode}) before it answered:\n${output.slice(-3000)}`);
@@ -111,7 +111,7 @@ export async function startConsole(opts: { backendUrl: string; healthy?: boolean
     }
     if (Date.now() > deadline) {
       await stop(child);
-      throw new Error(`next start did not answer GET /api/v1/health within 90 s:\n${output.slice(-3000)}`);
+      throw new Error(`next start did not answer GET /api/v1/health within 180 s:\n${output.slice(-3000)}`);
     }
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -161,8 +161,8 @@ export function runCli(args: string[], env: Record<string, string | undefined>, 
     child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      reject(new Error(`fleet ${args.join(" ")} did not finish within ${opts.timeoutMs ?? 30_000} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
-    }, opts.timeoutMs ?? 30_000);
+      reject(new Error(`fleet ${args.join(" ")} did not finish within ${opts.timeoutMs ?? 60_000} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+    }, opts.timeoutMs ?? 60_000);
     child.on("error", reject);
     child.on("close", (code) => {
       clearTimeout(timer);

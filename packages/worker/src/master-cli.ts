@@ -94,7 +94,7 @@ async function main(): Promise<void> {
   const backend = backendFromUrl(url);
   await backend.health();
   log(`master: backend ${maskUrl(url)}`);
-  const master = await startMaster({
+  const starting = startMaster({
     backend,
     automations,
     catalog: args["no-catalog"] ? "none" : "replace",
@@ -103,11 +103,15 @@ async function main(): Promise<void> {
     ...(holdSeconds ? { holdSeconds } : {}),
     ...(args.lock ? { lockName: args.lock } : {}),
   });
-  if (!master.isLeader) log("master: following (another master leads); retrying the lock");
+  // before the start settles: a SIGTERM while it takes the lead (it logs "catalog replaced"
+  // then) still releases the lock, instead of killing the process by the default action
   onShutdownSignal(async () => {
-    await master.stop();
+    const m = await starting.catch(() => null);
+    await m?.stop();
     await backend.close();
   }, log);
+  const master = await starting;
+  if (!master.isLeader) log("master: following (another master leads); retrying the lock");
 }
 
 main().catch((err: unknown) => {

@@ -214,8 +214,9 @@ describe.skipIf(pyRef.skip)(pyRef.title("interop: Python and TypeScript workers 
         return (await backend.dlqLength(type)) >= failIds.size;
       };
       await waitUntil(isSettled, 120_000, "the queue to drain");
-      // settled twice in a row, a sweep apart: nothing still in a process's hands
-      await new Promise((r) => setTimeout(r, 600));
+      // still settled after two more sweeps: nothing still in a process's hands
+      const sweeps = hk!.sweeps;
+      await waitUntil(() => hk!.sweeps >= sweeps + 2, 20_000, "two more sweeps");
       expect(await isSettled()).toBe(true);
     } finally {
       clearInterval(killer);
@@ -366,7 +367,7 @@ describe.skipIf(pyRef.skip)(pyRef.title("interop: Python and TypeScript workers 
         };
         await waitUntil(settled, 150_000, "the mixed queue to drain");
         const sweeps = master.sweeps;
-        await waitUntil(() => master.sweeps >= sweeps + 2, 5000, "two more sweeps");
+        await waitUntil(() => master.sweeps >= sweeps + 2, 20_000, "two more sweeps");
         expect(await settled()).toBe(true);
       } finally {
         clearInterval(killer);
@@ -468,20 +469,22 @@ describe.skipIf(pyRef.skip)(pyRef.title("interop: Python and TypeScript workers 
     };
     expect(py(["--set", '{"slots": 2}'])).toBe(1);
     expect(py(["--set", '{"slots": 3}'])).toBe(2);
-    await w.waitFor((s) => s.configGen === 2 && s.slotsTarget === 3 && s.slotsRunning === 3, 5000);
+    await w.waitFor((s) => s.configGen === 2 && s.slotsTarget === 3 && s.slotsRunning === 3, 20_000);
 
     // a stale master writes generation 1 and announces it: the announcement and the poll both ignore it
     const ignored = w.snapshot().configsIgnored;
     expect(py(["--set", '{"slots": 7}', "--force-gen", "1"])).toBe(1);
-    await w.waitFor((s) => s.configsIgnored >= ignored + 1, 5000);
+    await w.waitFor((s) => s.configsIgnored >= ignored + 1, 20_000);
     expect(await w.refreshConfig()).toBe(false);
     expect(w.snapshot()).toMatchObject({ configGen: 2, slotsTarget: 3 });
 
     // the next real write (INCR from 1 = 2) is still not newer; one more is
+    const ignoredBefore = w.snapshot().configsIgnored;
     expect(py(["--set", '{"slots": 4}'])).toBe(2);
-    await new Promise((r) => setTimeout(r, 300));
+    // its announcement arrived and was ignored (not "nothing happened for a while")
+    await w.waitFor((s) => s.configsIgnored >= ignoredBefore + 1, 20_000);
     expect(w.snapshot()).toMatchObject({ configGen: 2, slotsTarget: 3 });
     expect(py(["--set", '{"slots": 1}'])).toBe(3);
-    await w.waitFor((s) => s.configGen === 3 && s.slotsTarget === 1 && s.slotsRunning === 1, 5000);
-  });
+    await w.waitFor((s) => s.configGen === 3 && s.slotsTarget === 1 && s.slotsRunning === 1, 20_000);
+  }, 120_000);
 });

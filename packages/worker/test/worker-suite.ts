@@ -105,7 +105,7 @@ export function describeWorkerSuite(name: string, factory: BackendFactory): void
       expect(first?.lastError).toBeNull();
       t += 5;
       const beats = w.snapshot().heartbeats;
-      await w.waitFor((s) => s.heartbeats >= beats + 2, 3000);
+      await w.waitFor((s) => s.heartbeats >= beats + 2, 20_000);
       expect((await backend.workerGet(a.type, w.workerId))?.lastSeen).toBe(1_700_000_005.25);
       const history = await backend.workerStatsHistory(a.type, w.workerId);
       expect(history.length).toBeGreaterThanOrEqual(3);
@@ -115,13 +115,13 @@ export function describeWorkerSuite(name: string, factory: BackendFactory): void
       const a = batch(async () => undefined);
       const w = await start(a, { heartbeatMs: 30, statsHistoryMax: 4 });
       await submit(a.type, [{ n: 1 }, { n: 2 }]);
-      await w.waitFor((s) => s.tasksDone === 2, 5000);
+      await w.waitFor((s) => s.tasksDone === 2, 20_000);
       await waitUntil(
         async () => {
           const rec = await backend.workerGet(a.type, w.workerId);
           return rec?.stats?.tasks_done === 2 && rec.historyLen === 4 ? rec : null;
         },
-        5000,
+        20_000,
         "stats with tasks_done 2 and 4 history frames",
       );
       const rec = await backend.workerGet(a.type, w.workerId);
@@ -173,13 +173,13 @@ export function describeWorkerSuite(name: string, factory: BackendFactory): void
       await backend.workerSetConfig(a.type, w.workerId, { slots: 4 });
       // the poll is an hour away: only the announcement can bring the change in (no latency claim)
       await backend.eventPublish("fleet.config", pyJsonBytes({ automation_type: a.type, worker_id: w.workerId, config_gen: 1 }));
-      await w.waitFor((s) => s.configGen === 1 && s.slotsTarget === 4, 10_000);
+      await w.waitFor((s) => s.configGen === 1 && s.slotsTarget === 4, 20_000);
       expect(other.snapshot().configGen).toBe(0);
 
       // an announcement of a generation it already has is ignored without a read
       const ignored = w.snapshot().configsIgnored;
       await backend.eventPublish("fleet.config", pyJsonBytes({ automation_type: a.type, worker_id: w.workerId, config_gen: 1 }));
-      await w.waitFor((s) => s.configsIgnored === ignored + 1, 3000);
+      await w.waitFor((s) => s.configsIgnored === ignored + 1, 20_000);
       expect(w.snapshot().configGen).toBe(1);
     });
 
@@ -209,17 +209,17 @@ export function describeWorkerSuite(name: string, factory: BackendFactory): void
         },
       });
       const w = await start(a);
-      await waitUntil(() => running.size === 1, 3000, "1 slot");
+      await waitUntil(() => running.size === 1, 20_000, "1 slot");
       w.pushConfig({ slots: 4 }, 1);
-      await waitUntil(() => running.size === 4, 3000, "4 slots");
+      await waitUntil(() => running.size === 4, 20_000, "4 slots");
       expect(w.snapshot().slotsRunning).toBe(4);
       expect([...running].sort()).toEqual([0, 1, 2, 3]);
       w.pushConfig({ slots: 2 }, 2);
-      await waitUntil(() => running.size === 2 && w.snapshot().slotsRunning === 2, 3000, "2 slots");
+      await waitUntil(() => running.size === 2 && w.snapshot().slotsRunning === 2, 20_000, "2 slots");
       expect([...running].sort()).toEqual([0, 1]);
       w.pushConfig({ slots: 0 }, 3);
-      await w.waitFor((s) => s.slotsRunning === 0 && s.state === "IDLE", 3000);
-      await waitUntil(async () => (await backend.workerGet(a.type, w.workerId))?.state === "IDLE", 3000, "IDLE written");
+      await w.waitFor((s) => s.slotsRunning === 0 && s.state === "IDLE", 20_000);
+      await waitUntil(async () => (await backend.workerGet(a.type, w.workerId))?.state === "IDLE", 20_000, "IDLE written");
     });
 
     it("reserves, runs and acks every task, high priority first", async () => {
@@ -232,7 +232,7 @@ export function describeWorkerSuite(name: string, factory: BackendFactory): void
       await backend.queuePush(a.type, encodeTaskBody({ n: 2 }).body, { priority: "normal" });
       await backend.queuePush(a.type, encodeTaskBody({ n: 1 }).body, { priority: "high" });
       const w = await start(a);
-      await w.waitFor((s) => s.tasksDone === 3, 5000);
+      await w.waitFor((s) => s.tasksDone === 3, 20_000);
       expect(seen).toEqual([1, 2, 3]);
       const [d] = await backend.queueDepths([a.type]);
       expect(d).toMatchObject({ processing: 0, scheduled: 0, dead: 0 });
@@ -248,7 +248,7 @@ export function describeWorkerSuite(name: string, factory: BackendFactory): void
       const w = await start(a, { random: () => 0.5 });
       w.pushConfig({ max_attempts: 4, retry_base_ms: 150, retry_max_ms: 10_000 }, 1);
       const [id] = await submit(a.type, [{ url: "https://example.test/x" }]);
-      await w.waitFor((s) => s.tasksDead === 1, 10_000);
+      await w.waitFor((s) => s.tasksDead === 1, 20_000);
       expect(times).toHaveLength(4);
       const gaps = times.slice(1).map((t, i) => t - times[i]!);
       // 150, 300, 600 ms (jitter pinned by random 0.5), plus reserve polling
@@ -282,7 +282,7 @@ export function describeWorkerSuite(name: string, factory: BackendFactory): void
       const w = await start(a);
       w.pushConfig({ retry_base_ms: 20 }, 1);
       await submit(a.type, [{ k: 1 }]);
-      await w.waitFor((s) => s.tasksDone === 1, 5000);
+      await w.waitFor((s) => s.tasksDone === 1, 20_000);
       expect(deliveries).toEqual([
         { attempts: 0, lastError: null },
         { attempts: 1, lastError: "Error: first try fails" },
@@ -300,7 +300,7 @@ export function describeWorkerSuite(name: string, factory: BackendFactory): void
       const w = await start(a);
       w.pushConfig({ max_attempts: 1, timeout_ms: 100 }, 1);
       await submit(a.type, [{ n: "not a number" }, { n: 1, slow: true }]);
-      await w.waitFor((s) => s.tasksDead === 2, 5000);
+      await w.waitFor((s) => s.tasksDead === 2, 20_000);
       const errors = (await backend.dlqPeek(a.type, 10)).map((b) => String(json(b).last_error));
       expect(errors[0]).toMatch(/invalid payload/);
       expect(errors[1]).toMatch(/TimeoutError: task timed out/);
@@ -322,12 +322,12 @@ export function describeWorkerSuite(name: string, factory: BackendFactory): void
       const unlisten = await sharedBus(backend).listen(`${a.type}.emit`, (m) => announced.push(m));
       cleanups.push(unlisten);
       const w = await start(a);
-      await waitUntil(async () => (await backend.streamLength(a.type)) >= 5, 5000, "5 stream entries");
+      await waitUntil(async () => (await backend.streamLength(a.type)) >= 5, 20_000, "5 stream entries");
       const entries = await backend.streamRange(a.type, 3, "oldest");
       const env = json(entries[0]!.envelope);
       expect(env).toMatchObject({ automation_type: a.type, worker_id: w.workerId, data: { n: 1 } });
       expect(env.ts).toBeCloseTo(entries[0]!.score, 6);
-      await waitUntil(() => announced.length >= 3, 3000, "emit announcements");
+      await waitUntil(() => announced.length >= 3, 20_000, "emit announcements");
       expect(Number(announced[0]!.payload.toString())).toBeGreaterThan(1_600_000_000);
     });
 
@@ -343,35 +343,42 @@ export function describeWorkerSuite(name: string, factory: BackendFactory): void
         },
       });
       const w = await start(a, { crashBackoffMs: { base: 10, max: 20 }, errorAfterCrashes: 3 });
-      await w.waitFor((s) => s.state === "ERROR", 3000);
+      await w.waitFor((s) => s.state === "ERROR", 20_000);
       const rec = await waitUntil(
         async () => {
           const r = await backend.workerGet(a.type, w.workerId);
           return r?.state === "ERROR" ? r : null;
         },
-        3000,
+        20_000,
         "ERROR written",
       );
       expect(rec.lastError).toMatch(/browser crashed/);
       failing = false;
-      await w.waitFor((s) => s.state === "RUNNING", 3000);
+      await w.waitFor((s) => s.state === "RUNNING", 20_000);
       await waitUntil(
         async () => {
           const r = await backend.workerGet(a.type, w.workerId);
           return r?.state === "RUNNING" && r.lastError === null;
         },
-        3000,
+        20_000,
         "RUNNING written with last_error cleared",
       );
     });
 
     it("graceful stop finishes in-flight work and reports IDLE", async () => {
-      const a = batch(async () => new Promise((r) => setTimeout(r, 300)));
+      // the task ends when the test says, after the stop began: only a stop that waits sees it done
+      let finish!: () => void;
+      const finished = new Promise<void>((r) => (finish = r));
+      const a = batch(async () => finished);
       const w = await start(a);
       await submit(a.type, [{ n: 1 }]);
-      await w.waitFor((s) => s.slotsBusy === 1, 3000);
-      await w.stop({ graceMs: 5000 });
-      expect(w.snapshot()).toMatchObject({ tasksDone: 1, phase: "stopped", state: "IDLE", slotsRunning: 0 });
+      await w.waitFor((s) => s.slotsBusy === 1, 20_000);
+      const stopping = w.stop({ graceMs: 60_000 });
+      await w.waitFor((s) => s.phase === "stopping", 20_000);
+      expect(w.snapshot().tasksDone).toBe(0);
+      finish();
+      await stopping;
+      expect(w.snapshot()).toMatchObject({ tasksDone: 1, tasksRequeued: 0, phase: "stopped", state: "IDLE", slotsRunning: 0 });
       const [d] = await backend.queueDepths([a.type]);
       expect(d).toMatchObject({ processing: 0 });
       expect(d?.pending.total).toBe(0);
@@ -380,20 +387,31 @@ export function describeWorkerSuite(name: string, factory: BackendFactory): void
 
     it("graceful stop nacks what outlasts the grace, untouched, and takes no new work", async () => {
       let sideEffects = 0;
+      // the task ignores its signal on purpose and goes on only when the test says, after the
+      // stop gave it up: the fenced ctx must refuse its late write
+      let goOn!: () => void;
+      const released = new Promise<void>((r) => (goOn = r));
+      let lateWrite!: (outcome: string) => void;
+      const triedLate = new Promise<string>((r) => (lateWrite = r));
       const a = defineAutomation({
         type: uniqueName("batch"),
         kind: "batch",
         config: baseConfig,
         run: async (ctx) => {
-          // ignores its signal on purpose; the fenced ctx must refuse its late writes
-          await new Promise((r) => setTimeout(r, 600));
-          await ctx.counter(`${ctx.automationType}-late`).incr();
-          sideEffects++;
+          await released;
+          try {
+            await ctx.counter(`${ctx.automationType}-late`).incr();
+            sideEffects++;
+            lateWrite("written");
+          } catch (err) {
+            lateWrite(`refused: ${String(err)}`);
+            throw err;
+          }
         },
       });
       const w = await start(a);
       const [id] = await submit(a.type, [{ n: 1 }]);
-      await w.waitFor((s) => s.slotsBusy === 1, 3000);
+      await w.waitFor((s) => s.slotsBusy === 1, 20_000);
       await submit(a.type, [{ n: 2 }]);
       await w.stop({ graceMs: 100 });
       expect(w.snapshot()).toMatchObject({ tasksDone: 0, tasksRequeued: 1, state: "IDLE" });
@@ -404,7 +422,8 @@ export function describeWorkerSuite(name: string, factory: BackendFactory): void
       const back = bodies.find((b) => b.id === id);
       expect(back).toEqual({ id, payload: { n: 1 } });
       expect((await backend.workerGet(a.type, w.workerId))?.state).toBe("IDLE");
-      await new Promise((r) => setTimeout(r, 700));
+      goOn();
+      expect(await triedLate).toMatch(/^refused: /);
       expect(sideEffects).toBe(0);
       expect(await backend.counterGet(`${a.type}-late`)).toBe(0);
     });
@@ -426,14 +445,14 @@ export function describeWorkerSuite(name: string, factory: BackendFactory): void
       const w = await start(a, { workerId });
       expect(w.snapshot().config.visibility_seconds).toBe(1);
       const [id] = await submit(a.type, [{ n: 1 }]);
-      await w.waitFor((s) => s.slotsBusy === 1, 3000);
+      await w.waitFor((s) => s.slotsBusy === 1, 20_000);
       expect(w.killBusySlots()).toEqual([id]);
-      await w.waitFor((s) => s.slotsRunning === 1 && s.slotsBusy === 0, 3000);
+      await w.waitFor((s) => s.slotsRunning === 1 && s.slotsBusy === 0, 20_000);
       const [d] = await backend.queueDepths([a.type]);
       expect(d?.processing).toBe(1);
       const hk = await startHousekeeping({ backend, automations: [], sweepIntervalMs: 100 });
       cleanups.push(() => hk.stop());
-      await w.waitFor((s) => s.tasksDone === 1, 5000);
+      await w.waitFor((s) => s.tasksDone === 1, 20_000);
       expect(runs.get(id!)).toBe(2);
     });
 
@@ -444,11 +463,12 @@ export function describeWorkerSuite(name: string, factory: BackendFactory): void
       // up to 60 s between reserves: only the wake-up can start the task within the wait below
       const counting = countingBackend(backend);
       const w = await start(a, { workerId, backend: counting.backend, idlePollMs: { min: 60_000, max: 60_000 } });
-      await w.waitFor((s) => s.slotsRunning === 4, 3000);
+      await w.waitFor((s) => s.slotsRunning === 4, 20_000);
       // every slot has found the queue empty and waits on the queue (not a guess of how long that takes)
-      await waitUntil(() => (counting.calls.get("queueWait") ?? 0) >= 4, 10_000, "four waiting slots");
+      await waitUntil(() => (counting.calls.get("queueWait") ?? 0) >= 4, 20_000, "four waiting slots");
       await submit(a.type, [{ n: 1 }]);
-      await w.waitFor((s) => s.tasksDone === 1, 10_000);
+      // well within the 60 s to the next reserve, generous for a loaded machine
+      await w.waitFor((s) => s.tasksDone === 1, 30_000);
     });
 
     it("idle slots call the reserve about once a second each", async () => {
@@ -457,7 +477,7 @@ export function describeWorkerSuite(name: string, factory: BackendFactory): void
       const workerId = uniqueName("w");
       await backend.workerSetConfig(a.type, workerId, { slots: 4 });
       const w = await start(a, { workerId, backend: counting.backend, idlePollMs: { min: 100, max: 1000 } });
-      await w.waitFor((s) => s.slotsRunning === 4, 3000);
+      await w.waitFor((s) => s.slotsRunning === 4, 20_000);
       const before = counting.calls.get("queueReserveLease") ?? 0;
       const t0 = Date.now();
       await new Promise((r) => setTimeout(r, 3000)); // a rate, measured over a while
@@ -485,7 +505,7 @@ export function describeWorkerSuite(name: string, factory: BackendFactory): void
       const hk = await startHousekeeping({ backend, automations: [], sweepIntervalMs: 100 });
       cleanups.push(() => hk.stop());
       await submit(a.type, [{ n: 1 }]);
-      await w.waitFor((s) => s.tasksDone === 1, 10_000);
+      await w.waitFor((s) => s.tasksDone === 1, 20_000);
       expect(runs).toBe(1);
       expect(w.snapshot()).toMatchObject({ leasesLost: 0, tasksRequeued: 0 });
       const [d] = await backend.queueDepths([a.type]);
@@ -505,12 +525,12 @@ export function describeWorkerSuite(name: string, factory: BackendFactory): void
       const w = await start(a, { workerId });
       w.events.on("task", (e: { outcome: string }) => outcomes.push(e.outcome));
       const [id] = await submit(a.type, [{ n: 1 }]);
-      await w.waitFor((s) => s.slotsBusy === 1, 3000);
+      await w.waitFor((s) => s.slotsBusy === 1, 20_000);
       // as if this process had stalled past its deadline: a sweep re-queues the task and another holder takes it
       expect((await backend.queueSweepExpired(a.type, Date.now() / 1000 + 3600)).requeued).toBe(1);
       const other = await backend.queueReserveLease(a.type, 1, 30);
       expect(other?.lease).toBeTruthy();
-      await w.waitFor((s) => s.leasesLost === 1 && s.slotsBusy === 0, 5000);
+      await w.waitFor((s) => s.leasesLost === 1 && s.slotsBusy === 0, 20_000);
       expect(outcomes).toEqual(["lease-lost"]);
       expect(w.snapshot()).toMatchObject({ tasksDone: 0, tasksFailed: 0, tasksRequeued: 0 });
       // the new holder's reservation is untouched and still its own
@@ -561,7 +581,7 @@ export function describeWorkerSuite(name: string, factory: BackendFactory): void
       });
       const w = await start(a);
       await submit(t, [{}]);
-      await w.waitFor((s) => s.tasksDone === 1, 5000);
+      await w.waitFor((s) => s.tasksDone === 1, 20_000);
       expect(result).toMatchObject({
         claimed: "cookie-2",
         second: null,
@@ -575,7 +595,7 @@ export function describeWorkerSuite(name: string, factory: BackendFactory): void
       const pushed = await backend.queuePeek(`${t}-other`, 5);
       expect(json(pushed[0])).toEqual({ id: (result as unknown as { sub: string }).sub, payload: { x: 1 } });
       expect((result as unknown as { sub: string }).sub).toMatch(/^[0-9a-f]{32}$/);
-      await waitUntil(() => published.length === 1, 3000, "published note");
+      await waitUntil(() => published.length === 1, 20_000, "published note");
       expect(published[0]!.payload.toString()).toBe('{"hello": "world"}');
     });
 
@@ -623,7 +643,7 @@ export function describeWorkerSuite(name: string, factory: BackendFactory): void
           const ds = await backend.queueDepths([q1, q2]);
           return ds.every((d) => d.processing === 0) && ds[0]!.pending.total === 1 && ds[1]!.pending.total === 2;
         },
-        5000,
+        20_000,
         "both reservations re-queued",
       );
       expect(hk.sweeps).toBeGreaterThan(1);

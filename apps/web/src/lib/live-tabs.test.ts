@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 
 import type { LiveKind, LiveStatus } from "./live-frames";
-import { startLiveTabs, type LiveTabs, type LockManagerLike, type StreamHandlers } from "./live-tabs";
+import { POKE_MIN_INTERVAL_MS, startLiveTabs, type LiveTabs, type LockManagerLike, type StreamHandlers } from "./live-tabs";
 
 class Locks implements LockManagerLike {
   private readonly held = new Set<string>();
@@ -67,7 +67,7 @@ afterEach(() => {
   for (const t of started.splice(0)) t.stop();
 });
 
-function browser() {
+function browser(opts: { now?: () => number } = {}) {
   const name = randomBytes(6).toString("hex");
   const locks = new Locks();
   const streams = new Streams();
@@ -77,6 +77,7 @@ function browser() {
       name,
       locks,
       openStream: streams.open,
+      ...(opts.now ? { now: opts.now } : {}),
       sink: {
         frame: (k, id, d) => void tab.frames.push([k, id, d]),
         status: (s) => void tab.statuses.push(s),
@@ -88,13 +89,14 @@ function browser() {
   return { open, streams };
 }
 
-const settle = (ms = 30) => new Promise((r) => setTimeout(r, ms));
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until(cond: () => boolean, ms = 2_000) {
+/** Polls `cond`; 20 s: a guard against hanging, generous for a loaded machine. */
+async function until(cond: () => boolean, ms = 20_000) {
   const end = Date.now() + ms;
   while (!cond()) {
     if (Date.now() > end) throw new Error("condition not met in time");
-    await settle(5);
+    await pause(5);
   }
 }
 
@@ -103,7 +105,6 @@ describe("live tabs", () => {
     const b = browser();
     const tabs = Array.from({ length: 8 }, () => b.open());
     await until(() => tabs.filter((t) => t.tabs.role() === "leader").length === 1);
-    await settle();
     expect(b.streams.opened).toHaveLength(1);
     expect(tabs.filter((t) => t.tabs.role() === "follower")).toHaveLength(7);
 
@@ -119,6 +120,9 @@ describe("live tabs", () => {
       ]);
       expect(t.statuses.at(-1)).toBe("live");
     }
+    // still the only stream, and one leader, now that messages went round every tab
+    expect(b.streams.opened).toHaveLength(1);
+    expect(tabs.filter((t) => t.tabs.role() === "leader")).toHaveLength(1);
   });
 
   it("hands the stream to another tab when the leader goes; followers stop saying live meanwhile", async () => {
@@ -135,9 +139,11 @@ describe("live tabs", () => {
     const rest = tabs.filter((t) => t !== leader);
     await until(() => rest.some((t) => t.tabs.role() === "leader"));
     expect(rest.filter((t) => t.tabs.role() === "leader")).toHaveLength(1);
-    await settle();
-    // Between the bye and the next leader's live, nobody claims live.
-    for (const t of rest) expect(t.statuses.at(-1)).not.toBe("live");
+    // Between the bye and the next leader's live, nobody claims live. A tab opened now is
+    // answered by the new leader: once it has its answer, what was sent before it has arrived.
+    const witness = b.open();
+    await until(() => witness.statuses.length > 0);
+    for (const t of [...rest, witness]) expect(t.statuses.at(-1)).not.toBe("live");
 
     const next = b.streams.current;
     expect(next).not.toBe(first);
@@ -181,7 +187,10 @@ describe("live tabs", () => {
   });
 
   it("routes a follower's poke to the leader: an auth poke always, a session-ok poke only while not live", async () => {
-    const b = browser();
+    // a clock that moves a whole poke interval at every reading: the leader's rate limit never
+    // hides a reconnect, so each one a poke causes is counted
+    let clock = 0;
+    const b = browser({ now: () => (clock += POKE_MIN_INTERVAL_MS) });
     const leader = b.open();
     await until(() => leader.tabs.role() === "leader");
     const follower = b.open();
@@ -189,11 +198,13 @@ describe("live tabs", () => {
     stream.handlers.status("live");
     await until(() => follower.statuses.at(-1) === "live");
 
+    // the follower's pokes reach the leader in order: once the two auth pokes sent after it
+    // made their two reconnects, the session-ok poke before them was handled, and made none
     follower.tabs.poke("session-ok");
-    await settle();
-    expect(stream.reconnects).toBe(0);
     follower.tabs.poke("auth");
-    await until(() => stream.reconnects === 1);
+    follower.tabs.poke("auth");
+    await until(() => stream.reconnects >= 2);
+    expect(stream.reconnects).toBe(2);
   });
 
   it("streams on its own without Web Locks or BroadcastChannel", async () => {

@@ -42,12 +42,18 @@ export async function freePort(): Promise<number> {
   });
 }
 
-async function pong(port: number): Promise<boolean> {
-  const r = new Redis({ port, host: "127.0.0.1", lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 300 });
+/**
+ * Whether the server answering on `port` is the process `pid`: INFO's process_id, so that a
+ * server someone else started on the port meanwhile (another test run's freePort() picked it
+ * too) is never taken for ours. A NOAUTH refusal is answered with `password` (--requirepass).
+ */
+async function answersAs(port: number, pid: number | undefined, password: string | undefined): Promise<boolean> {
+  const r = new Redis({ port, host: "127.0.0.1", password, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 300 });
   r.on("error", () => undefined);
   try {
     await r.connect();
-    return (await r.ping()) === "PONG";
+    const info = await r.info("server");
+    return pid !== undefined && new RegExp(`^process_id:${pid}\\r?$`, "m").test(info);
   } catch {
     return false;
   } finally {
@@ -60,7 +66,7 @@ interface Running {
   exited: () => boolean;
 }
 
-/** Spawns the server on `port`; null when it did not answer PING within 5 s (the port was taken, say). */
+/** Spawns the server on `port`; null when it did not answer as itself within 20 s (the port was taken, say). */
 async function launch(binary: string, port: number, dir: string, extra: string[]): Promise<Running | null> {
   const child: ChildProcess = spawn(binary, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir, ...extra], {
     stdio: "ignore",
@@ -72,9 +78,12 @@ async function launch(binary: string, port: number, dir: string, extra: string[]
   child.once("error", () => {
     exited = true;
   });
-  const deadline = Date.now() + 5000;
-  while (!exited && Date.now() < deadline && !(await pong(port))) await new Promise((r) => setTimeout(r, 25));
-  if (!exited && (await pong(port))) return { child, exited: () => exited };
+  const password = extra[extra.indexOf("--requirepass") + 1];
+  const ours = () => answersAs(port, child.pid, extra.includes("--requirepass") ? password : undefined);
+  // generous: a loaded machine starts a redis-server in seconds, not milliseconds
+  const deadline = Date.now() + 20_000;
+  while (!exited && Date.now() < deadline && !(await ours())) await new Promise((r) => setTimeout(r, 25));
+  if (!exited && (await ours())) return { child, exited: () => exited };
   child.kill("SIGKILL");
   return null;
 }

@@ -67,7 +67,7 @@ export async function startSentinelSetup(masterName = "fleet-test"): Promise<Sen
   const primaryPort = primary.port;
   const replicaPort = replica.port;
   const sentinelPorts = [await freePort(), await freePort(), await freePort()];
-  await until("the replica to sync", 15_000, () => ask(replicaPort, async (r) => /master_link_status:up/.test(await r.info("replication"))));
+  await until("the replica to sync", 60_000, () => ask(replicaPort, async (r) => /master_link_status:up/.test(await r.info("replication"))));
   for (const port of sentinelPorts) {
     const conf = join(dir, `sentinel-${port}.conf`);
     writeFileSync(
@@ -87,7 +87,7 @@ export async function startSentinelSetup(masterName = "fleet-test"): Promise<Sen
   }
   // every sentinel sees the replica and the two other sentinels
   for (const port of sentinelPorts) {
-    await until(`sentinel ${port} to know its peers`, 20_000, () =>
+    await until(`sentinel ${port} to know its peers`, 60_000, () =>
       ask(port, async (r) => {
         const flat = (await r.call("SENTINEL", "MASTER", masterName)) as string[];
         const info = new Map<string, string>();

@@ -35,11 +35,14 @@ async function main(): Promise<void> {
   const backend = backendFromUrl(url);
   await backend.health();
   log(`demo: backend ${maskUrl(url)}`);
-  const fleet = await startDemoFleet(backend, { log, ...(args.heartbeatMs ? { heartbeatMs: args.heartbeatMs } : {}) });
+  const starting = startDemoFleet(backend, { log, ...(args.heartbeatMs ? { heartbeatMs: args.heartbeatMs } : {}) });
+  // before the start settles: a SIGTERM while the workers register still stops them gracefully
   onShutdownSignal(async () => {
-    await fleet.stop();
+    const fleet = await starting.catch(() => null);
+    await fleet?.stop();
     await backend.close();
   }, log);
+  await starting;
 }
 
 main().catch((err: unknown) => {

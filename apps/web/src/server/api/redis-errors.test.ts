@@ -126,7 +126,7 @@ async function orphanReplica(): Promise<Target> {
       c.once("error", () => r(false));
     });
     if (ok) break;
-    if (i > 200 || child.exitCode !== null) throw new Error(`redis-server on ${port} did not start`);
+    if (i > 800 || child.exitCode !== null) throw new Error(`redis-server on ${port} did not start within 20 s`);
     await new Promise((r) => setTimeout(r, 25));
   }
   return {

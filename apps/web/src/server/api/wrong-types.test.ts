@@ -6,6 +6,7 @@
 // key; nothing answers 500 or shows a stack, and a refused write changes nothing.
 //
 // Its Redis database is its own (@fleet/backend/testing/redis-dbs).
+import { QUEUE_SUFFIXES, WORKER_FIELDS } from "@fleet/backend";
 import { testRedisDb } from "@fleet/backend/testing/redis-dbs";
 import { describe, expect, it } from "vitest";
 
@@ -206,22 +207,53 @@ function wrongTypesSuite(h: Harness): void {
   });
 
   describe("every GET route", () => {
-    const CORRUPTIONS: Array<{ key: string; as: Wrong }> = [
-      { key: "fleet:queue:t", as: "hash" },
-      { key: "fleet:queue:t:processing", as: "string" },
-      { key: "fleet:pool:t", as: "list" },
-      { key: "stream:t", as: "set" },
-      { key: "fleet:kv:t:k", as: "zset" },
-      { key: "fleet:counter:t", as: "hash" },
-      { key: "fleet:lock:t", as: "list" },
-      { key: "wkr:t:w:hardware", as: "hash" },
-      { key: "wkr:t:w:state", as: "string" },
-      { key: "wkr:t:w:stats:history", as: "list" },
-      { key: "fleet:catalog", as: "string" },
-      { key: "wkrs:t", as: "string" },
-      { key: "wkrs:all", as: "list" },
-      { key: "fleet:console:audit", as: "hash" },
-    ];
+    // Every key Fleet writes (../shared/spec/README.md, "Key layout") and every console key a GET
+    // reads, each planted as every type but its own, for the names FILL gives the routes.
+    const RIGHT: Record<string, Wrong> = {
+      "wkr:t:w:hardware": "string",
+      "wkr:t:w:config": "string",
+      "wkr:t:w:gen": "string",
+      "wkr:t:w:state": "hash",
+      "wkr:t:w:stats": "string",
+      "wkr:t:w:stats:history": "zset",
+      "wkrs:t": "set",
+      "wkrs:all": "set",
+      "stream:t": "zset",
+      "fleet:catalog": "hash",
+      "fleet:pool:t": "hash",
+      "fleet:pool:t:claim:i": "string",
+      "fleet:lock:t": "string",
+      "fleet:counter:t": "string",
+      "fleet:kv:t:k": "string",
+      "fleet:queue:t": "list",
+      "fleet:queue:t:high": "list",
+      "fleet:queue:t:low": "list",
+      "fleet:queue:t:processing": "zset",
+      "fleet:queue:t:processing:body": "hash",
+      "fleet:queue:t:scheduled": "zset",
+      "fleet:queue:t:dead": "list",
+      "fleet:console:audit": "list",
+      "fleet:console:history:10s:t": "string",
+      "fleet:console:history:5m:t": "string",
+      "fleet:console:history:fleet:10s": "string",
+      "fleet:console:history:fleet:5m": "string",
+      "fleet:console:history:latest": "hash",
+      "fleet:console:alerts:rules": "hash",
+      "fleet:console:alerts:firing": "hash",
+      "fleet:console:alerts:outbox": "hash",
+      "fleet:console:alerts:history": "list",
+      "fleet:console:worker-errors:t|w": "list",
+      "fleet:console:bulk:job:w": "hash",
+      "fleet:console:bulk:jobs": "zset",
+    };
+    const TYPES: Wrong[] = ["string", "hash", "list", "zset", "set"];
+    const CORRUPTIONS = Object.entries(RIGHT).flatMap(([key, right]) => TYPES.filter((t) => t !== right).map((as) => ({ key, as })));
+
+    it("plants every key of a worker and of a queue, as the backend names them", () => {
+      for (const f of WORKER_FIELDS) expect(RIGHT, f).toHaveProperty([`wkr:t:w:${f}`]);
+      for (const suffix of QUEUE_SUFFIXES) expect(RIGHT, suffix).toHaveProperty([`fleet:queue:t:${suffix}`]);
+      expect(CORRUPTIONS.length).toBe(Object.keys(RIGHT).length * 4);
+    });
     const FILL: Record<string, string> = { type: "t", id: "w", name: "t", ns: "t", key: "k" };
 
     for (const c of CORRUPTIONS) {

@@ -75,19 +75,21 @@ describe("parallel guesses", () => {
 
   it("the right password gets in once the wait is over (within seconds, not minutes)", async () => {
     for (let i = 0; i < 3; i++) expect((await signIn("otto", `wrong-${i}`)).status).toBe(401);
-    expect((await signIn("otto", PASSWORDS.otto)).status).toBe(429);
-    // the first attempt the throttle lets through is checked, and it is right
-    const started = Date.now();
+    const refused = await signIn("otto", PASSWORDS.otto);
+    expect(refused.status).toBe(429);
+    // seconds, not minutes: the wait the throttle set, as it says it (its growth is checked in throttle.test.ts)
+    const retryAfter = Number(refused.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(SIGN_IN_POLICY.baseDelayMs / 1000 + 1);
+    // the first attempt the throttle lets through is checked, and it is right (60 s: a guard against hanging)
     const ok = await waitFor(
       async () => {
         const res = await signIn("otto", PASSWORDS.otto);
         return res.status === 429 ? null : res;
       },
-      { timeoutMs: 5000, stepMs: 100, what: "otto's backoff to end" },
+      { timeoutMs: 60_000, stepMs: 100, what: "otto's backoff to end" },
     );
     expect(ok.status).toBe(200);
-    // seconds, not minutes: generous for a loaded machine (the wait itself is checked in throttle.test.ts)
-    expect(Date.now() - started).toBeLessThan(10_000);
     expect((await call(queues.GET, "GET", "/queues", { headers: { cookie: cookieOf(ok) } })).status).toBe(200);
     // a success starts over: three more tries before the next wait
     for (let i = 0; i < 3; i++) expect((await signIn("otto", `wrong-again-${i}`)).status).toBe(401);

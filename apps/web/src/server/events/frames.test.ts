@@ -11,15 +11,13 @@ import { MAX_TOPIC_PATTERN_LENGTH, MAX_TOPIC_PATTERN_STARS, MAX_TOPIC_PATTERNS, 
  * expression that backtracks for ever (a plain timer cannot, the event loop is stuck), so
  * a matcher that is not linear fails this test instead of hanging it.
  */
-function msWithin(budgetMs: number, fn: () => void): number {
-  const started = performance.now();
+function msWithin(budgetMs: number, fn: () => void): void {
   try {
     runInNewContext("fn()", { fn }, { timeout: budgetMs });
   } catch (err) {
     if ((err as { code?: string }).code === "ERR_SCRIPT_EXECUTION_TIMEOUT") throw new Error(`took longer than ${budgetMs} ms`);
     throw err;
   }
-  return performance.now() - started;
 }
 
 const text = (b: Uint8Array) => new TextDecoder().decode(b);
@@ -121,11 +119,12 @@ describe("topics filter", () => {
     const filter = parseTopicFilter(adversarial.concat(Array.from({ length: MAX_TOPIC_PATTERNS - adversarial.length }, () => adversarial[0]!)).join(","));
     const topics = [long, `${long}.emit`, "a".repeat(200), `${"ab".repeat(500)}c`];
     let matched = 0;
-    const ms = msWithin(2000, () => {
+    // a backtracking matcher takes minutes to years here, a linear one milliseconds: 20 s tells
+    // them apart on any machine (msWithin fails the test when the watchdog fires)
+    msWithin(20_000, () => {
       for (const t of topics) if (filter(t)) matched++;
     });
     expect(matched).toBe(0);
-    expect(ms).toBeLessThan(2000);
   });
 
   it("refuses too many or too long patterns, and too many stars", () => {

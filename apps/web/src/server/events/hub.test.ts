@@ -23,6 +23,7 @@ let clock: number;
 let hub: EventHub | null;
 let logs: string[];
 let discoveries: NameDiscovery[] = [];
+let witnesses: Array<{ hub: EventHub; backend: MemoryBackend }> = [];
 
 /** The names the hub reads, as the app gives them: from a name discovery over the same backend (walking fast here). */
 function namesOf(b: Backend) {
@@ -54,6 +55,15 @@ function collect(h: EventHub) {
   return { events, detach };
 }
 
+/** A second hub on its own backend with the same loop interval, listened to: its ticks show time passing for loops. */
+function witness(): EventHub {
+  const b = createMemoryBackend("memory://hub-test-witness");
+  const w = new EventHub({ getBackend: async () => b, names: namesOf(b), intervalMs: 20, offlineAfterSeconds: 60, graceMs: 50, now: () => clock, log: () => undefined });
+  w.attach(() => undefined);
+  witnesses.push({ hub: w, backend: b });
+  return w;
+}
+
 /** Lets at least `n` more loop ticks run. */
 async function ticks(h: EventHub, n = 2) {
   const start = h.status().ticks;
@@ -71,6 +81,11 @@ beforeEach(async () => {
 
 afterEach(async () => {
   await hub?.close();
+  for (const w of witnesses) {
+    await w.hub.close();
+    await w.backend.close();
+  }
+  witnesses = [];
   await Promise.all(discoveries.map((d) => d.close()));
   discoveries = [];
   await backend.close();
@@ -225,8 +240,10 @@ describe("EventHub bus and lifecycle", () => {
     await waitFor(() => !h.status().running, { what: "stop after grace" });
     await waitFor(() => counted.open() === 0, { what: "subscription closed" });
     const ticksWhenStopped = h.status().ticks;
-    await sleep(80);
-    expect(h.status().ticks).toBe(ticksWhenStopped); // the loop is stopped too
+    // the loop is stopped too: a second hub with the same interval ticks five times meanwhile,
+    // so the stopped one had every chance to tick (a witness, not a guess of how long is enough)
+    await ticks(witness(), 5);
+    expect(h.status().ticks).toBe(ticksWhenStopped);
 
     const c = collect(h);
     await waitFor(() => h.status().subscribed, { what: "resubscribe" });
@@ -243,10 +260,12 @@ describe("EventHub bus and lifecycle", () => {
     const a = collect(h);
     await waitFor(() => h.status().subscribed);
     a.detach();
-    await sleep(50);
+    expect(h.status()).toMatchObject({ running: true, listeners: 0 });
+    await ticks(h, 2);
     expect(h.status()).toMatchObject({ running: true, listeners: 0 });
     collect(h);
-    await sleep(300);
+    // the loop goes on: a stop and a restart would have opened a second subscription
+    await ticks(h, 5);
     expect(h.status()).toMatchObject({ running: true, subscribed: true, listeners: 1 });
     expect(counted.opened()).toBe(1);
   });
@@ -262,7 +281,8 @@ describe("EventHub bus and lifecycle", () => {
     }
     const last = collect(h);
     await waitFor(() => h.status().subscribed && counted.open() === 1, { what: "one subscription" });
-    await sleep(50);
+    // a subscription still being opened by an earlier cycle would land within a few loop ticks
+    await ticks(h, 5);
     expect(counted.open()).toBe(1);
     last.detach();
     await waitFor(() => counted.open() === 0, { what: "all closed" });
@@ -310,7 +330,8 @@ describe("EventHub bus and lifecycle", () => {
     });
     const h = makeHub(flaky, { intervalMs: 60_000, subscribeRetryMs: 30 });
     const { events } = collect(h);
-    await waitFor(() => h.status().subscribed, { timeoutMs: 2000, what: "subscription after two failures" });
+    // well within the loop's 60 s interval: only the retry timer can have subscribed
+    await waitFor(() => h.status().subscribed, { timeoutMs: 30_000, what: "subscription after two failures" });
     expect(failuresLeft).toBe(-1);
     expect(logs.filter((m) => m.startsWith("bus subscription failed"))).toHaveLength(1);
     expect(logs).toContain("bus subscription restored");
@@ -336,7 +357,7 @@ describe("EventHub bus and lifecycle", () => {
     const h = makeHub(slow);
     const { events } = collect(h);
     expect(await h.whenReady(60)).toBe(false);
-    const waiting = h.whenReady(5_000);
+    const waiting = h.whenReady(30_000);
     release();
     expect(await waiting).toBe(true);
     // Subscribed means subscribed: a message published right away arrives.
@@ -366,7 +387,7 @@ describe("EventHub bus and lifecycle", () => {
         },
       });
       const { events } = collect(h);
-      expect(await h.whenReady(5_000)).toBe(true);
+      expect(await h.whenReady(30_000)).toBe(true);
       const state = round % 2 === 0 ? "ERROR" : "IDLE";
       await backend.workerSetState("scraper", "wr-1", state, state === "ERROR" ? `boom ${round}` : null, clock);
       await waitFor(() =>

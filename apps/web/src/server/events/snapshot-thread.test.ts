@@ -66,7 +66,7 @@ describe("ThreadSnapshotSource (Redis)", () => {
       await backend.close();
     }
     await expect(source.poll(Date.now() / 1000, NAMES)).rejects.toThrow(/closed/);
-  }, 20_000);
+  }, 120_000);
 });
 
 describe("ThreadSnapshotSource fallback", () => {

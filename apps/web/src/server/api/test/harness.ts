@@ -395,9 +395,9 @@ export async function published(h: Harness, fn: () => Promise<unknown>): Promise
   const marker = `test.marker.${randomBytes(6).toString("hex")}`;
   const sub = await h.backend.subscribeEvents((m) => got.push(m));
   const arrived = async (what: string) => {
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + 30_000;
     while (!got.some((m) => m.topic === marker && m.payload.toString("utf8") === what)) {
-      if (Date.now() > deadline) throw new Error(`the bus marker '${what}' did not arrive within 10 s`);
+      if (Date.now() > deadline) throw new Error(`the bus marker '${what}' did not arrive within 30 s`);
       await new Promise((r) => setTimeout(r, 5));
     }
   };

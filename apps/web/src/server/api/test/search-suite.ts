@@ -8,6 +8,7 @@ import * as bulk from "@/app/api/v1/queues/[name]/bulk/route";
 import * as bulkJob from "@/app/api/v1/queues/[name]/bulk/[id]/route";
 import * as bulkCancel from "@/app/api/v1/queues/[name]/bulk/[id]/cancel/route";
 import { getBulkRunner } from "@/server/bulk";
+import { waitFor } from "@/server/events/test/helpers";
 
 import { now, sha1, type Harness } from "./harness";
 
@@ -143,11 +144,13 @@ export function searchSuite(h: Harness): void {
       const many = Array.from({ length: 30_000 }, (_, i) => ({ body: task(`t${i}`, { n: i }) }));
       for (let i = 0; i < many.length; i += 5000) await h.backend.queuePushMany("long", many.slice(i, i + 5000));
       let calls = 0;
+      let inFlight = 0;
       const real = h.backend.queueScan.bind(h.backend);
       const counted = h.backend as { queueScan: typeof real };
       counted.queueScan = (...args) => {
         calls++;
-        return real(...args);
+        inFlight++;
+        return real(...args).finally(() => inFlight--);
       };
       try {
         const controller = new AbortController();
@@ -161,9 +164,15 @@ export function searchSuite(h: Harness): void {
         }
         controller.abort();
         await reader.cancel();
+        // the read under way may finish; then no other starts. A scan that went on would start
+        // its next read as soon as one resolves (in the same turn), so it is never seen idle
+        // from a timer: idle, and still idle some turns later, means stopped.
+        await waitFor(() => inFlight === 0, { what: "the read under way to finish" });
         const seen = calls;
-        await new Promise((r) => setTimeout(r, 200));
+        for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+        expect(inFlight).toBe(0);
         expect(calls).toBe(seen);
+        // and it read a few chunks of the 30,000 tasks, not all of them
         expect(calls).toBeLessThan(10);
       } finally {
         delete (counted as Partial<typeof counted>).queueScan;

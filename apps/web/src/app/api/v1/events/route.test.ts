@@ -97,13 +97,17 @@ describe("GET /api/v1/events (Redis)", () => {
   it("delivers a PUBLISH on event:<topic> as a bus frame", async () => {
     const { reader } = await connect();
     await waitFor(() => getEventHub().status().subscribed, { what: "subscription" });
+    const before = Date.now() / 1000;
     await admin.publish("event:scraper.emit", '{"score": 12.5, "name": "caf\\u00e9"}');
     await admin.publish("event:plain", "not json");
     await waitFor(() => reader.events("bus").length >= 2, { what: "two bus frames" });
+    const after = Date.now() / 1000;
     const [first, second] = reader.data("bus");
     expect(first).toMatchObject({ topic: "scraper.emit", payload: { score: 12.5, name: "café" } });
     expect(typeof first.received_at).toBe("number");
-    expect(Math.abs(first.received_at - Date.now() / 1000)).toBeLessThan(5);
+    // when this process received it, on its clock: between the publish and the frame's arrival
+    expect(first.received_at).toBeGreaterThanOrEqual(before - 0.001);
+    expect(first.received_at).toBeLessThanOrEqual(after + 0.001);
     expect(second).toMatchObject({ topic: "plain", payload: "not json" });
     // `<hub>-<n>`: n increases within the process (server/events/replay.ts)
     const ids = reader.events("bus").map((f) => Number(/-(\d+)$/.exec(f.id ?? "")?.[1]));
@@ -205,7 +209,7 @@ describe("GET /api/v1/events (Redis)", () => {
     // still one after the loop has gone round twice more (a late second subscribe would show by then)
     await ticks(2);
     expect(await patternSubscribers()).toBe(1);
-  }, 20_000);
+  }, 120_000);
 
   it("cleans up aborted clients and cancelled streams", async () => {
     await waitFor(() => getEventHub().status().listeners === 0, { what: "no listeners from earlier tests" });
@@ -255,7 +259,7 @@ describe("GET /api/v1/events (Redis)", () => {
         await admin.publish("event:recover.ping", String(++n));
         return reader.events("bus").length > 0;
       },
-      { timeoutMs: 8000, stepMs: 100, what: "a bus frame after the connections were killed" },
+      { timeoutMs: 30_000, stepMs: 100, what: "a bus frame after the connections were killed" },
     );
     // And the loop reads again: a change still becomes a frame.
     const backend = await getBackend();
@@ -263,11 +267,11 @@ describe("GET /api/v1/events (Redis)", () => {
     const seen = reader.frames.length;
     await backend.queuePush("recover-queue", '{"id": "r", "payload": {}}');
     await waitFor(() => reader.frames.slice(seen).some((f) => f.event === "queues" && f.data!.includes("recover-queue")), {
-      timeoutMs: 8000,
+      timeoutMs: 30_000,
       what: "a queues frame after recovery",
     });
     expect(await patternSubscribers()).toBe(1);
-  }, 20_000);
+  }, 120_000);
 
   it("sends a heartbeat comment at the configured interval", async () => {
     const handler = createEventsHandler({ hub: getEventHub, heartbeatMs: 40 });
