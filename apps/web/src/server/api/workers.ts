@@ -11,7 +11,7 @@
 // page are those of an index at most that old: a fleet paged through is one consistent
 // list (heartbeats reorder a last_seen sort every second; pages of fresh indexes would
 // skip and repeat workers). The first page always reads the index afresh.
-import { workerKeyTwins, type Backend, type WorkerIndexEntry, type WorkerRecord } from "@fleet/backend";
+import { workerKeyTwins, type Backend, type WorkerIndexEntry, type WorkerRecord, type WorkerRef } from "@fleet/backend";
 import { normalizeErrorMessage, type Worker, type WorkerList, type WorkerStatus, type WorkersSort } from "@fleet/schema";
 
 import { conflict } from "./errors";
@@ -60,9 +60,12 @@ export async function listWorkers(backend: Backend, query: WorkersQuery, now: nu
   if (query.offset > 0) {
     const snap = snapshots.get(backend)?.get(key);
     if (snap && Date.now() - snap.at <= INDEX_SNAPSHOT_MS && snap.at <= Date.now()) {
-      const count = await backend.workerCount();
+      // the fleet's size and the page's rows in one round trip: the rows are wasted only
+      // when the size moved (then the index is read again below)
+      const plan = planFrom(snap, query, needle, now, offlineAfterSeconds);
+      const [count, records] = await Promise.all([backend.workerCount(), readPage(backend, plan)]);
       if (count === snap.count) {
-        const answer = await answerFrom(backend, snap, query, needle, now, offlineAfterSeconds);
+        const answer = await finish(backend, plan, records, needle, now, offlineAfterSeconds);
         if (answer.verified) return answer.list;
       }
     }
@@ -85,21 +88,16 @@ export async function listWorkers(backend: Backend, query: WorkersQuery, now: nu
   return (await answerFrom(backend, snap, query, needle, now, offlineAfterSeconds, rows ? await rows : undefined)).list;
 }
 
-/**
- * The page from an index: filter, count, sort, slice, then full records of the page only.
- * `verified`: every row read afresh agrees with its index entry on what placed it on the
- * page (registration, status, for `q` the hostname).
- */
-async function answerFrom(
-  backend: Backend,
-  snap: Snapshot,
-  query: WorkersQuery,
-  needle: string | null,
-  now: number,
-  offlineAfterSeconds: number,
-  /** The page's records, already read (the index's first `limit` entries from `offset`, in its order). */
-  read?: WorkerRecord[],
-): Promise<{ list: WorkerList; verified: boolean }> {
+/** What a page shows of an index: filtered, counted, sorted and sliced (no records read yet). */
+interface Plan {
+  total: number;
+  counts: WorkerList["counts"];
+  shown: Array<{ entry: WorkerIndexEntry; status: WorkerStatus }>;
+  refs: WorkerRef[];
+}
+
+/** The page of an index: filter, count, sort, slice. */
+function planFrom(snap: Snapshot, query: WorkersQuery, needle: string | null, now: number, offlineAfterSeconds: number): Plan {
   const sort = query.sort ?? "name";
   const ranked = sort === "name" ? snap.entries.map((entry) => ({ entry })) : (snap.sorted[sort] ??= snap.entries.map((entry) => ({ entry })).sort(comparator(sort)));
   // statuses against this request's clock: an index a second old still turns workers offline on time
@@ -110,9 +108,42 @@ async function answerFrom(
   for (const { status } of entries) counts[status] += 1;
   if (query.status !== undefined) entries = entries.filter(({ status }) => status === query.status);
   const shown = page(entries, query);
-  const refsShown = shown.map(({ entry }) => ({ automationType: entry.automationType, workerId: entry.workerId }));
-  const records = read ?? (shown.length > 0 ? await backend.workersGet(refsShown) : []);
-  if (records.length !== shown.length || records.some((r, i) => r.automationType !== refsShown[i]!.automationType || r.workerId !== refsShown[i]!.workerId)) {
+  return { total: entries.length, counts, shown, refs: shown.map(({ entry }) => ({ automationType: entry.automationType, workerId: entry.workerId })) };
+}
+
+function readPage(backend: Backend, plan: Plan): Promise<WorkerRecord[]> {
+  return plan.refs.length > 0 ? backend.workersGet(plan.refs) : Promise.resolve([]);
+}
+
+/**
+ * The page from an index: full records of the page only (`read`: already read, the index's
+ * first `limit` entries from `offset`, in its order). `verified`: every row read afresh
+ * agrees with its index entry on what placed it on the page (registration, status, for `q`
+ * the hostname).
+ */
+async function answerFrom(
+  backend: Backend,
+  snap: Snapshot,
+  query: WorkersQuery,
+  needle: string | null,
+  now: number,
+  offlineAfterSeconds: number,
+  read?: WorkerRecord[],
+): Promise<{ list: WorkerList; verified: boolean }> {
+  const plan = planFrom(snap, query, needle, now, offlineAfterSeconds);
+  return finish(backend, plan, read ?? (await readPage(backend, plan)), needle, now, offlineAfterSeconds);
+}
+
+async function finish(
+  backend: Backend,
+  plan: Plan,
+  records: WorkerRecord[],
+  needle: string | null,
+  now: number,
+  offlineAfterSeconds: number,
+): Promise<{ list: WorkerList; verified: boolean }> {
+  const { shown, refs } = plan;
+  if (records.length !== shown.length || records.some((r, i) => r.automationType !== refs[i]!.automationType || r.workerId !== refs[i]!.workerId)) {
     throw new Error("worker rows read ahead do not match the page");
   }
   const workers: Worker[] = new Array(records.length);
@@ -125,7 +156,7 @@ async function answerFrom(
   // since when each shown error stands (the watch's error history; one read for the page)
   const since = await lastErrorSince(backend, records);
   for (let i = 0; i < records.length; i++) if (records[i]!.lastError !== null) workers[i] = { ...workers[i]!, last_error_since: since[i] ?? null };
-  return { list: { total: entries.length, counts, workers }, verified };
+  return { list: { total: plan.total, counts: plan.counts, workers }, verified };
 }
 
 function agrees(rec: WorkerRecord, row: Worker, at: { entry: WorkerIndexEntry; status: WorkerStatus }, needle: string | null): boolean {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 
+import * as automations from "@/app/api/v1/automations/route";
+import * as automation from "@/app/api/v1/automations/[type]/route";
 import * as workers from "@/app/api/v1/workers/route";
 
 import { now, type BulkOp, type Harness } from "./harness";
@@ -12,40 +14,56 @@ const FLEET_SIZE = 10_000;
 /** The Backend reads a worker listing could use. */
 const WORKER_READS = ["workerList", "workersIndex", "workersGet", "workerGet", "workerStatsFrames", "catalogGet", "catalogAll", "queueDepths"];
 
+/** 10,000 workers over 10 types, every field set, none offline. */
+async function seedFleet(h: Harness): Promise<void> {
+  // an hour ahead, so that no worker turns offline however long seeding takes on a busy machine
+  const t = now() + 3600;
+  const ops: BulkOp[] = [];
+  for (let i = 0; i < FLEET_SIZE; i++) {
+    const type = `type-${i % 10}`;
+    const id = `worker-${String(i).padStart(5, "0")}`;
+    const k = (f: string) => `wkr:${type}:${id}:${f}`;
+    ops.push(
+      ["set", k("hardware"), JSON.stringify({ hostname: `host-${i}`, cpus: 8, memory: 16e9, os: "linux" })],
+      ["set", k("config"), JSON.stringify({ slots: 4, proxy: { host: "p", port: 8080 }, mode: "fast" })],
+      ["set", k("gen"), "3"],
+      ["set", k("stats"), JSON.stringify({ rps: 12.5, ok: 1000, failed: 3, latency_ms: 120 })],
+      ["hset", k("state"), { state: i % 3 === 0 ? "RUNNING" : "IDLE", last_seen: String(t), last_error: "" }],
+      ["sadd", `wkrs:${type}`, id],
+      ["sadd", "wkrs:all", `${type}|${id}`],
+    );
+  }
+  await h.plant.bulk(ops);
+}
+
+/** Wraps the backend's worker reads to record each call (name, number of refs, options); undo() puts them back. */
+function recordCalls(h: Harness): { calls: Array<{ name: string; refs: number | null; opts: unknown }>; undo(): void } {
+  const calls: Array<{ name: string; refs: number | null; opts: unknown }> = [];
+  const b = h.backend as unknown as Record<string, unknown>;
+  const originals = new Map<string, unknown>();
+  for (const name of WORKER_READS) {
+    const fn = b[name];
+    if (typeof fn !== "function") throw new Error(`the backend has no ${name}`);
+    originals.set(name, fn);
+    b[name] = (...args: unknown[]) => {
+      calls.push({ name, refs: Array.isArray(args[0]) ? args[0].length : null, opts: args[1] });
+      return (fn as (...a: unknown[]) => unknown).apply(h.backend, args);
+    };
+  }
+  return {
+    calls,
+    undo: () => {
+      for (const name of originals.keys()) delete b[name];
+    },
+  };
+}
+
 /** GET /workers reads a large fleet in a fixed number of batched backend calls. */
 export function perfSuite(h: Harness): void {
   describe("GET /workers with 10,000 workers", () => {
     it("answers limit=1000 from the light index of all workers plus full records of the page", { timeout: 60_000 }, async () => {
-      // an hour ahead, so that no worker turns offline however long seeding takes on a busy machine
-      const t = now() + 3600;
-      const ops: BulkOp[] = [];
-      for (let i = 0; i < FLEET_SIZE; i++) {
-        const type = `type-${i % 10}`;
-        const id = `worker-${String(i).padStart(5, "0")}`;
-        const k = (f: string) => `wkr:${type}:${id}:${f}`;
-        ops.push(
-          ["set", k("hardware"), JSON.stringify({ hostname: `host-${i}`, cpus: 8, memory: 16e9, os: "linux" })],
-          ["set", k("config"), JSON.stringify({ slots: 4, proxy: { host: "p", port: 8080 }, mode: "fast" })],
-          ["set", k("gen"), "3"],
-          ["set", k("stats"), JSON.stringify({ rps: 12.5, ok: 1000, failed: 3, latency_ms: 120 })],
-          ["hset", k("state"), { state: i % 3 === 0 ? "RUNNING" : "IDLE", last_seen: String(t), last_error: "" }],
-          ["sadd", `wkrs:${type}`, id],
-          ["sadd", "wkrs:all", `${type}|${id}`],
-        );
-      }
-      await h.plant.bulk(ops);
-      const calls: Array<{ name: string; refs: number | null; opts: unknown }> = [];
-      const b = h.backend as unknown as Record<string, unknown>;
-      const originals = new Map<string, unknown>();
-      for (const name of WORKER_READS) {
-        const fn = b[name];
-        if (typeof fn !== "function") throw new Error(`the backend has no ${name}`);
-        originals.set(name, fn);
-        b[name] = (...args: unknown[]) => {
-          calls.push({ name, refs: Array.isArray(args[0]) ? args[0].length : null, opts: args[1] });
-          return (fn as (...a: unknown[]) => unknown).apply(h.backend, args);
-        };
-      }
+      await seedFleet(h);
+      const { calls, undo } = recordCalls(h);
       try {
         let res = await h.call(workers.GET, "GET", "/workers?limit=1000");
         expect(res.status).toBe(200);
@@ -88,7 +106,54 @@ export function perfSuite(h: Harness): void {
           expect([first.automation_type, first.worker_id]).toEqual([`type-${i}`, `worker-${String(i).padStart(5, "0")}`]);
         }
       } finally {
-        for (const name of originals.keys()) delete b[name];
+        undo();
+      }
+      // a later page asks for the fleet's size (is the index still the fleet's?) and for its
+      // rows together: one round trip, the rows asked for before the size has answered
+      const b = h.backend as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
+      const events: string[] = [];
+      for (const name of ["workerCount", "workersGet"]) {
+        const fn = b[name]!;
+        b[name] = async (...args: unknown[]) => {
+          events.push(`${name} asked`);
+          const v = await fn.apply(h.backend, args);
+          events.push(`${name} answered`);
+          return v;
+        };
+      }
+      try {
+        await h.call(workers.GET, "GET", "/workers?limit=1000");
+        events.length = 0;
+        const res = await h.call(workers.GET, "GET", "/workers?limit=1000&offset=2000");
+        expect(res.json.workers).toHaveLength(1000);
+        expect(events.slice(0, 2)).toEqual(["workerCount asked", "workersGet asked"]);
+      } finally {
+        delete b.workerCount;
+        delete b.workersGet;
+      }
+    });
+
+    it("counts them for GET /automations from the light index alone, never full records", { timeout: 60_000 }, async () => {
+      await seedFleet(h);
+      const { calls, undo } = recordCalls(h);
+      try {
+        const res = await h.call(automations.GET, "GET", "/automations");
+        expect(res.status).toBe(200);
+        expect(res.json.automations).toHaveLength(10);
+        expect(res.json.automations[0].workers).toEqual({ total: 1000, running: 334, idle: 666, error: 0, offline: 0 });
+        expect(calls.filter((c) => c.name !== "catalogAll" && c.name !== "queueDepths").map((c) => [c.name, c.refs])).toEqual([
+          ["workerList", null],
+          ["workersIndex", FLEET_SIZE],
+        ]);
+        calls.length = 0;
+        const one = await h.call(automation.GET, "GET", "/automations/type-3");
+        expect(one.json.workers).toEqual({ total: 1000, running: 334, idle: 666, error: 0, offline: 0 });
+        expect(calls.filter((c) => c.name !== "catalogGet" && c.name !== "queueDepths").map((c) => [c.name, c.refs])).toEqual([
+          ["workerList", null],
+          ["workersIndex", 1000],
+        ]);
+      } finally {
+        undo();
       }
     });
   });
