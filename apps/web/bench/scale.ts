@@ -524,7 +524,7 @@ async function pageSection(base: string): Promise<void> {
       await page.locator("table").filter({ hasText: "d0" }).first().waitFor({ timeout: 30_000 });
       const painted = performance.now() - t0;
       const t1 = performance.now();
-      await page.getByRole("button", { name: "Last page of dead letters" }).click();
+      await page.getByRole("link", { name: "Last page of dead letters" }).click();
       await page.getByText(lastShown).waitFor({ timeout: 30_000 });
       await page.locator("table").filter({ hasText: lastTaskId }).first().waitFor({ timeout: 30_000 });
       const reached = performance.now() - t1;
