@@ -87,6 +87,7 @@ export const queryKeys = {
 export const endpoints = {
   automations: () => ({ queryKey: queryKeys.automations.list(), path: "/automations" }),
   queues: () => ({ queryKey: queryKeys.queues.list(), path: "/queues" }),
+  pools: () => ({ queryKey: queryKeys.pools.list(), path: "/pools" }),
   queue: (name: string, limit = 100) => ({ queryKey: queryKeys.queues.detail(name, limit), path: `/queues/${seg(name)}${qs({ limit })}` }),
   deadLetters: (name: string, limit = 100, offset = 0) => ({ queryKey: queryKeys.queues.dead(name, limit, offset), path: `/queues/${seg(name)}/dead${qs({ limit, offset })}` }),
 } as const;

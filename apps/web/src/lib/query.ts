@@ -224,11 +224,10 @@ export const queries = {
       refetchInterval: 30_000,
       staleTime: 10_000,
     }),
-  pools: () =>
-    queryOptions({
-      queryKey: queryKeys.pools.list(),
-      queryFn: ({ signal }) => apiGet<PoolList>("/pools", signal),
-    }),
+  pools: () => {
+    const e = endpoints.pools();
+    return queryOptions({ queryKey: e.queryKey, queryFn: ({ signal }) => apiGet<PoolList>(e.path, signal) });
+  },
   pool: (name: string) =>
     queryOptions({
       queryKey: queryKeys.pools.detail(name),

@@ -4,13 +4,15 @@
 // round trips, and the decoding cost follows `limit`, not the fleet's size.
 //
 // Paging (issue 11, point 6): a page after the first (offset > 0) pages through the index
-// the first page read, when that read is at most INDEX_SNAPSHOT_MS old, the fleet has as
-// many workers (SCARD wkrs:all) and every worker of the page, read afresh, still has the
-// status (and registration, and for `q` the hostname) the index gave it; otherwise it reads
-// the index again. Rows are always read afresh; `total`, `counts` and the order of a later
-// page are those of an index at most that old: a fleet paged through is one consistent
-// list (heartbeats reorder a last_seen sort every second; pages of fresh indexes would
-// skip and repeat workers). The first page always reads the index afresh.
+// the first page read, when the last page served from it is at most INDEX_SNAPSHOT_MS ago
+// (and the read itself at most INDEX_SNAPSHOT_MAX_MS), the fleet has as many workers (SCARD
+// wkrs:all) and every worker of the page, read afresh, still has the status (and
+// registration, and for `q` the hostname) the index gave it; otherwise it reads the index
+// again. Rows are always read afresh; `total`, `counts` and the order of a later page are
+// those of that index: a fleet paged through is one consistent list (heartbeats reorder a
+// last_seen sort every second; pages of fresh indexes would skip and repeat workers), also
+// when a busy machine makes the pass longer than a few seconds (each page renews the
+// snapshot; a pass that pauses longer starts over). The first page always reads it afresh.
 import { workerKeyTwins, type Backend, type WorkerIndexEntry, type WorkerRecord, type WorkerRef } from "@fleet/backend";
 import { normalizeErrorMessage, type Worker, type WorkerList, type WorkerStatus, type WorkersSort } from "@fleet/schema";
 
@@ -31,13 +33,17 @@ export interface WorkersQuery {
   offset: number;
 }
 
-/** How long a first page's index serves the pages after it. */
+/** How long after the last page it served a first page's index serves the next one. */
 export const INDEX_SNAPSHOT_MS = 3000;
+/** The oldest index a later page is served from, however steadily the pages came. */
+export const INDEX_SNAPSHOT_MAX_MS = 30_000;
 /** Index snapshots kept per backend (one per type filter and hostname need). */
 const SNAPSHOTS_KEPT = 8;
 
 interface Snapshot {
   at: number;
+  /** When a page was last served from it (Date.now()). */
+  used: number;
   /** SCARD wkrs:all when it was read. */
   count: number;
   /** In the contract's order (type, then id). */
@@ -54,19 +60,23 @@ export async function listWorkers(backend: Backend, query: WorkersQuery, now: nu
   if (query.error_group !== undefined) {
     // one error group: the workers of the group only, read afresh for every page (not kept)
     const [count, refs] = await Promise.all([backend.workerCount(), groupRefs(backend, query.type, query.error_group)]);
-    const snap: Snapshot = { at: Date.now(), count, entries: await backend.workersIndex(refs, { hostname: needle !== null }), sorted: {} };
+    const snap: Snapshot = { at: Date.now(), used: Date.now(), count, entries: await backend.workersIndex(refs, { hostname: needle !== null }), sorted: {} };
     return (await answerFrom(backend, snap, query, needle, now, offlineAfterSeconds)).list;
   }
   if (query.offset > 0) {
     const snap = snapshots.get(backend)?.get(key);
-    if (snap && Date.now() - snap.at <= INDEX_SNAPSHOT_MS && snap.at <= Date.now()) {
+    const t = Date.now();
+    if (snap && t - snap.used <= INDEX_SNAPSHOT_MS && t - snap.at <= INDEX_SNAPSHOT_MAX_MS && snap.at <= t) {
       // the fleet's size and the page's rows in one round trip: the rows are wasted only
       // when the size moved (then the index is read again below)
       const plan = planFrom(snap, query, needle, now, offlineAfterSeconds);
       const [count, records] = await Promise.all([backend.workerCount(), readPage(backend, plan)]);
       if (count === snap.count) {
         const answer = await finish(backend, plan, records, needle, now, offlineAfterSeconds);
-        if (answer.verified) return answer.list;
+        if (answer.verified) {
+          snap.used = Date.now();
+          return answer.list;
+        }
       }
     }
   }
@@ -79,7 +89,7 @@ export async function listWorkers(backend: Backend, query: WorkersQuery, now: nu
   const index = backend.workersIndex(refs, { hostname: needle !== null });
   const rows = early ? backend.workersGet(page(refs, query)) : null;
   rows?.catch(() => undefined);
-  const snap: Snapshot = { at, count, entries: await index, sorted: {} };
+  const snap: Snapshot = { at, used: Date.now(), count, entries: await index, sorted: {} };
   let kept = snapshots.get(backend);
   if (!kept) snapshots.set(backend, (kept = new Map()));
   kept.delete(key);

@@ -1,8 +1,9 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 
 import * as automations from "@/app/api/v1/automations/route";
 import * as automation from "@/app/api/v1/automations/[type]/route";
 import * as workers from "@/app/api/v1/workers/route";
+import { INDEX_SNAPSHOT_MS } from "@/server/api/workers";
 
 import { now, type BulkOp, type Harness } from "./harness";
 
@@ -104,6 +105,26 @@ export function perfSuite(h: Harness): void {
           const first = res.json.workers[0] as { automation_type: string; worker_id: string };
           const i = offset / 1000; // 1,000 workers per type, types in order
           expect([first.automation_type, first.worker_id]).toEqual([`type-${i}`, `worker-${String(i).padStart(5, "0")}`]);
+        }
+        // a slow pass (a busy machine) keeps paging through its one index: each page renews it;
+        // a pause longer than INDEX_SNAPSHOT_MS starts over with a fresh index
+        const realNow = Date.now;
+        let shift = 0;
+        const clock = vi.spyOn(Date, "now").mockImplementation(() => realNow() + shift);
+        try {
+          await h.call(workers.GET, "GET", "/workers?limit=1000");
+          for (const offset of [1000, 2000, 3000]) {
+            shift += INDEX_SNAPSHOT_MS - 500;
+            calls.length = 0;
+            await h.call(workers.GET, "GET", `/workers?limit=1000&offset=${offset}`);
+            expect(calls.map((c) => c.name)).toEqual(["workersGet"]);
+          }
+          shift += INDEX_SNAPSHOT_MS + 500;
+          calls.length = 0;
+          await h.call(workers.GET, "GET", "/workers?limit=1000&offset=4000");
+          expect(calls.map((c) => c.name)).toEqual(["workerList", "workersIndex", "workersGet"]);
+        } finally {
+          clock.mockRestore();
         }
       } finally {
         undo();
