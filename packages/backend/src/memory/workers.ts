@@ -5,7 +5,7 @@ import { configFromRaw, genFromRaw, encodeUnixFloat, statsFrameFromRaw, workerRe
 import { CorruptDataError, StaleGenerationError } from "../errors";
 import { WORKER_ALL_INDEX, WORKER_FIELDS, keys, parseWorkerAllMember } from "../keys";
 import { pyJsonBytes } from "../pyjson";
-import type { WorkersBackend, ConfigWrite, JsonObject, StatsFrame, WorkerIndexEntry, WorkerRecord, WorkerRef } from "../types";
+import type { WorkersBackend, ConfigWrite, JsonObject, StatsFrame, WorkerIndexEntry, WorkerRecord, WorkerRef, WorkerRow } from "../types";
 import { workerIndexEntryFromRaw } from "../worker-index";
 import { cmp } from "../shared";
 import { stringOrUnreadable, type MemoryContext } from "./context";
@@ -144,6 +144,13 @@ export function memoryWorkers(ctx: MemoryContext): WorkersBackend {
 
     async workersGet(refs: WorkerRef[]): Promise<WorkerRecord[]> {
       return refs.map((r) => readWorker(ctx, r));
+    },
+
+    async workersRows(refs: WorkerRef[]): Promise<WorkerRow[]> {
+      return refs.map((r) => {
+        const { historyLen: _, ...row } = readWorker(ctx, r);
+        return row;
+      });
     },
 
     async workersIndex(refs: WorkerRef[], opts: { hostname?: boolean } = {}): Promise<WorkerIndexEntry[]> {

@@ -59,6 +59,7 @@ const HARDWARE_VALUE = new NamedRows(["hardware"] as const);
 /** The fields each mode of workers-read-n.lua answers per worker (the script names them in its reply; see its header). */
 export const WORKERS_READ_FIELDS = {
   full: ["member", "state", "last_seen", "last_error", "history", "wrong"],
+  row: ["member", "state", "last_seen", "last_error", "wrong"],
   index: ["member", "state", "last_seen", "has_last_error", "wrong"],
 } as const;
 type ReadMode = keyof typeof WORKERS_READ_FIELDS;
@@ -141,23 +142,28 @@ function stateHash(state: Packed, lastSeen: Packed, lastError: Packed): Record<s
  * returned as nil may be a key of another type: only those are looked at again, in one
  * more call per chunk that has any.
  */
-export async function readWorkers(ctx: RedisContext, r: Redis, refs: WorkerRef[]): Promise<WorkerRecord[]> {
+export async function readWorkers(ctx: RedisContext, r: Redis, refs: WorkerRef[]): Promise<WorkerRecord[]>;
+/** Without `history` (workersRows): no stats:history key is sent or read, and `historyLen` reads 0 (the caller drops it). */
+export async function readWorkers(ctx: RedisContext, r: Redis, refs: WorkerRef[], opts: { history: boolean }): Promise<WorkerRecord[]>;
+export async function readWorkers(ctx: RedisContext, r: Redis, refs: WorkerRef[], opts: { history: boolean } = { history: true }): Promise<WorkerRecord[]> {
   const out = new Array<WorkerRecord>(refs.length);
+  const mode = opts.history ? "full" : "row";
+  const scriptFields: WorkerField[] = opts.history ? ["state", "stats:history"] : ["state"];
   await Promise.all(
     chunksByType(refs, WORKERS_PER_CALL).map(async ({ type, positions }) => {
       const n = positions.length;
       const ids = positions.map((pos) => refs[pos]!.workerId);
       const keyBytes = keyBytesEstimate(type, ids);
       const mget = new RespArgs(STRING_VALUES.width * n * keyBytes);
-      const script = workersReadArgs(type, 2 * n, 2 * n * keyBytes);
+      const script = workersReadArgs(type, scriptFields.length * n, scriptFields.length * n * keyBytes);
       const stringKeys = workerKeysAround(type, STRING_VALUES.fields);
-      const scriptKeys = workerKeysAround(type, ["state", "stats:history"]);
+      const scriptKeys = workerKeysAround(type, scriptFields);
       for (const id of ids) {
         mget.addKeys(id, stringKeys);
         script.addKeys(id, scriptKeys);
       }
-      const { strings, reply } = await readChunk(ctx, r, mget, script.add("full"));
-      const { rows, values } = scriptRows(reply, "full", n);
+      const { strings, reply } = await readChunk(ctx, r, mget, script.add(mode));
+      const { rows, values } = scriptRows(reply, mode, n);
       const wrongStrings = await wrongTypeStrings(r, strings, (k) => {
         const { row, field } = STRING_VALUES.locate(k);
         return keys.worker(type, ids[row]!, field);
@@ -171,7 +177,7 @@ export async function readWorkers(ctx: RedisContext, r: Redis, refs: WorkerRef[]
           gen: STRING_VALUES.get(strings, i, "gen"),
           stats: STRING_VALUES.get(strings, i, "stats"),
           state: stateHash(rows.get(values, i, "state"), rows.get(values, i, "last_seen"), rows.get(values, i, "last_error")),
-          historyLen: rows.get(values, i, "history") as number,
+          historyLen: mode === "full" ? ((rows as NamedRows<ReadField<"full">>).get(values, i, "history") as number) : 0,
         });
         // a key of the wrong type reads as corrupt rather than failing the whole page
         if (wrongStrings !== null) {

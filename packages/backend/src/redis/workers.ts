@@ -4,7 +4,7 @@ import { configFromRaw, genFromRaw, encodeUnixFloat, isJsonObject, parseJsonByte
 import { CorruptDataError, StaleGenerationError } from "../errors";
 import { WORKER_ALL_INDEX, WORKER_FIELDS, keys, parseWorkerAllMember } from "../keys";
 import { pyFloatRepr, pyJsonBytes } from "../pyjson";
-import type { WorkersBackend, ConfigWrite, JsonObject, StatsFrame, WorkerIndexEntry, WorkerRecord, WorkerRef } from "../types";
+import type { WorkersBackend, ConfigWrite, JsonObject, StatsFrame, WorkerIndexEntry, WorkerRecord, WorkerRef, WorkerRow } from "../types";
 import { callScript } from "./connection";
 import type { RedisContext } from "./context";
 import { readWorkers, readWorkersIndex } from "./worker-read";
@@ -174,6 +174,12 @@ export function redisWorkers(ctx: RedisContext): WorkersBackend {
     async workersGet(refs: WorkerRef[]): Promise<WorkerRecord[]> {
       if (refs.length === 0) return [];
       return ctx.run((r) => readWorkers(ctx, r, refs));
+    },
+
+    async workersRows(refs: WorkerRef[]): Promise<WorkerRow[]> {
+      if (refs.length === 0) return [];
+      const records = await ctx.run((r) => readWorkers(ctx, r, refs, { history: false }));
+      return records.map(({ historyLen: _, ...row }) => row);
     },
 
     async workersIndex(refs: WorkerRef[], opts: { hostname?: boolean } = {}): Promise<WorkerIndexEntry[]> {

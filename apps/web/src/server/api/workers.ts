@@ -13,7 +13,7 @@
 // last_seen sort every second; pages of fresh indexes would skip and repeat workers), also
 // when a busy machine makes the pass longer than a few seconds (each page renews the
 // snapshot; a pass that pauses longer starts over). The first page always reads it afresh.
-import { workerKeyTwins, type Backend, type WorkerIndexEntry, type WorkerRecord, type WorkerRef } from "@fleet/backend";
+import { workerKeyTwins, type Backend, type WorkerIndexEntry, type WorkerRef, type WorkerRow } from "@fleet/backend";
 import { normalizeErrorMessage, type Worker, type WorkerList, type WorkerStatus, type WorkersSort } from "@fleet/schema";
 
 import { conflict } from "./errors";
@@ -49,7 +49,7 @@ interface Snapshot {
   /** In the contract's order (type, then id). */
   entries: WorkerIndexEntry[];
   /** The same entries in the last_seen orders, sorted once asked for. */
-  sorted: Partial<Record<WorkersSort, Ranked[]>>;
+  sorted: Partial<Record<WorkersSort, WorkerIndexEntry[]>>;
 }
 
 const snapshots = new WeakMap<Backend, Map<string, Snapshot>>();
@@ -87,7 +87,7 @@ export async function listWorkers(backend: Backend, query: WorkersQuery, now: nu
   // here while Redis reads the index.
   const early = (query.sort ?? "name") === "name" && query.status === undefined && needle === null && query.limit > 0;
   const index = backend.workersIndex(refs, { hostname: needle !== null });
-  const rows = early ? backend.workersGet(page(refs, query)) : null;
+  const rows = early ? backend.workersRows(page(refs, query)) : null;
   rows?.catch(() => undefined);
   const snap: Snapshot = { at, used: Date.now(), count, entries: await index, sorted: {} };
   let kept = snapshots.get(backend);
@@ -106,23 +106,32 @@ interface Plan {
   refs: WorkerRef[];
 }
 
-/** The page of an index: filter, count, sort, slice. */
+/**
+ * The page of an index: filter, count, sort, slice, in one pass that allocates only for the
+ * rows shown (every page walks the whole index: 10,000 entries, ten times per fleet read).
+ */
 function planFrom(snap: Snapshot, query: WorkersQuery, needle: string | null, now: number, offlineAfterSeconds: number): Plan {
   const sort = query.sort ?? "name";
-  const ranked = sort === "name" ? snap.entries.map((entry) => ({ entry })) : (snap.sorted[sort] ??= snap.entries.map((entry) => ({ entry })).sort(comparator(sort)));
-  // statuses against this request's clock: an index a second old still turns workers offline on time
-  let entries = ranked.map(({ entry }) => ({ entry, status: workerStatus(entry.state, entry.lastSeen, now, offlineAfterSeconds) }));
-  if (needle !== null) entries = entries.filter(({ entry }) => matches(entry, needle));
+  const ranked = sort === "name" ? snap.entries : (snap.sorted[sort] ??= [...snap.entries].sort(comparator(sort)));
   // counts cover type and q, before status and paging: the filter chips show what each would give
   const counts = emptyWorkerCounts();
-  for (const { status } of entries) counts[status] += 1;
-  if (query.status !== undefined) entries = entries.filter(({ status }) => status === query.status);
-  const shown = page(entries, query);
-  return { total: entries.length, counts, shown, refs: shown.map(({ entry }) => ({ automationType: entry.automationType, workerId: entry.workerId })) };
+  const shown: Plan["shown"] = [];
+  const end = query.offset + query.limit;
+  let total = 0;
+  for (const entry of ranked) {
+    if (needle !== null && !matches(entry, needle)) continue;
+    // statuses against this request's clock: an index a second old still turns workers offline on time
+    const status = workerStatus(entry.state, entry.lastSeen, now, offlineAfterSeconds);
+    counts[status] += 1;
+    if (query.status !== undefined && status !== query.status) continue;
+    if (total >= query.offset && total < end) shown.push({ entry, status });
+    total += 1;
+  }
+  return { total, counts, shown, refs: shown.map(({ entry }) => ({ automationType: entry.automationType, workerId: entry.workerId })) };
 }
 
-function readPage(backend: Backend, plan: Plan): Promise<WorkerRecord[]> {
-  return plan.refs.length > 0 ? backend.workersGet(plan.refs) : Promise.resolve([]);
+function readPage(backend: Backend, plan: Plan): Promise<WorkerRow[]> {
+  return plan.refs.length > 0 ? backend.workersRows(plan.refs) : Promise.resolve([]);
 }
 
 /**
@@ -138,7 +147,7 @@ async function answerFrom(
   needle: string | null,
   now: number,
   offlineAfterSeconds: number,
-  read?: WorkerRecord[],
+  read?: WorkerRow[],
 ): Promise<{ list: WorkerList; verified: boolean }> {
   const plan = planFrom(snap, query, needle, now, offlineAfterSeconds);
   return finish(backend, plan, read ?? (await readPage(backend, plan)), needle, now, offlineAfterSeconds);
@@ -147,7 +156,7 @@ async function answerFrom(
 async function finish(
   backend: Backend,
   plan: Plan,
-  records: WorkerRecord[],
+  records: WorkerRow[],
   needle: string | null,
   now: number,
   offlineAfterSeconds: number,
@@ -169,7 +178,7 @@ async function finish(
   return { list: { total: plan.total, counts: plan.counts, workers }, verified };
 }
 
-function agrees(rec: WorkerRecord, row: Worker, at: { entry: WorkerIndexEntry; status: WorkerStatus }, needle: string | null): boolean {
+function agrees(rec: WorkerRow, row: Worker, at: { entry: WorkerIndexEntry; status: WorkerStatus }, needle: string | null): boolean {
   if (rec.registered !== at.entry.registered || row.status !== at.status) return false;
   if (needle === null) return true;
   const h = rec.hardware?.hostname;
@@ -200,10 +209,8 @@ export async function matchingWorkers(
   return needle !== null ? entries.filter(({ entry }) => matches(entry, needle)) : entries;
 }
 
-type Ranked = { entry: WorkerIndexEntry };
-
-function byName(a: Ranked, b: Ranked): number {
-  return byString(a.entry.automationType, b.entry.automationType) || byString(a.entry.workerId, b.entry.workerId);
+function byName(a: WorkerIndexEntry, b: WorkerIndexEntry): number {
+  return byString(a.automationType, b.automationType) || byString(a.workerId, b.workerId);
 }
 
 /**
@@ -211,12 +218,12 @@ function byName(a: Ranked, b: Ranked): number {
  * the /workers page's sort done here rather than over the whole fleet in the browser. An
  * unreadable or missing last_seen counts as the oldest; ties fall back to type, then id.
  */
-function comparator(sort: WorkersSort): (a: Ranked, b: Ranked) => number {
+function comparator(sort: WorkersSort): (a: WorkerIndexEntry, b: WorkerIndexEntry) => number {
   if (sort === "name") return byName;
   const dir = sort === "last_seen" ? 1 : -1;
   return (a, b) => {
-    const x = seenKey(a.entry);
-    const y = seenKey(b.entry);
+    const x = seenKey(a);
+    const y = seenKey(b);
     return (x === y ? 0 : x < y ? -dir : dir) || byName(a, b);
   };
 }
