@@ -5,14 +5,13 @@
 // STRING_VALUES (the one table that also makes its keys), the script's through the field
 // names it answers first (so a field added to the script, anywhere, shifts nothing here).
 import type { ChainableCommander, Command, Redis } from "ioredis";
-import { workerRecordFromRaw } from "../codec";
+import { lastSeenFromRaw, parseObjectField, workerRecordFromRaw, workerStateFromRaw } from "../codec";
 import { CorruptDataError } from "../errors";
 import { keys, type WorkerField } from "../keys";
 import { markCorrupt } from "../shared";
 import type { WorkerIndexEntry, WorkerRecord, WorkerRef } from "../types";
-import { workerIndexEntryFromRaw } from "../worker-index";
 import { callScript } from "./connection";
-import { EMPTY, type RedisContext } from "./context";
+import type { RedisContext } from "./context";
 import { EncodedCommand, keyAround, RespArgs, type KeyAround } from "./encoded-command";
 import { unpack, type Packed } from "./msgpack";
 import { asBuffer, asNumber } from "./replies";
@@ -211,13 +210,36 @@ export async function readWorkersIndex(ctx: RedisContext, r: Redis, refs: Worker
       const wrongStrings = mget ? await wrongTypeStrings(r, strings, (k) => keys.worker(type, ids[HARDWARE_VALUE.locate(k).row]!, "hardware")) : null;
       for (let i = 0; i < n; i++) {
         const ref = refs[positions[i]!]!;
+        // Decoded here rather than through workerIndexEntryFromRaw (which builds a whole
+        // WorkerRecord per entry): the same rules field by field, contract-tested against
+        // workersGet (test/contract-workers.ts), for 10,000 entries on every first page.
+        const st = rows.get(values, i, "state");
+        const ls = rows.get(values, i, "last_seen");
         // the index needs only whether the hash holds a last_error, not its text
-        const state = stateHash(rows.get(values, i, "state"), rows.get(values, i, "last_seen"), rows.get(values, i, "has_last_error") === 1 ? EMPTY : false);
-        const entry = workerIndexEntryFromRaw(ref, {
+        const hasState = st instanceof Buffer || ls instanceof Buffer || rows.get(values, i, "has_last_error") === 1;
+        const corrupt: string[] = [];
+        let hostname: string | null = null;
+        if (mget) {
+          const h = parseObjectField(HARDWARE_VALUE.get(strings, i, "hardware"), "hardware", corrupt)?.hostname;
+          if (typeof h === "string") hostname = h;
+        }
+        let state: WorkerIndexEntry["state"] = null;
+        let lastSeen: number | null = null;
+        if (hasState) {
+          state = st instanceof Buffer ? workerStateFromRaw(st) : null;
+          if (state === null) corrupt.push("state");
+          lastSeen = ls instanceof Buffer ? lastSeenFromRaw(ls) : null;
+          if (lastSeen === null) corrupt.push("last_seen");
+        }
+        const entry: WorkerIndexEntry = {
+          automationType: ref.automationType,
+          workerId: ref.workerId,
           registered: rows.get(values, i, "member") === 1,
-          hardware: mget ? HARDWARE_VALUE.get(strings, i, "hardware") : undefined,
           state,
-        });
+          lastSeen,
+          hostname,
+          corrupt,
+        };
         if (wrongStrings?.has(HARDWARE_VALUE.index(i, "hardware"))) markCorrupt(entry, "hardware");
         if ((rows.get(values, i, "wrong") as number) & WRONG_STATE) markCorrupt(entry, "state");
         out[positions[i]!] = entry;
