@@ -178,6 +178,11 @@ export interface WorkerIndexEntry extends WorkerRef {
   lastSeen: number | null;
   /** `hardware.hostname` when hardware is a JSON object and that member a string; always null unless asked for. */
   hostname: string | null;
+  /**
+   * Only with `lastError: true` (else absent): the state hash's last_error, null when absent
+   * or "", its bytes decoded as workersLastError decodes them (lossily when not UTF-8).
+   */
+  lastError?: string | null;
   /** As WorkerRecord's, limited to the fields read: `state`, `last_seen`, and `hardware` when the hostname was asked for. */
   corrupt: string[];
 }
@@ -527,9 +532,11 @@ export interface WorkersBackend {
   /**
    * The light read behind worker lists: membership, state and last_seen (and, with
    * `hostname: true`, the hostname of the hardware payload) of many workers, in a bounded
-   * number of round trips, in the order given. Reads neither config, gen, stats nor history.
+   * number of round trips, in the order given. Reads neither config, gen, stats nor history;
+   * with `lastError: true` also the last_error text (in the same read: the watch's error
+   * history needs status and error of every worker).
    */
-  workersIndex(refs: WorkerRef[], opts?: { hostname?: boolean }): Promise<WorkerIndexEntry[]>;
+  workersIndex(refs: WorkerRef[], opts?: { hostname?: boolean; lastError?: boolean }): Promise<WorkerIndexEntry[]>;
   /** Removes every key of the worker (stats history too) and both index entries. */
   workerRemove(automationType: string, workerId: string): Promise<boolean>;
 }

@@ -429,6 +429,31 @@ export function workersContract(state: ContractState): void {
       expect(byId.get("unlisted")).toMatchObject({ registered: false, state: "IDLE", lastSeen: 5, hostname: null });
     });
 
+    it("indexes the last_error text when asked, as workersLastError reads it, in the same read", async () => {
+      const refs: WorkerRef[] = [];
+      for (let i = 0; i < 30; i++) refs.push({ automationType: "t", workerId: `w${i}` });
+      for (const [i, r] of refs.entries()) {
+        await be.workerRegister(r.automationType, r.workerId, {});
+        await be.workerSetState(r.automationType, r.workerId, i % 2 ? "ERROR" : "IDLE", i % 2 ? `failed ${i}` : null, 100 + i);
+      }
+      await raw.del("wkr:t:w3:state");
+      await raw.hset("wkr:t:w3:state", "last_error", "only an error");
+      await raw.hset("wkr:t:w5:state", "last_error", NOT_UTF8);
+      await raw.del("wkr:t:w7:state");
+      await raw.set("wkr:t:w7:state", "not a hash");
+      await raw.del("wkr:t:w9:state");
+      const plain = await be.workersIndex(refs);
+      const withErrors = await be.workersIndex(refs, { lastError: true });
+      const texts = await be.workersLastError(refs);
+      expect(withErrors.map((e) => e.lastError)).toEqual(texts);
+      expect(withErrors.map(({ lastError: _, ...e }) => e)).toEqual(plain);
+      for (const e of plain) expect(e).not.toHaveProperty("lastError");
+      expect(withErrors.slice(0, 4).map((e) => e.lastError)).toEqual([null, "failed 1", null, "only an error"]);
+      expect(withErrors[3]).toMatchObject({ state: null, lastSeen: null });
+      expect(withErrors[7]).toMatchObject({ lastError: null, corrupt: ["state"] });
+      expect(withErrors[9]).toMatchObject({ lastError: null, state: null, corrupt: [] });
+    });
+
     it("reads worker rows (workersRows) exactly as workersGet reads the records, without the history's length", async () => {
       // more workers of one type than one batched call holds, a second type, and keys of every odd kind
       const refs: WorkerRef[] = [];

@@ -153,7 +153,7 @@ export function memoryWorkers(ctx: MemoryContext): WorkersBackend {
       });
     },
 
-    async workersIndex(refs: WorkerRef[], opts: { hostname?: boolean } = {}): Promise<WorkerIndexEntry[]> {
+    async workersIndex(refs: WorkerRef[], opts: { hostname?: boolean; lastError?: boolean } = {}): Promise<WorkerIndexEntry[]> {
       return refs.map((ref) => {
         const { automationType: t, workerId: id } = ref;
         const index = raw.peek(keys.workerTypeIndex(t));
@@ -165,6 +165,10 @@ export function memoryWorkers(ctx: MemoryContext): WorkersBackend {
         });
         // as in readWorker: a state key that is not a hash is unreadable, not absent
         if (state !== undefined && state.type !== "hash") entry.corrupt.push("state");
+        if (opts.lastError) {
+          const v = state?.type === "hash" ? state.value.get("last_error") : undefined;
+          entry.lastError = v !== undefined && v.length > 0 ? v.toString("utf8") : null;
+        }
         return entry;
       });
     },

@@ -190,7 +190,9 @@ export async function readWorkers(ctx: RedisContext, r: Redis, refs: WorkerRef[]
   return out;
 }
 
-export async function readWorkersIndex(ctx: RedisContext, r: Redis, refs: WorkerRef[], withHostname: boolean): Promise<WorkerIndexEntry[]> {
+export async function readWorkersIndex(ctx: RedisContext, r: Redis, refs: WorkerRef[], withHostname: boolean, withLastError = false): Promise<WorkerIndexEntry[]> {
+  // the "row" mode reads the same key per worker and answers last_error's text as well
+  const mode = withLastError ? "row" : "index";
   const out = new Array<WorkerIndexEntry>(refs.length);
   await Promise.all(
     chunksByType(refs, WORKERS_PER_CALL).map(async ({ type, positions }) => {
@@ -205,8 +207,9 @@ export async function readWorkersIndex(ctx: RedisContext, r: Redis, refs: Worker
         mget?.addKeys(id, hardwareKey);
         script.addKeys(id, stateKey);
       }
-      const { strings, reply } = await readChunk(ctx, r, mget, script.add("index"));
-      const { rows, values } = scriptRows(reply, "index", n);
+      const { strings, reply } = await readChunk(ctx, r, mget, script.add(mode));
+      const { rows: named, values } = scriptRows(reply, mode, n);
+      const rows = named as NamedRows<string>;
       const wrongStrings = mget ? await wrongTypeStrings(r, strings, (k) => keys.worker(type, ids[HARDWARE_VALUE.locate(k).row]!, "hardware")) : null;
       for (let i = 0; i < n; i++) {
         const ref = refs[positions[i]!]!;
@@ -215,8 +218,9 @@ export async function readWorkersIndex(ctx: RedisContext, r: Redis, refs: Worker
         // workersGet (test/contract-workers.ts), for 10,000 entries on every first page.
         const st = rows.get(values, i, "state");
         const ls = rows.get(values, i, "last_seen");
-        // the index needs only whether the hash holds a last_error, not its text
-        const hasState = st instanceof Buffer || ls instanceof Buffer || rows.get(values, i, "has_last_error") === 1;
+        // the index needs only whether the hash holds a last_error, not its text (unless asked)
+        const le = withLastError ? rows.get(values, i, "last_error") : null;
+        const hasState = st instanceof Buffer || ls instanceof Buffer || (withLastError ? le instanceof Buffer : rows.get(values, i, "has_last_error") === 1);
         const corrupt: string[] = [];
         let hostname: string | null = null;
         if (mget) {
@@ -240,6 +244,7 @@ export async function readWorkersIndex(ctx: RedisContext, r: Redis, refs: Worker
           hostname,
           corrupt,
         };
+        if (withLastError) entry.lastError = le instanceof Buffer && le.length > 0 ? le.toString("utf8") : null;
         if (wrongStrings?.has(HARDWARE_VALUE.index(i, "hardware"))) markCorrupt(entry, "hardware");
         if ((rows.get(values, i, "wrong") as number) & WRONG_STATE) markCorrupt(entry, "state");
         out[positions[i]!] = entry;

@@ -182,9 +182,9 @@ export function redisWorkers(ctx: RedisContext): WorkersBackend {
       return records.map(({ historyLen: _, ...row }) => row);
     },
 
-    async workersIndex(refs: WorkerRef[], opts: { hostname?: boolean } = {}): Promise<WorkerIndexEntry[]> {
+    async workersIndex(refs: WorkerRef[], opts: { hostname?: boolean; lastError?: boolean } = {}): Promise<WorkerIndexEntry[]> {
       if (refs.length === 0) return [];
-      return ctx.run((r) => readWorkersIndex(ctx, r, refs, opts.hostname === true));
+      return ctx.run((r) => readWorkersIndex(ctx, r, refs, opts.hostname === true, opts.lastError === true));
     },
 
     async workerRemove(automationType: string, workerId: string): Promise<boolean> {
