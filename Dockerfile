@@ -31,7 +31,6 @@ ENV HOSTNAME=0.0.0.0
 RUN groupadd --system fleet && useradd --system --gid fleet --no-create-home fleet
 COPY --from=build --chown=fleet:fleet /app/apps/web/.next-standalone/standalone ./
 COPY --from=build --chown=fleet:fleet /app/apps/web/.next-standalone/static ./apps/web/.next-standalone/static
-COPY --from=build --chown=fleet:fleet /app/apps/web/public ./apps/web/public
 COPY --from=build --chown=fleet:fleet /app/apps/web/scripts/supervise.mjs ./supervise.mjs
 USER fleet
 EXPOSE 3000

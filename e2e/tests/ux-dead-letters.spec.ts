@@ -82,16 +82,16 @@ test("the dead-letter list pages by the page's one Items per list control", asyn
   await page.getByRole("combobox", { name: "Items per list" }).selectOption("50");
   await expect(dead).toContainText("Showing 1–50 of 55");
   await expect(dead.getByTestId("dead-failure")).toHaveCount(50);
-  await dead.getByRole("button", { name: "Next →" }).click();
+  await dead.getByRole("link", { name: "Next →" }).click();
   await expect(dead).toContainText("Showing 51–55 of 55");
   await expect(dead.getByTestId("dead-failure")).toHaveCount(5);
   await expect(page.getByRole("combobox")).toHaveCount(1);
   // either end in one click: « First and Last », each disabled where it would not move
-  await expect(dead.getByRole("button", { name: "Last page of dead letters" })).toBeDisabled();
-  await dead.getByRole("button", { name: "First page of dead letters" }).click();
+  await expect(dead.getByRole("link", { name: "Last page of dead letters" })).toBeDisabled();
+  await dead.getByRole("link", { name: "First page of dead letters" }).click();
   await expect(dead).toContainText("Showing 1–50 of 55");
-  await expect(dead.getByRole("button", { name: "First page of dead letters" })).toBeDisabled();
-  await dead.getByRole("button", { name: "Last page of dead letters" }).click();
+  await expect(dead.getByRole("link", { name: "First page of dead letters" })).toBeDisabled();
+  await dead.getByRole("link", { name: "Last page of dead letters" }).click();
   await expect(dead).toContainText("Showing 51–55 of 55");
   await expect(page).toHaveURL(/dead_offset=50/);
 });

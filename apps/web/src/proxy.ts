@@ -47,12 +47,12 @@ export function proxy(request: NextRequest): NextResponse {
 
 /**
  * Every path but the API and the real static assets: Next's build output under
- * /_next/static/ (without a `..` in it) and the files of public/ (theme-init.js alone; add a
- * new public file here). Never a pattern on the path's shape (`.*\\.png$`): a page URL can
+ * /_next/static/ (without a `..` in it); the app has no public/ files (a new one is added
+ * here). Never a pattern on the path's shape (`.*\\.png$`): a page URL can
  * end in anything (`/workers/scraper/w1.png` is worker `w1.png`). Next tests the matcher on
  * the raw and the decoded path and runs the proxy if either matches, after resolving `.`,
  * `..` (also `%2e%2e`) and repeated slashes.
  */
 export const config = {
-  matcher: ["/((?!api/|_next/static/(?!.*\\.\\.)|theme-init\\.js$).*)"],
+  matcher: ["/((?!api/|_next/static/(?!.*\\.\\.)).*)"],
 };

@@ -276,7 +276,8 @@ export function genFromRaw(raw: Buffer | null): number | null {
   return text === null ? null : parseIntStrict(text);
 }
 
-function parseObjectField(buf: Buffer | null, field: string, corrupt: string[]): JsonObject | null {
+/** A JSON-object field of a worker (hardware, config, stats) as workerRecordFromRaw reads it: null when absent, {} when empty; `field` pushed onto `corrupt` when unreadable. */
+export function parseObjectField(buf: Buffer | null, field: string, corrupt: string[]): JsonObject | null {
   if (buf === null) return null;
   // Python's worker_get reads an empty value as {} (`json.loads(raw) if raw else {}`)
   if (buf.length === 0) return {};
@@ -284,6 +285,25 @@ function parseObjectField(buf: Buffer | null, field: string, corrupt: string[]):
   if (parsed.ok && isJsonObject(parsed.value)) return parsed.value;
   corrupt.push(field);
   return null;
+}
+
+const STATE_BYTES = { IDLE: Buffer.from("IDLE"), RUNNING: Buffer.from("RUNNING"), ERROR: Buffer.from("ERROR") } as const;
+
+function sameBytes(a: Buffer, b: Buffer): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** The `state` field as workerRecordFromRaw reads it (IDLE, RUNNING or ERROR, else null), without decoding it to a string first. */
+export function workerStateFromRaw(raw: Buffer): WorkerRecord["state"] {
+  return sameBytes(raw, STATE_BYTES.RUNNING) ? "RUNNING" : sameBytes(raw, STATE_BYTES.IDLE) ? "IDLE" : sameBytes(raw, STATE_BYTES.ERROR) ? "ERROR" : null;
+}
+
+/** The `last_seen` field as workerRecordFromRaw reads it (Python's float of UTF-8 text), null when unreadable. */
+export function lastSeenFromRaw(raw: Buffer): number | null {
+  const text = decodeUtf8(raw);
+  return text === null ? null : parseFloatStrict(text);
 }
 
 export function workerRecordFromRaw(automationType: string, workerId: string, raw: WorkerRawValues): WorkerRecord {
@@ -301,11 +321,9 @@ export function workerRecordFromRaw(automationType: string, workerId: string, ra
   let lastSeen: number | null = null;
   let lastError: string | null = null;
   if (hasState) {
-    const s = raw.state.state ? decodeUtf8(raw.state.state) : null;
-    if (s === "IDLE" || s === "RUNNING" || s === "ERROR") state = s;
-    else corrupt.push("state");
-    const ls = raw.state.last_seen ? decodeUtf8(raw.state.last_seen) : null;
-    lastSeen = ls === null ? null : parseFloatStrict(ls);
+    state = raw.state.state ? workerStateFromRaw(raw.state.state) : null;
+    if (state === null) corrupt.push("state");
+    lastSeen = raw.state.last_seen ? lastSeenFromRaw(raw.state.last_seen) : null;
     if (lastSeen === null) corrupt.push("last_seen");
     if (raw.state.last_error === undefined) corrupt.push("last_error");
     else {

@@ -170,6 +170,9 @@ export interface WorkerRecord extends WorkerRef {
   corrupt: string[];
 }
 
+/** A worker as a list shows it: its WorkerRecord without `historyLen`, which a list never shows (workersRows). */
+export type WorkerRow = Omit<WorkerRecord, "historyLen">;
+
 /**
  * What filtering, counting and paging a worker list needs, without the JSON documents:
  * `workersIndex` reads it for a whole fleet for a fraction of what `workersGet` costs.
@@ -182,6 +185,11 @@ export interface WorkerIndexEntry extends WorkerRef {
   lastSeen: number | null;
   /** `hardware.hostname` when hardware is a JSON object and that member a string; always null unless asked for. */
   hostname: string | null;
+  /**
+   * Only with `lastError: true` (else absent): the state hash's last_error, null when absent
+   * or "", its bytes decoded as workersLastError decodes them (lossily when not UTF-8).
+   */
+  lastError?: string | null;
   /** As WorkerRecord's, limited to the fields read: `state`, `last_seen`, and `hardware` when the hostname was asked for. */
   corrupt: string[];
 }
@@ -543,11 +551,19 @@ export interface WorkersBackend {
   /** Reads many workers in a bounded number of pipelined round trips, in the order given. */
   workersGet(refs: WorkerRef[]): Promise<WorkerRecord[]>;
   /**
+   * workersGet without the stats history's length: what a worker list shows. Each row is
+   * the WorkerRecord workersGet would read, `historyLen` aside; the history key is not
+   * touched (a key less per worker, and one command less in the batched read).
+   */
+  workersRows(refs: WorkerRef[]): Promise<WorkerRow[]>;
+  /**
    * The light read behind worker lists: membership, state and last_seen (and, with
    * `hostname: true`, the hostname of the hardware payload) of many workers, in a bounded
-   * number of round trips, in the order given. Reads neither config, gen, stats nor history.
+   * number of round trips, in the order given. Reads neither config, gen, stats nor history;
+   * with `lastError: true` also the last_error text (in the same read: the watch's error
+   * history needs status and error of every worker).
    */
-  workersIndex(refs: WorkerRef[], opts?: { hostname?: boolean }): Promise<WorkerIndexEntry[]>;
+  workersIndex(refs: WorkerRef[], opts?: { hostname?: boolean; lastError?: boolean }): Promise<WorkerIndexEntry[]>;
   /** Removes every key of the worker (stats history too) and both index entries. */
   workerRemove(automationType: string, workerId: string): Promise<boolean>;
 }

@@ -429,6 +429,81 @@ export function workersContract(state: ContractState): void {
       expect(byId.get("unlisted")).toMatchObject({ registered: false, state: "IDLE", lastSeen: 5, hostname: null });
     });
 
+    it("indexes the last_error text when asked, as workersLastError reads it, in the same read", async () => {
+      const refs: WorkerRef[] = [];
+      for (let i = 0; i < 30; i++) refs.push({ automationType: "t", workerId: `w${i}` });
+      for (const [i, r] of refs.entries()) {
+        await be.workerRegister(r.automationType, r.workerId, {});
+        await be.workerSetState(r.automationType, r.workerId, i % 2 ? "ERROR" : "IDLE", i % 2 ? `failed ${i}` : null, 100 + i);
+      }
+      await raw.del("wkr:t:w3:state");
+      await raw.hset("wkr:t:w3:state", "last_error", "only an error");
+      await raw.hset("wkr:t:w5:state", "last_error", NOT_UTF8);
+      await raw.del("wkr:t:w7:state");
+      await raw.set("wkr:t:w7:state", "not a hash");
+      await raw.del("wkr:t:w9:state");
+      const plain = await be.workersIndex(refs);
+      const withErrors = await be.workersIndex(refs, { lastError: true });
+      const texts = await be.workersLastError(refs);
+      expect(withErrors.map((e) => e.lastError)).toEqual(texts);
+      expect(withErrors.map(({ lastError: _, ...e }) => e)).toEqual(plain);
+      for (const e of plain) expect(e).not.toHaveProperty("lastError");
+      expect(withErrors.slice(0, 4).map((e) => e.lastError)).toEqual([null, "failed 1", null, "only an error"]);
+      expect(withErrors[3]).toMatchObject({ state: null, lastSeen: null });
+      expect(withErrors[7]).toMatchObject({ lastError: null, corrupt: ["state"] });
+      expect(withErrors[9]).toMatchObject({ lastError: null, state: null, corrupt: [] });
+    });
+
+    it("reads worker rows (workersRows) exactly as workersGet reads the records, without the history's length", async () => {
+      // more workers of one type than one batched call holds, a second type, and keys of every odd kind
+      const refs: WorkerRef[] = [];
+      for (let i = 0; i < 700; i++) refs.push({ automationType: i % 5 === 0 ? "other" : "main", workerId: `w${i}` });
+      for (let at = 0; at < refs.length; at += 100) {
+        await Promise.all(
+          refs.slice(at, at + 100).map(async (r, j) => {
+            const i = at + j;
+            await be.workerRegister(r.automationType, r.workerId, { hostname: `h${i}` });
+            await be.workerSetState(r.automationType, r.workerId, i % 3 === 0 ? "ERROR" : "RUNNING", i % 3 === 0 ? `boom ${i}` : null, 1000 + i);
+            if (i % 2 === 0) await be.workerSetStats(r.automationType, r.workerId, { n: i });
+            if (i % 7 === 0) await be.workerStatsPush(r.automationType, r.workerId, 1000 + i, { n: i });
+          }),
+        );
+      }
+      await raw.set("wkr:main:w1:stats:history", "not a zset");
+      await raw.set("wkr:main:w2:state", "IDLE");
+      await raw.set("wkr:main:w3:config", "{nope");
+      await raw.del("wkr:main:w4:stats");
+      await raw.hset("wkr:main:w4:stats", "n", "1");
+      await raw.set("wkr:main:w6:gen", "x");
+      await be.workerRemove("main", "w8");
+      await be.workerSetState("main", "w8", "IDLE", null, 5);
+      const asked = [...refs, { automationType: "main", workerId: "ghost" }];
+      const records = await be.workersGet(asked);
+      const rows = await be.workersRows(asked);
+      expect(rows).toEqual(records.map(({ historyLen: _, ...row }) => row));
+      for (const row of rows) expect(row).not.toHaveProperty("historyLen");
+      // spot checks, so that the comparison cannot pass by both reads being wrong alike
+      const byId = new Map(rows.map((r) => [r.workerId, r]));
+      expect(byId.get("w0")).toMatchObject({
+        automationType: "other",
+        registered: true,
+        state: "ERROR",
+        lastError: "boom 0",
+        lastSeen: 1000,
+        stats: { n: 0 },
+        hardware: { hostname: "h0" },
+      });
+      expect(byId.get("w1")).toMatchObject({ state: "RUNNING", lastError: null, stats: null, corrupt: [] });
+      expect(byId.get("w2")!.corrupt).toEqual(["state"]);
+      expect(byId.get("w3")).toMatchObject({ config: null, corrupt: ["config"] });
+      expect(byId.get("w4")).toMatchObject({ stats: null, corrupt: ["stats"] });
+      expect(byId.get("w6")).toMatchObject({ configGen: null, corrupt: ["config_gen"] });
+      expect(byId.get("w8")).toMatchObject({ registered: false, lastSeen: 5 });
+      expect(byId.get("ghost")).toMatchObject({ registered: false, hardware: null, state: null });
+      expect(records[7]!.historyLen).toBe(1);
+      expect(await be.workersRows([])).toEqual([]);
+    });
+
     it("removes every key of one worker, never a worker whose id extends it", async () => {
       for (const id of ["a", "a:b", "a*", "a[1]", "ab"]) {
         await be.workerRegister("t", id, { id });

@@ -3,6 +3,7 @@ import { headers } from "next/headers";
 import type { ReactNode } from "react";
 
 import { SessionBar } from "@/app/signin/session-bar";
+import { THEME_INIT_SCRIPT } from "@/lib/theme-init";
 import { AppShell, SkipLink } from "@/components/app-shell";
 import { Providers } from "@/components/providers";
 import { QueryProvider } from "@/lib/query";
@@ -34,8 +35,9 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
     // The theme script sets class="dark" before React hydrates.
     <html lang="en" suppressHydrationWarning>
       <head>
-        {/* synchronous on purpose: it must run before first paint */}
-        <script src="/theme-init.js" nonce={nonce} />
+        {/* synchronous and inline on purpose: it must run before first paint, without a request of its own */}
+        {/* biome-ignore lint/security/noDangerouslySetInnerHtml: a constant of this app (lib/theme-init.ts), never data */}
+        <script nonce={nonce} dangerouslySetInnerHTML={{ __html: THEME_INIT_SCRIPT }} />
       </head>
       <body className="min-h-screen bg-slate-50 font-sans text-slate-900 antialiased dark:bg-slate-950 dark:text-slate-100">
         {signedOut ? (

@@ -144,6 +144,10 @@ export function AppShell({ children }: { children: ReactNode }) {
       <Link
         key={n.href}
         href={n.href}
+        // No prefetch: a dozen links in view made every page load ask the server for a
+        // dozen layouts (twice, as the router's state moved) right while the page's own
+        // requests were in flight; a click asks for the one page, already with its data.
+        prefetch={false}
         aria-current={active ? "page" : undefined}
         className={`rounded-md px-2.5 py-1.5 text-sm font-medium focus-visible:outline-2 focus-visible:outline-sky-500 ${mobile ? "block" : ""} ${
           active
@@ -160,7 +164,7 @@ export function AppShell({ children }: { children: ReactNode }) {
     <div className="flex min-h-screen flex-col">
       <header className="sticky top-0 z-30 border-b border-slate-200 bg-white/90 backdrop-blur dark:border-slate-800 dark:bg-slate-950/90">
         <div className="mx-auto flex h-14 max-w-7xl items-center gap-3 px-4">
-          <Link href="/" className="flex shrink-0 items-center gap-2 font-semibold tracking-tight">
+          <Link href="/" prefetch={false} className="flex shrink-0 items-center gap-2 font-semibold tracking-tight">
             <span aria-hidden className="grid size-7 place-items-center rounded-md bg-slate-900 text-xs text-white dark:bg-slate-100 dark:text-slate-900">
               FC
             </span>

@@ -16,7 +16,7 @@ export function PageHeader({ title, description, actions, breadcrumbs }: { title
             {breadcrumbs.map((c, i) => (
               <li key={c.href} className="flex items-center gap-1">
                 {i > 0 && <span aria-hidden>/</span>}
-                <Link href={c.href} className="link">
+                <Link href={c.href} prefetch={false} className="link">
                   {c.label}
                 </Link>
               </li>

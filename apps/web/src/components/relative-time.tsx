@@ -1,6 +1,6 @@
 "use client";
 
-import { absoluteTime, clockTime, formatAge, formatDuration } from "@/lib/format";
+import { absoluteTime, formatAge, formatDuration, utcClockTime } from "@/lib/format";
 
 import { useNow } from "./use-now";
 
@@ -10,9 +10,11 @@ export function RelativeTime({ at, className }: { at: number | null | undefined;
   if (at === null || at === undefined || !Number.isFinite(at)) return <span className={className}>—</span>;
   const iso = new Date(at * 1000).toISOString();
   if (now === null) {
+    // Server rendering and hydration (no clock yet): the same text in any time zone, so the
+    // server's HTML and the browser's first render agree; the clock's first tick follows.
     return (
-      <time dateTime={iso} title={absoluteTime(at)} className={className}>
-        {clockTime(at)}
+      <time dateTime={iso} title={iso} className={className}>
+        {utcClockTime(at)}
       </time>
     );
   }
@@ -40,8 +42,8 @@ export function Countdown({ to, className, overdueLabel = "overdue" }: { to: num
     );
   }
   return (
-    <time dateTime={iso} title={absoluteTime(to)} className={`tabular-nums ${className ?? ""}`}>
-      {left === null ? clockTime(to) : `${formatDuration(left)} left`}
+    <time dateTime={iso} title={left === null ? iso : absoluteTime(to)} className={`tabular-nums ${className ?? ""}`}>
+      {left === null ? utcClockTime(to) : `${formatDuration(left)} left`}
     </time>
   );
 }

@@ -47,6 +47,19 @@ export function clockTime(unixSeconds: number, { seconds = true }: { seconds?: b
   return seconds ? `${hm}:${pad2(d.getSeconds())}` : hm;
 }
 
+/** ISO 8601 (UTC) of a unix-seconds timestamp; the number itself when it is no date. */
+export function isoTime(unixSeconds: number): string {
+  const d = new Date(unixSeconds * 1000);
+  return Number.isNaN(d.getTime()) ? String(unixSeconds) : d.toISOString();
+}
+
+/** "13:05:09 UTC": what a page rendered on the server shows, the same in the browser's first render whatever its time zone. */
+export function utcClockTime(unixSeconds: number): string {
+  const d = new Date(unixSeconds * 1000);
+  if (Number.isNaN(d.getTime())) return String(unixSeconds);
+  return `${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())}:${pad2(d.getUTCSeconds())} UTC`;
+}
+
 /** "2026-11-30 13:05:09" in local time, 24-hour. */
 export function localDateTime(unixSeconds: number): string {
   const d = new Date(unixSeconds * 1000);

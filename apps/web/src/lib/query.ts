@@ -39,6 +39,7 @@ import {
 
 import { ApiError, apiGet, qs, seg } from "./api";
 import { mergeBulkJob } from "./bulk-job";
+import { endpoints, queryKeys, type WorkersParams } from "./query-keys";
 
 export type { Worker, WorkerStatus, WorkersSort };
 
@@ -76,89 +77,9 @@ export function QueryProvider({ children }: { children: ReactNode }) {
   return createElement(QueryClientProvider, { client: getQueryClient() }, children);
 }
 
-// ---------- keys
+// ---------- keys (lib/query-keys.ts: shared with the server's first-paint prefetch)
 
-export interface WorkersParams {
-  type?: string;
-  status?: WorkerStatus;
-  q?: string;
-  /** Only workers whose last_error is in this error group (issue 14). */
-  error_group?: string;
-  /** Server-side order (a console extension of the API): absent means type, then id. */
-  sort?: WorkersSort;
-  limit?: number;
-  offset?: number;
-}
-
-/**
- * Every key starts with the resource name, so `invalidateQueries({ queryKey: queryKeys.workers.all })`
- * reaches every variant of it.
- */
-export const queryKeys = {
-  health: ["health"] as const,
-  workers: {
-    all: ["workers"] as const,
-    /** One page as the API answers it. */
-    page: (p: WorkersParams) => ["workers", "page", p] as const,
-    /** Every worker of a type (or of all types), loaded in pages of 1000: the /workers table. */
-    everything: (type: string | undefined) => ["workers", "everything", type ?? null] as const,
-    detail: (type: string, id: string) => ["workers", "detail", type, id] as const,
-    stats: (type: string, id: string, limit: number) => ["workers", "stats", type, id, limit] as const,
-    errors: (type: string, id: string) => ["workers", "errors", type, id] as const,
-  },
-  automations: {
-    all: ["automations"] as const,
-    list: () => ["automations", "list"] as const,
-    detail: (type: string) => ["automations", "detail", type] as const,
-  },
-  queues: {
-    all: ["queues"] as const,
-    list: () => ["queues", "list"] as const,
-    detail: (name: string, limit: number) => ["queues", "detail", name, limit] as const,
-    detailAll: (name: string) => ["queues", "detail", name] as const,
-    dead: (name: string, limit: number, offset: number) => ["queues", "dead", name, limit, offset] as const,
-    deadAll: (name: string) => ["queues", "dead", name] as const,
-  },
-  /** Bulk jobs on a search's matches (issue 14.2), kept live by `fleet.bulk` bus frames (./live-cache.ts). */
-  bulk: {
-    all: ["bulk"] as const,
-    job: (queue: string, id: string) => ["bulk", "job", queue, id] as const,
-  },
-  pools: {
-    all: ["pools"] as const,
-    list: () => ["pools", "list"] as const,
-    detail: (name: string) => ["pools", "detail", name] as const,
-  },
-  streams: {
-    all: ["streams"] as const,
-    list: () => ["streams", "list"] as const,
-    detail: (name: string, limit: number, order: "newest" | "oldest") => ["streams", "detail", name, limit, order] as const,
-    detailAll: (name: string) => ["streams", "detail", name] as const,
-  },
-  history: {
-    all: ["history"] as const,
-    /** `queue` null: the whole fleet. */
-    of: (queue: string | null, range: HistoryRangeName) => ["history", queue, range] as const,
-  },
-  alerts: {
-    all: ["alerts"] as const,
-    status: () => ["alerts", "status"] as const,
-    rules: () => ["alerts", "rules"] as const,
-  },
-  errors: {
-    all: ["errors"] as const,
-    /** `queue` null: the whole fleet. */
-    of: (queue: string | null, limit: number) => ["errors", queue, limit] as const,
-  },
-  locks: { all: ["locks"] as const },
-  counters: { all: ["counters"] as const },
-  kv: {
-    all: ["kv"] as const,
-    namespaces: () => ["kv", "namespaces"] as const,
-    keys: (ns: string) => ["kv", "keys", ns] as const,
-    value: (ns: string, key: string) => ["kv", "value", ns, key] as const,
-  },
-} as const;
+export { queryKeys, endpoints, type WorkersParams } from "./query-keys";
 
 // ---------- query options, one per endpoint
 
@@ -248,21 +169,19 @@ export const queries = {
       queryFn: ({ signal }) => apiGet(`/workers/${seg(type)}/${seg(id)}/errors`, WorkerErrorHistorySchema, signal),
       refetchInterval: 15_000,
     }),
-  automations: () =>
-    queryOptions({
-      queryKey: queryKeys.automations.list(),
-      queryFn: ({ signal }) => apiGet("/automations", AutomationListSchema, signal),
-    }),
+  automations: () => {
+    const e = endpoints.automations();
+    return queryOptions({ queryKey: e.queryKey, queryFn: ({ signal }) => apiGet(e.path, AutomationListSchema, signal) });
+  },
   automation: (type: string) =>
     queryOptions({
       queryKey: queryKeys.automations.detail(type),
       queryFn: ({ signal }) => apiGet(`/automations/${seg(type)}`, AutomationSchema, signal),
     }),
-  queues: () =>
-    queryOptions({
-      queryKey: queryKeys.queues.list(),
-      queryFn: ({ signal }) => apiGet("/queues", QueueListSchema, signal),
-    }),
+  queues: () => {
+    const e = endpoints.queues();
+    return queryOptions({ queryKey: e.queryKey, queryFn: ({ signal }) => apiGet(e.path, QueueListSchema, signal) });
+  },
   bulkJob: (queue: string, id: string) =>
     queryOptions({
       queryKey: queryKeys.bulk.job(queue, id),
@@ -270,16 +189,14 @@ export const queries = {
       // a refetch that was under way when the job's last frame came must not take it back
       structuralSharing: (old, next) => mergeBulkJob(old as BulkJob | undefined, next as BulkJob),
     }),
-  queue: (name: string, limit = 100) =>
-    queryOptions({
-      queryKey: queryKeys.queues.detail(name, limit),
-      queryFn: ({ signal }) => apiGet(`/queues/${seg(name)}${qs({ limit })}`, QueueDetailSchema, signal),
-    }),
-  deadLetters: (name: string, limit = 100, offset = 0) =>
-    queryOptions({
-      queryKey: queryKeys.queues.dead(name, limit, offset),
-      queryFn: ({ signal }) => apiGet(`/queues/${seg(name)}/dead${qs({ limit, offset })}`, DeadLettersSchema, signal),
-    }),
+  queue: (name: string, limit = 100) => {
+    const e = endpoints.queue(name, limit);
+    return queryOptions({ queryKey: e.queryKey, queryFn: ({ signal }) => apiGet(e.path, QueueDetailSchema, signal) });
+  },
+  deadLetters: (name: string, limit = 100, offset = 0) => {
+    const e = endpoints.deadLetters(name, limit, offset);
+    return queryOptions({ queryKey: e.queryKey, queryFn: ({ signal }) => apiGet(e.path, DeadLettersSchema, signal) });
+  },
   /** Recorded every 10 s by the watch: refreshed at that pace (it has no live frames). */
   history: (queue: string | null, range: HistoryRangeName) =>
     queryOptions({
@@ -308,11 +225,10 @@ export const queries = {
       refetchInterval: 30_000,
       staleTime: 10_000,
     }),
-  pools: () =>
-    queryOptions({
-      queryKey: queryKeys.pools.list(),
-      queryFn: ({ signal }) => apiGet("/pools", PoolListSchema, signal),
-    }),
+  pools: () => {
+    const e = endpoints.pools();
+    return queryOptions({ queryKey: e.queryKey, queryFn: ({ signal }) => apiGet(e.path, PoolListSchema, signal) });
+  },
   pool: (name: string) =>
     queryOptions({
       queryKey: queryKeys.pools.detail(name),

@@ -1,5 +1,5 @@
 // Dark mode: the system preference by default, a persisted choice once the user toggles.
-// public/theme-init.js applies the same rule before first paint.
+// lib/theme-init.ts (inlined by the root layout) applies the same rule before first paint.
 "use client";
 
 import { useCallback, useEffect, useSyncExternalStore } from "react";

@@ -29,12 +29,7 @@ export function useQueryState(): [URLSearchParams, (patch: QueryPatch) => void] 
   return [sp, set];
 }
 
-/** A non-negative integer from the query string, else the fallback. */
-export function intParam(sp: URLSearchParams, key: string, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
-  const raw = sp.get(key);
-  if (raw === null || !/^\d+$/.test(raw)) return fallback;
-  return Math.min(Number(raw), max);
-}
+export { intParam } from "./int-param";
 
 /**
  * A text input bound to a query parameter: typing is local and immediate, the URL follows

@@ -6,12 +6,12 @@
   values reach the client straight from MGET: pulling them through Lua cost Redis as much
   again as all the rest.
 
-  ARGV[1]      "full" or "index"
+  ARGV[1]      "full", "row" or "index"
   KEYS[1]      wkrs:<type>                    set of worker ids
   "full", for worker i = 1..n, two keys:
   KEYS[2i]     wkr:<type>:<id>:state          hash
   KEYS[2i+1]   wkr:<type>:<id>:stats:history  zset
-  "index", for worker i = 1..n, one key:
+  "row" and "index", for worker i = 1..n, one key:
   KEYS[i+1]    wkr:<type>:<id>:state          hash
 
   Each worker id is its state key without "wkr:<type>:" and ":state".
@@ -22,13 +22,15 @@
   client reads the values by those names, never by position (src/redis/worker-read.ts).
   "full": member (1 when the id is in wkrs:<type> else 0), state, last_seen and last_error
   (the state hash's fields), history (the history length), wrong (a mask of keys that exist
-  with the wrong type: 1 state, 2 stats:history); "index": member, state, last_seen,
+  with the wrong type: 1 state, 2 stats:history); "row" (a worker list's rows, which never
+  show the history): as "full" without history; "index": member, state, last_seen,
   has_last_error (1 when the hash has a last_error field else 0: its text is not needed,
   only whether the hash holds any field Fleet writes) and wrong.
   Absent values are false. One bad key must not fail a page of thousands of workers:
   errors are caught per key.
 ]]
 local full = ARGV[1] == "full"
+local row = ARGV[1] == "row"
 local per = full and 2 or 1
 local n = (#KEYS - 1) / per
 local prefix = 4 + (#KEYS[1] - 5) + 2 -- after "wkr:" .. type .. ":"
@@ -46,6 +48,7 @@ for s = 1, n, 1000 do
 end
 
 local FIELDS = full and { "member", "state", "last_seen", "last_error", "history", "wrong" }
+  or row and { "member", "state", "last_seen", "last_error", "wrong" }
   or { "member", "state", "last_seen", "has_last_error", "wrong" }
 local width = #FIELDS
 local at = {}
@@ -72,6 +75,8 @@ for i = 1, n do
       wrong = wrong + 2
     end
     out[o + at.history] = history
+  elseif row then
+    out[o + at.last_error] = state[3]
   else
     out[o + at.has_last_error] = state[3] and 1 or 0
   end

@@ -5,7 +5,7 @@ import { configFromRaw, genFromRaw, encodeUnixFloat, statsFrameFromRaw, workerRe
 import { CorruptDataError, StaleGenerationError } from "../errors";
 import { WORKER_ALL_INDEX, WORKER_FIELDS, keys, parseWorkerAllMember } from "../keys";
 import { pyJsonBytes } from "../pyjson";
-import type { WorkersBackend, ConfigWrite, JsonObject, StatsFrame, WorkerIndexEntry, WorkerRecord, WorkerRef } from "../types";
+import type { WorkersBackend, ConfigWrite, JsonObject, StatsFrame, WorkerIndexEntry, WorkerRecord, WorkerRef, WorkerRow } from "../types";
 import { workerIndexEntryFromRaw } from "../worker-index";
 import { cmp } from "../shared";
 import { stringOrUnreadable, type MemoryContext } from "./context";
@@ -146,7 +146,14 @@ export function memoryWorkers(ctx: MemoryContext): WorkersBackend {
       return refs.map((r) => readWorker(ctx, r));
     },
 
-    async workersIndex(refs: WorkerRef[], opts: { hostname?: boolean } = {}): Promise<WorkerIndexEntry[]> {
+    async workersRows(refs: WorkerRef[]): Promise<WorkerRow[]> {
+      return refs.map((r) => {
+        const { historyLen: _, ...row } = readWorker(ctx, r);
+        return row;
+      });
+    },
+
+    async workersIndex(refs: WorkerRef[], opts: { hostname?: boolean; lastError?: boolean } = {}): Promise<WorkerIndexEntry[]> {
       return refs.map((ref) => {
         const { automationType: t, workerId: id } = ref;
         const index = raw.peek(keys.workerTypeIndex(t));
@@ -158,6 +165,10 @@ export function memoryWorkers(ctx: MemoryContext): WorkersBackend {
         });
         // as in readWorker: a state key that is not a hash is unreadable, not absent
         if (state !== undefined && state.type !== "hash") entry.corrupt.push("state");
+        if (opts.lastError) {
+          const v = state?.type === "hash" ? state.value.get("last_error") : undefined;
+          entry.lastError = v !== undefined && v.length > 0 ? v.toString("utf8") : null;
+        }
         return entry;
       });
     },

@@ -5,14 +5,13 @@
 // STRING_VALUES (the one table that also makes its keys), the script's through the field
 // names it answers first (so a field added to the script, anywhere, shifts nothing here).
 import type { ChainableCommander, Command, Redis } from "ioredis";
-import { workerRecordFromRaw } from "../codec";
+import { lastSeenFromRaw, parseObjectField, workerRecordFromRaw, workerStateFromRaw } from "../codec";
 import { CorruptDataError } from "../errors";
 import { keys, type WorkerField } from "../keys";
 import { markCorrupt } from "../shared";
 import type { WorkerIndexEntry, WorkerRecord, WorkerRef } from "../types";
-import { workerIndexEntryFromRaw } from "../worker-index";
 import { callScript } from "./connection";
-import { EMPTY, type RedisContext } from "./context";
+import type { RedisContext } from "./context";
 import { EncodedCommand, keyAround, RespArgs, type KeyAround } from "./encoded-command";
 import { unpack, type Packed } from "./msgpack";
 import { asBuffer, asNumber } from "./replies";
@@ -59,6 +58,7 @@ const HARDWARE_VALUE = new NamedRows(["hardware"] as const);
 /** The fields each mode of workers-read-n.lua answers per worker (the script names them in its reply; see its header). */
 export const WORKERS_READ_FIELDS = {
   full: ["member", "state", "last_seen", "last_error", "history", "wrong"],
+  row: ["member", "state", "last_seen", "last_error", "wrong"],
   index: ["member", "state", "last_seen", "has_last_error", "wrong"],
 } as const;
 type ReadMode = keyof typeof WORKERS_READ_FIELDS;
@@ -141,23 +141,28 @@ function stateHash(state: Packed, lastSeen: Packed, lastError: Packed): Record<s
  * returned as nil may be a key of another type: only those are looked at again, in one
  * more call per chunk that has any.
  */
-export async function readWorkers(ctx: RedisContext, r: Redis, refs: WorkerRef[]): Promise<WorkerRecord[]> {
+export async function readWorkers(ctx: RedisContext, r: Redis, refs: WorkerRef[]): Promise<WorkerRecord[]>;
+/** Without `history` (workersRows): no stats:history key is sent or read, and `historyLen` reads 0 (the caller drops it). */
+export async function readWorkers(ctx: RedisContext, r: Redis, refs: WorkerRef[], opts: { history: boolean }): Promise<WorkerRecord[]>;
+export async function readWorkers(ctx: RedisContext, r: Redis, refs: WorkerRef[], opts: { history: boolean } = { history: true }): Promise<WorkerRecord[]> {
   const out = new Array<WorkerRecord>(refs.length);
+  const mode = opts.history ? "full" : "row";
+  const scriptFields: WorkerField[] = opts.history ? ["state", "stats:history"] : ["state"];
   await Promise.all(
     chunksByType(refs, WORKERS_PER_CALL).map(async ({ type, positions }) => {
       const n = positions.length;
       const ids = positions.map((pos) => refs[pos]!.workerId);
       const keyBytes = keyBytesEstimate(type, ids);
       const mget = new RespArgs(STRING_VALUES.width * n * keyBytes);
-      const script = workersReadArgs(type, 2 * n, 2 * n * keyBytes);
+      const script = workersReadArgs(type, scriptFields.length * n, scriptFields.length * n * keyBytes);
       const stringKeys = workerKeysAround(type, STRING_VALUES.fields);
-      const scriptKeys = workerKeysAround(type, ["state", "stats:history"]);
+      const scriptKeys = workerKeysAround(type, scriptFields);
       for (const id of ids) {
         mget.addKeys(id, stringKeys);
         script.addKeys(id, scriptKeys);
       }
-      const { strings, reply } = await readChunk(ctx, r, mget, script.add("full"));
-      const { rows, values } = scriptRows(reply, "full", n);
+      const { strings, reply } = await readChunk(ctx, r, mget, script.add(mode));
+      const { rows, values } = scriptRows(reply, mode, n);
       const wrongStrings = await wrongTypeStrings(r, strings, (k) => {
         const { row, field } = STRING_VALUES.locate(k);
         return keys.worker(type, ids[row]!, field);
@@ -171,7 +176,7 @@ export async function readWorkers(ctx: RedisContext, r: Redis, refs: WorkerRef[]
           gen: STRING_VALUES.get(strings, i, "gen"),
           stats: STRING_VALUES.get(strings, i, "stats"),
           state: stateHash(rows.get(values, i, "state"), rows.get(values, i, "last_seen"), rows.get(values, i, "last_error")),
-          historyLen: rows.get(values, i, "history") as number,
+          historyLen: mode === "full" ? ((rows as NamedRows<ReadField<"full">>).get(values, i, "history") as number) : 0,
         });
         // a key of the wrong type reads as corrupt rather than failing the whole page
         if (wrongStrings !== null) {
@@ -185,7 +190,9 @@ export async function readWorkers(ctx: RedisContext, r: Redis, refs: WorkerRef[]
   return out;
 }
 
-export async function readWorkersIndex(ctx: RedisContext, r: Redis, refs: WorkerRef[], withHostname: boolean): Promise<WorkerIndexEntry[]> {
+export async function readWorkersIndex(ctx: RedisContext, r: Redis, refs: WorkerRef[], withHostname: boolean, withLastError = false): Promise<WorkerIndexEntry[]> {
+  // the "row" mode reads the same key per worker and answers last_error's text as well
+  const mode = withLastError ? "row" : "index";
   const out = new Array<WorkerIndexEntry>(refs.length);
   await Promise.all(
     chunksByType(refs, WORKERS_PER_CALL).map(async ({ type, positions }) => {
@@ -200,18 +207,44 @@ export async function readWorkersIndex(ctx: RedisContext, r: Redis, refs: Worker
         mget?.addKeys(id, hardwareKey);
         script.addKeys(id, stateKey);
       }
-      const { strings, reply } = await readChunk(ctx, r, mget, script.add("index"));
-      const { rows, values } = scriptRows(reply, "index", n);
+      const { strings, reply } = await readChunk(ctx, r, mget, script.add(mode));
+      const { rows: named, values } = scriptRows(reply, mode, n);
+      const rows = named as NamedRows<string>;
       const wrongStrings = mget ? await wrongTypeStrings(r, strings, (k) => keys.worker(type, ids[HARDWARE_VALUE.locate(k).row]!, "hardware")) : null;
       for (let i = 0; i < n; i++) {
         const ref = refs[positions[i]!]!;
-        // the index needs only whether the hash holds a last_error, not its text
-        const state = stateHash(rows.get(values, i, "state"), rows.get(values, i, "last_seen"), rows.get(values, i, "has_last_error") === 1 ? EMPTY : false);
-        const entry = workerIndexEntryFromRaw(ref, {
+        // Decoded here rather than through workerIndexEntryFromRaw (which builds a whole
+        // WorkerRecord per entry): the same rules field by field, contract-tested against
+        // workersGet (test/contract-workers.ts), for 10,000 entries on every first page.
+        const st = rows.get(values, i, "state");
+        const ls = rows.get(values, i, "last_seen");
+        // the index needs only whether the hash holds a last_error, not its text (unless asked)
+        const le = withLastError ? rows.get(values, i, "last_error") : null;
+        const hasState = st instanceof Buffer || ls instanceof Buffer || (withLastError ? le instanceof Buffer : rows.get(values, i, "has_last_error") === 1);
+        const corrupt: string[] = [];
+        let hostname: string | null = null;
+        if (mget) {
+          const h = parseObjectField(HARDWARE_VALUE.get(strings, i, "hardware"), "hardware", corrupt)?.hostname;
+          if (typeof h === "string") hostname = h;
+        }
+        let state: WorkerIndexEntry["state"] = null;
+        let lastSeen: number | null = null;
+        if (hasState) {
+          state = st instanceof Buffer ? workerStateFromRaw(st) : null;
+          if (state === null) corrupt.push("state");
+          lastSeen = ls instanceof Buffer ? lastSeenFromRaw(ls) : null;
+          if (lastSeen === null) corrupt.push("last_seen");
+        }
+        const entry: WorkerIndexEntry = {
+          automationType: ref.automationType,
+          workerId: ref.workerId,
           registered: rows.get(values, i, "member") === 1,
-          hardware: mget ? HARDWARE_VALUE.get(strings, i, "hardware") : undefined,
           state,
-        });
+          lastSeen,
+          hostname,
+          corrupt,
+        };
+        if (withLastError) entry.lastError = le instanceof Buffer && le.length > 0 ? le.toString("utf8") : null;
         if (wrongStrings?.has(HARDWARE_VALUE.index(i, "hardware"))) markCorrupt(entry, "hardware");
         if ((rows.get(values, i, "wrong") as number) & WRONG_STATE) markCorrupt(entry, "state");
         out[positions[i]!] = entry;

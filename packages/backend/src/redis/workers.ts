@@ -4,7 +4,7 @@ import { configFromRaw, genFromRaw, encodeUnixFloat, isJsonObject, parseJsonByte
 import { CorruptDataError, StaleGenerationError } from "../errors";
 import { WORKER_ALL_INDEX, WORKER_FIELDS, keys, parseWorkerAllMember } from "../keys";
 import { pyFloatRepr, pyJsonBytes } from "../pyjson";
-import type { WorkersBackend, ConfigWrite, JsonObject, StatsFrame, WorkerIndexEntry, WorkerRecord, WorkerRef } from "../types";
+import type { WorkersBackend, ConfigWrite, JsonObject, StatsFrame, WorkerIndexEntry, WorkerRecord, WorkerRef, WorkerRow } from "../types";
 import { callScript } from "./connection";
 import type { RedisContext } from "./context";
 import { readWorkers, readWorkersIndex } from "./worker-read";
@@ -176,9 +176,15 @@ export function redisWorkers(ctx: RedisContext): WorkersBackend {
       return ctx.run((r) => readWorkers(ctx, r, refs));
     },
 
-    async workersIndex(refs: WorkerRef[], opts: { hostname?: boolean } = {}): Promise<WorkerIndexEntry[]> {
+    async workersRows(refs: WorkerRef[]): Promise<WorkerRow[]> {
       if (refs.length === 0) return [];
-      return ctx.run((r) => readWorkersIndex(ctx, r, refs, opts.hostname === true));
+      const records = await ctx.run((r) => readWorkers(ctx, r, refs, { history: false }));
+      return records.map(({ historyLen: _, ...row }) => row);
+    },
+
+    async workersIndex(refs: WorkerRef[], opts: { hostname?: boolean; lastError?: boolean } = {}): Promise<WorkerIndexEntry[]> {
+      if (refs.length === 0) return [];
+      return ctx.run((r) => readWorkersIndex(ctx, r, refs, opts.hostname === true, opts.lastError === true));
     },
 
     async workerRemove(automationType: string, workerId: string): Promise<boolean> {

@@ -1,19 +1,28 @@
 // GET /automations and /automations/{type}: the union of catalog entries and worker
 // types, each with its worker counts, its queue and its stream. A handful of batched
-// reads whatever the number of automations.
-import { queueNameProblem, type Backend, type WorkerRecord } from "@fleet/backend";
-import type { Automation } from "@fleet/schema";
+// reads whatever the number of automations. The counts need each worker's status alone
+// (state and last_seen): they come from the light index (workersIndex), never from full
+// records, whose JSON documents (hardware, config, stats) nothing here shows; the overview
+// asks for this on every load, beside a fleet of 10,000.
+import { queueNameProblem, type Backend, type WorkerIndexEntry } from "@fleet/backend";
+import type { Automation, WorkerStatus } from "@fleet/schema";
 
 import { notFound } from "./errors";
 import { byString } from "./resources";
-import { isEmptyQueue, toAutomation, toQueue, toWorker } from "./serialize";
+import { isEmptyQueue, toAutomation, toQueue, workerStatus } from "./serialize";
+
+const statusOf =
+  (now: number, offlineAfterSeconds: number) =>
+  (e: WorkerIndexEntry): { status: WorkerStatus } => ({
+    status: workerStatus(e.state, e.lastSeen, now, offlineAfterSeconds),
+  });
 
 export async function listAutomations(backend: Backend, now: number, offlineAfterSeconds: number): Promise<Automation[]> {
   const [catalog, refs] = await Promise.all([backend.catalogAll(), backend.workerList()]);
   const types = [...new Set([...catalog.keys(), ...refs.map((r) => r.automationType)])].sort(byString);
-  const [records, depths, streams] = await Promise.all([backend.workersGet(refs), backend.queueDepths(types, now), backend.streamSummaries(types)]);
-  const byType = new Map<string, WorkerRecord[]>();
-  for (const r of records) {
+  const [entries, depths, streams] = await Promise.all([backend.workersIndex(refs), backend.queueDepths(types, now), backend.streamSummaries(types)]);
+  const byType = new Map<string, WorkerIndexEntry[]>();
+  for (const r of entries) {
     const list = byType.get(r.automationType);
     if (list) list.push(r);
     else byType.set(r.automationType, [r]);
@@ -25,7 +34,7 @@ export async function listAutomations(backend: Backend, now: number, offlineAfte
     return toAutomation({
       automationType: type,
       catalog: catalog.get(type) ?? null,
-      workers: (byType.get(type) ?? []).map((r) => toWorker(r, now, offlineAfterSeconds)),
+      workers: (byType.get(type) ?? []).map(statusOf(now, offlineAfterSeconds)),
       queue: queue === null || isEmptyQueue(queue) ? null : queue,
       streamLength: streamLength > 0 ? streamLength : null,
     });
@@ -40,12 +49,12 @@ export async function getAutomation(backend: Backend, type: string, now: number,
     backend.streamLength(type),
   ]);
   if (catalog === null && refs.length === 0) throw notFound(`There is no automation '${type}' (no catalog entry and no worker).`);
-  const records = await backend.workersGet(refs);
+  const entries = await backend.workersIndex(refs);
   const queue = depths[0] && queueNameProblem(type) === null ? toQueue(depths[0]) : null;
   return toAutomation({
     automationType: type,
     catalog,
-    workers: records.map((r) => toWorker(r, now, offlineAfterSeconds)),
+    workers: entries.map(statusOf(now, offlineAfterSeconds)),
     queue: queue === null || isEmptyQueue(queue) ? null : queue,
     streamLength: streamLength > 0 ? streamLength : null,
   });

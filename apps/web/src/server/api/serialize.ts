@@ -13,6 +13,7 @@ import {
   type QueueDepths,
   type StreamSummary as StreamSummaryRecord,
   type WorkerRecord,
+  type WorkerRow,
 } from "@fleet/backend";
 import {
   CatalogDocSchema,
@@ -93,7 +94,7 @@ export function workerStatus(state: WorkerRecord["state"], lastSeen: number | nu
   return "error";
 }
 
-export function toWorker(record: WorkerRecord, now: number, offlineAfterSeconds: number): Worker {
+export function toWorker(record: WorkerRow, now: number, offlineAfterSeconds: number): Worker {
   const worker: Worker = {
     automation_type: record.automationType,
     worker_id: record.workerId,

@@ -4,14 +4,16 @@
 // round trips, and the decoding cost follows `limit`, not the fleet's size.
 //
 // Paging (issue 11, point 6): a page after the first (offset > 0) pages through the index
-// the first page read, when that read is at most INDEX_SNAPSHOT_MS old, the fleet has as
-// many workers (SCARD wkrs:all) and every worker of the page, read afresh, still has the
-// status (and registration, and for `q` the hostname) the index gave it; otherwise it reads
-// the index again. Rows are always read afresh; `total`, `counts` and the order of a later
-// page are those of an index at most that old: a fleet paged through is one consistent
-// list (heartbeats reorder a last_seen sort every second; pages of fresh indexes would
-// skip and repeat workers). The first page always reads the index afresh.
-import { workerKeyTwins, type Backend, type WorkerIndexEntry, type WorkerRecord } from "@fleet/backend";
+// the first page read, when the last page served from it is at most INDEX_SNAPSHOT_MS ago
+// (and the read itself at most INDEX_SNAPSHOT_MAX_MS), the fleet has as many workers (SCARD
+// wkrs:all) and every worker of the page, read afresh, still has the status (and
+// registration, and for `q` the hostname) the index gave it; otherwise it reads the index
+// again. Rows are always read afresh; `total`, `counts` and the order of a later page are
+// those of that index: a fleet paged through is one consistent list (heartbeats reorder a
+// last_seen sort every second; pages of fresh indexes would skip and repeat workers), also
+// when a busy machine makes the pass longer than a few seconds (each page renews the
+// snapshot; a pass that pauses longer starts over). The first page always reads it afresh.
+import { workerKeyTwins, type Backend, type WorkerIndexEntry, type WorkerRef, type WorkerRow } from "@fleet/backend";
 import { normalizeErrorMessage, type Worker, type WorkerList, type WorkerStatus, type WorkersSort } from "@fleet/schema";
 
 import { conflict } from "./errors";
@@ -31,19 +33,23 @@ export interface WorkersQuery {
   offset: number;
 }
 
-/** How long a first page's index serves the pages after it. */
+/** How long after the last page it served a first page's index serves the next one. */
 export const INDEX_SNAPSHOT_MS = 3000;
+/** The oldest index a later page is served from, however steadily the pages came. */
+export const INDEX_SNAPSHOT_MAX_MS = 30_000;
 /** Index snapshots kept per backend (one per type filter and hostname need). */
 const SNAPSHOTS_KEPT = 8;
 
 interface Snapshot {
   at: number;
+  /** When a page was last served from it (Date.now()). */
+  used: number;
   /** SCARD wkrs:all when it was read. */
   count: number;
   /** In the contract's order (type, then id). */
   entries: WorkerIndexEntry[];
   /** The same entries in the last_seen orders, sorted once asked for. */
-  sorted: Partial<Record<WorkersSort, Ranked[]>>;
+  sorted: Partial<Record<WorkersSort, WorkerIndexEntry[]>>;
 }
 
 const snapshots = new WeakMap<Backend, Map<string, Snapshot>>();
@@ -54,16 +60,23 @@ export async function listWorkers(backend: Backend, query: WorkersQuery, now: nu
   if (query.error_group !== undefined) {
     // one error group: the workers of the group only, read afresh for every page (not kept)
     const [count, refs] = await Promise.all([backend.workerCount(), groupRefs(backend, query.type, query.error_group)]);
-    const snap: Snapshot = { at: Date.now(), count, entries: await backend.workersIndex(refs, { hostname: needle !== null }), sorted: {} };
+    const snap: Snapshot = { at: Date.now(), used: Date.now(), count, entries: await backend.workersIndex(refs, { hostname: needle !== null }), sorted: {} };
     return (await answerFrom(backend, snap, query, needle, now, offlineAfterSeconds)).list;
   }
   if (query.offset > 0) {
     const snap = snapshots.get(backend)?.get(key);
-    if (snap && Date.now() - snap.at <= INDEX_SNAPSHOT_MS && snap.at <= Date.now()) {
-      const count = await backend.workerCount();
+    const t = Date.now();
+    if (snap && t - snap.used <= INDEX_SNAPSHOT_MS && t - snap.at <= INDEX_SNAPSHOT_MAX_MS && snap.at <= t) {
+      // the fleet's size and the page's rows in one round trip: the rows are wasted only
+      // when the size moved (then the index is read again below)
+      const plan = planFrom(snap, query, needle, now, offlineAfterSeconds);
+      const [count, records] = await Promise.all([backend.workerCount(), readPage(backend, plan)]);
       if (count === snap.count) {
-        const answer = await answerFrom(backend, snap, query, needle, now, offlineAfterSeconds);
-        if (answer.verified) return answer.list;
+        const answer = await finish(backend, plan, records, needle, now, offlineAfterSeconds);
+        if (answer.verified) {
+          snap.used = Date.now();
+          return answer.list;
+        }
       }
     }
   }
@@ -74,9 +87,9 @@ export async function listWorkers(backend: Backend, query: WorkersQuery, now: nu
   // here while Redis reads the index.
   const early = (query.sort ?? "name") === "name" && query.status === undefined && needle === null && query.limit > 0;
   const index = backend.workersIndex(refs, { hostname: needle !== null });
-  const rows = early ? backend.workersGet(page(refs, query)) : null;
+  const rows = early ? backend.workersRows(page(refs, query)) : null;
   rows?.catch(() => undefined);
-  const snap: Snapshot = { at, count, entries: await index, sorted: {} };
+  const snap: Snapshot = { at, used: Date.now(), count, entries: await index, sorted: {} };
   let kept = snapshots.get(backend);
   if (!kept) snapshots.set(backend, (kept = new Map()));
   kept.delete(key);
@@ -85,10 +98,47 @@ export async function listWorkers(backend: Backend, query: WorkersQuery, now: nu
   return (await answerFrom(backend, snap, query, needle, now, offlineAfterSeconds, rows !== null ? await rows : undefined)).list;
 }
 
+/** What a page shows of an index: filtered, counted, sorted and sliced (no records read yet). */
+interface Plan {
+  total: number;
+  counts: WorkerList["counts"];
+  shown: Array<{ entry: WorkerIndexEntry; status: WorkerStatus }>;
+  refs: WorkerRef[];
+}
+
 /**
- * The page from an index: filter, count, sort, slice, then full records of the page only.
- * `verified`: every row read afresh agrees with its index entry on what placed it on the
- * page (registration, status, for `q` the hostname).
+ * The page of an index: filter, count, sort, slice, in one pass that allocates only for the
+ * rows shown (every page walks the whole index: 10,000 entries, ten times per fleet read).
+ */
+function planFrom(snap: Snapshot, query: WorkersQuery, needle: string | null, now: number, offlineAfterSeconds: number): Plan {
+  const sort = query.sort ?? "name";
+  const ranked = sort === "name" ? snap.entries : (snap.sorted[sort] ??= [...snap.entries].sort(comparator(sort)));
+  // counts cover type and q, before status and paging: the filter chips show what each would give
+  const counts = emptyWorkerCounts();
+  const shown: Plan["shown"] = [];
+  const end = query.offset + query.limit;
+  let total = 0;
+  for (const entry of ranked) {
+    if (needle !== null && !matches(entry, needle)) continue;
+    // statuses against this request's clock: an index a second old still turns workers offline on time
+    const status = workerStatus(entry.state, entry.lastSeen, now, offlineAfterSeconds);
+    counts[status] += 1;
+    if (query.status !== undefined && status !== query.status) continue;
+    if (total >= query.offset && total < end) shown.push({ entry, status });
+    total += 1;
+  }
+  return { total, counts, shown, refs: shown.map(({ entry }) => ({ automationType: entry.automationType, workerId: entry.workerId })) };
+}
+
+function readPage(backend: Backend, plan: Plan): Promise<WorkerRow[]> {
+  return plan.refs.length > 0 ? backend.workersRows(plan.refs) : Promise.resolve([]);
+}
+
+/**
+ * The page from an index: full records of the page only (`read`: already read, the index's
+ * first `limit` entries from `offset`, in its order). `verified`: every row read afresh
+ * agrees with its index entry on what placed it on the page (registration, status, for `q`
+ * the hostname).
  */
 async function answerFrom(
   backend: Backend,
@@ -97,22 +147,22 @@ async function answerFrom(
   needle: string | null,
   now: number,
   offlineAfterSeconds: number,
-  /** The page's records, already read (the index's first `limit` entries from `offset`, in its order). */
-  read?: WorkerRecord[],
+  read?: WorkerRow[],
 ): Promise<{ list: WorkerList; verified: boolean }> {
-  const sort = query.sort ?? "name";
-  const ranked = sort === "name" ? snap.entries.map((entry) => ({ entry })) : (snap.sorted[sort] ??= snap.entries.map((entry) => ({ entry })).sort(comparator(sort)));
-  // statuses against this request's clock: an index a second old still turns workers offline on time
-  let entries = ranked.map(({ entry }) => ({ entry, status: workerStatus(entry.state, entry.lastSeen, now, offlineAfterSeconds) }));
-  if (needle !== null) entries = entries.filter(({ entry }) => matches(entry, needle));
-  // counts cover type and q, before status and paging: the filter chips show what each would give
-  const counts = emptyWorkerCounts();
-  for (const { status } of entries) counts[status] += 1;
-  if (query.status !== undefined) entries = entries.filter(({ status }) => status === query.status);
-  const shown = page(entries, query);
-  const refsShown = shown.map(({ entry }) => ({ automationType: entry.automationType, workerId: entry.workerId }));
-  const records = read ?? (shown.length > 0 ? await backend.workersGet(refsShown) : []);
-  if (records.length !== shown.length || records.some((r, i) => r.automationType !== refsShown[i]!.automationType || r.workerId !== refsShown[i]!.workerId)) {
+  const plan = planFrom(snap, query, needle, now, offlineAfterSeconds);
+  return finish(backend, plan, read ?? (await readPage(backend, plan)), needle, now, offlineAfterSeconds);
+}
+
+async function finish(
+  backend: Backend,
+  plan: Plan,
+  records: WorkerRow[],
+  needle: string | null,
+  now: number,
+  offlineAfterSeconds: number,
+): Promise<{ list: WorkerList; verified: boolean }> {
+  const { shown, refs } = plan;
+  if (records.length !== shown.length || records.some((r, i) => r.automationType !== refs[i]!.automationType || r.workerId !== refs[i]!.workerId)) {
     throw new Error("worker rows read ahead do not match the page");
   }
   const workers: Worker[] = new Array(records.length);
@@ -125,10 +175,10 @@ async function answerFrom(
   // since when each shown error stands (the watch's error history; one read for the page)
   const since = await lastErrorSince(backend, records);
   for (let i = 0; i < records.length; i++) if (records[i]!.lastError !== null) workers[i] = { ...workers[i]!, last_error_since: since[i] ?? null };
-  return { list: { total: entries.length, counts, workers }, verified };
+  return { list: { total: plan.total, counts: plan.counts, workers }, verified };
 }
 
-function agrees(rec: WorkerRecord, row: Worker, at: { entry: WorkerIndexEntry; status: WorkerStatus }, needle: string | null): boolean {
+function agrees(rec: WorkerRow, row: Worker, at: { entry: WorkerIndexEntry; status: WorkerStatus }, needle: string | null): boolean {
   if (rec.registered !== at.entry.registered || row.status !== at.status) return false;
   if (needle === null) return true;
   const h = rec.hardware?.hostname;
@@ -159,10 +209,8 @@ export async function matchingWorkers(
   return needle !== null ? entries.filter(({ entry }) => matches(entry, needle)) : entries;
 }
 
-type Ranked = { entry: WorkerIndexEntry };
-
-function byName(a: Ranked, b: Ranked): number {
-  return byString(a.entry.automationType, b.entry.automationType) || byString(a.entry.workerId, b.entry.workerId);
+function byName(a: WorkerIndexEntry, b: WorkerIndexEntry): number {
+  return byString(a.automationType, b.automationType) || byString(a.workerId, b.workerId);
 }
 
 /**
@@ -170,12 +218,12 @@ function byName(a: Ranked, b: Ranked): number {
  * the /workers page's sort done here rather than over the whole fleet in the browser. An
  * unreadable or missing last_seen counts as the oldest; ties fall back to type, then id.
  */
-function comparator(sort: WorkersSort): (a: Ranked, b: Ranked) => number {
+function comparator(sort: WorkersSort): (a: WorkerIndexEntry, b: WorkerIndexEntry) => number {
   if (sort === "name") return byName;
   const dir = sort === "last_seen" ? 1 : -1;
   return (a, b) => {
-    const x = seenKey(a.entry);
-    const y = seenKey(b.entry);
+    const x = seenKey(a);
+    const y = seenKey(b);
     return (x === y ? 0 : x < y ? -dir : dir) || byName(a, b);
   };
 }

@@ -39,7 +39,7 @@ describe("readSnapshot", () => {
     expect(snapshot.workers).toHaveLength(n);
     expect(new Set(snapshot.workers.map((w) => `${w.worker.automation_type}/${w.worker.worker_id}`)).size).toBe(n);
     expect(snapshot.queues).toHaveLength(30);
-    expect(calls.get("workersGet")).toBe(3);
+    expect(calls.get("workersRows")).toBe(3);
     expect(calls.get("workerList")).toBe(1);
     expect(calls.get("queueDepths")).toBe(1);
     expect(calls.get("workerGet")).toBeUndefined();
@@ -95,14 +95,14 @@ describe("WorkerReads (the rotation that keeps a big fleet cheap)", () => {
     }
     return memory;
   }
-  /** Workers read by workersGet while `fn` runs. */
+  /** Workers read by workersRows while `fn` runs. */
   function counting(backend: Backend) {
     let read = 0;
     const wrapped = new Proxy(backend, {
       get(target, prop, receiver) {
         const v = Reflect.get(target, prop, receiver) as unknown;
         if (typeof v !== "function") return v;
-        if (prop === "workersGet") {
+        if (prop === "workersRows") {
           return (refs: unknown[]) => {
             read += refs.length;
             return (v as (r: unknown[]) => unknown).call(target, refs);

@@ -3,7 +3,7 @@
 // pools or streams: never a round trip per item, and never a walk of the key space. The
 // queue, pool and stream names come from the console's name discovery (sent along with
 // each poll); only those names are read, in one pipeline per family.
-import type { Backend, WorkerRecord, WorkerRef } from "@fleet/backend";
+import type { Backend, WorkerRow, WorkerRef } from "@fleet/backend";
 import type { PoolSummary, Queue, StreamSummary, Worker } from "@fleet/schema";
 
 import { toPoolSummary, toQueue, toStreamSummary, toWorker, workerStatus } from "../api/serialize";
@@ -75,9 +75,9 @@ export const WORKER_LIST_EVERY = 10;
  */
 export const WORKERS_PER_READ = 250;
 
-async function readRecords(backend: Backend, refs: WorkerRef[]): Promise<WorkerRecord[]> {
-  const out: WorkerRecord[] = [];
-  for (let i = 0; i < refs.length; i += WORKERS_PER_READ) out.push(...(await backend.workersGet(refs.slice(i, i + WORKERS_PER_READ))));
+async function readRecords(backend: Backend, refs: WorkerRef[]): Promise<WorkerRow[]> {
+  const out: WorkerRow[] = [];
+  for (let i = 0; i < refs.length; i += WORKERS_PER_READ) out.push(...(await backend.workersRows(refs.slice(i, i + WORKERS_PER_READ))));
   return out;
 }
 
@@ -87,7 +87,7 @@ async function readRecords(backend: Backend, refs: WorkerRef[]): Promise<WorkerR
  * yet, and the next `perTick` of the others.
  */
 export class WorkerReads {
-  private readonly cache = new Map<string, { record: WorkerRecord; worker: Worker; fingerprint: string }>();
+  private readonly cache = new Map<string, { record: WorkerRow; worker: Worker; fingerprint: string }>();
   private cursor = 0;
   private refs: WorkerRef[] | null = null;
   /** SCARD when the index was last read (members that do not parse are counted, not listed). */
@@ -126,9 +126,9 @@ export class WorkerReads {
       backend,
       positions.map((i) => refs[i]!),
     );
-    const read = new Map<string, WorkerRecord>();
+    const read = new Map<string, WorkerRow>();
     for (const [j, i] of positions.entries()) read.set(keys[i]!, records[j]!);
-    const next = new Map<string, { record: WorkerRecord; worker: Worker; fingerprint: string }>();
+    const next = new Map<string, { record: WorkerRow; worker: Worker; fingerprint: string }>();
     const out: FingerprintedWorker[] = [];
     keys.forEach((k) => {
       const fresh = read.get(k);

@@ -5,10 +5,10 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { usePathname } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 
-import { ConfirmDialog, ErrorState, LoadingState, RelativeTime } from "@/components";
+import { ConfirmDialog, ErrorState, LoadingState, RelativeTime, useNow } from "@/components";
 import { apiPost, errorMessage, seg } from "@/lib/api";
 import { deadLetterFacts } from "@/lib/dead-letter-facts";
-import { absoluteTime, formatNumber } from "@/lib/format";
+import { absoluteTime, formatNumber, isoTime } from "@/lib/format";
 import { deadLetterLoader } from "@/lib/full-value";
 import { queries, queryKeys } from "@/lib/query";
 import { useSession } from "@/lib/session";
@@ -69,11 +69,13 @@ function SelectAll({ checked, indeterminate, onChange, disabled }: { checked: bo
 /** How a dead letter died, as far as its body says: error, attempts, when, on which worker. */
 function Failure({ row }: { row: DeadLetter }) {
   const f = deadLetterFacts(row.body);
+  // no clock yet (server rendering, hydration): a time-zone-free title, as RelativeTime's
+  const clock = useNow();
   const meta: ReactNode[] = [];
   if (f.attempts !== null) meta.push(<span key="a">after {plural(f.attempts, "attempt")}</span>);
   if (f.failedAt !== null)
     meta.push(
-      <span key="t" title={`${absoluteTime(f.failedAt)} (${f.failedAtField})`}>
+      <span key="t" title={`${clock === null ? isoTime(f.failedAt) : absoluteTime(f.failedAt)} (${f.failedAtField})`}>
         failed <RelativeTime at={f.failedAt} />
       </span>,
     );
@@ -104,6 +106,36 @@ function Failure({ row }: { row: DeadLetter }) {
 }
 
 /**
+ * A paging control: a link to the page at offset `to` (null: disabled, where it would not
+ * move). A plain click stays on this page and moves the list (`go`); a modified click (new
+ * tab, new window) and a click before the scripts run follow the link.
+ */
+function PageLink({ to, label, href, go, children }: { to: number | null; label?: string; href: (o: number) => string; go: (o: number) => void; children: ReactNode }) {
+  if (to === null) {
+    return (
+      // biome-ignore lint/a11y/useValidAnchor: a placeholder link (no href: it goes nowhere from here), announced as a disabled link, as a disabled button is
+      <a role="link" aria-disabled="true" aria-label={label} className="btn">
+        {children}
+      </a>
+    );
+  }
+  return (
+    <a
+      href={href(to)}
+      aria-label={label}
+      className="btn"
+      onClick={(e) => {
+        if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+        e.preventDefault();
+        go(to);
+      }}
+    >
+      {children}
+    </a>
+  );
+}
+
+/**
  * The dead-letter list of a queue, paged (`dead_offset` in the URL; its page size is the page's
  * one "Items per list", `limit`), with per-row and multi-select requeue and delete by ref (the
  * SHA-1 of the stored bytes), or of all of them.
@@ -126,6 +158,16 @@ export function DeadLetters({ name, total, limit }: { name: string; total: numbe
     [pathname],
   );
   const offset = intParam(sp, "dead_offset", 0);
+  // The page links' own URLs: before the scripts run (the first paint is the server's), a
+  // click loads that page, which the server renders with its dead letters; once they run,
+  // it moves the list in place (setOffset).
+  const hrefFor = (o: number) => {
+    const next = new URLSearchParams(sp.toString());
+    if (o > 0) next.set("dead_offset", String(o));
+    else next.delete("dead_offset");
+    const q = next.toString();
+    return `${pathname}${q ? `?${q}` : ""}#dead`;
+  };
   const client = useQueryClient();
   // Viewers see the list; selecting and acting needs the operator role (the API checks too).
   const canAct = useSession().can("operator");
@@ -331,24 +373,18 @@ export function DeadLetters({ name, total, limit }: { name: string; total: numbe
           <div className="mt-3 flex flex-wrap items-center gap-3 text-sm">
             {/* Newest and oldest: a list of 200,000 is two clicks from either end (the server reads the
                 last page from the list's tail, so it costs what the first does). */}
-            <button type="button" className="btn" disabled={offset === 0} aria-label="First page of dead letters" onClick={() => setOffset(0)}>
+            <PageLink to={offset === 0 ? null : 0} label="First page of dead letters" href={hrefFor} go={setOffset}>
               « First
-            </button>
-            <button type="button" className="btn" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - limit))}>
+            </PageLink>
+            <PageLink to={offset === 0 ? null : Math.max(0, offset - limit)} href={hrefFor} go={setOffset}>
               ← Previous
-            </button>
-            <button type="button" className="btn" disabled={offset + limit >= listTotal} onClick={() => setOffset(offset + limit)}>
+            </PageLink>
+            <PageLink to={offset + limit >= listTotal ? null : offset + limit} href={hrefFor} go={setOffset}>
               Next →
-            </button>
-            <button
-              type="button"
-              className="btn"
-              disabled={offset + limit >= listTotal}
-              aria-label="Last page of dead letters"
-              onClick={() => setOffset(lastPageOffset(listTotal, limit))}
-            >
+            </PageLink>
+            <PageLink to={offset + limit >= listTotal ? null : lastPageOffset(listTotal, limit)} label="Last page of dead letters" href={hrefFor} go={setOffset}>
               Last »
-            </button>
+            </PageLink>
             <span className="ml-auto text-slate-600 dark:text-slate-400">{formatNumber(limit)} per page (“Items per list” at the top)</span>
           </div>
         </>
