@@ -41,9 +41,10 @@ test("the queue page, the queue list and the overview carry their data without a
     await expect(page.getByRole("link", { name: queue, exact: true })).toBeVisible();
 
     await page.goto("/");
-    const queues = page.getByRole("region", { name: "Queues" });
-    await expect(queues.getByRole("link", { name: queue, exact: true })).toBeVisible();
-    await expect(queues).toContainText("130 dead letters");
+    const queues = page.getByRole("region", { name: "Queues", exact: true });
+    const row = queues.getByRole("listitem").filter({ has: page.getByRole("link", { name: queue, exact: true }) });
+    await expect(row).toContainText("3 pending");
+    await expect(row).toContainText("130 dead letters");
   } finally {
     await context.close();
   }

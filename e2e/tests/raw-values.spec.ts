@@ -75,7 +75,18 @@ test("a dead letter that moved is not shown in place of another", async ({ page,
   const dead = page.getByRole("region", { name: "Dead letters", exact: true });
   await dead.getByRole("button", { name: "Show body of dead letter second00000000000000000000000000" }).click();
   await expect(dead).toContainText(/preview: first 4\.0 KiB of \d+ KiB/);
-  // another letter takes its place (same count: the page has no reason to reload its list)
+  // The page has not learnt of the change yet: its list answers stay as they are now. (The live
+  // stream notices a changed dead letter and the list is read again, which drops the row; a
+  // moment before it does, the row is still there, and that moment is what this test is about.)
+  const listPath = `/api/v1/queues/${enc(queue)}/dead`;
+  const before = await page.request.get(`${listPath}?limit=100&offset=0`);
+  expect(before.status()).toBe(200);
+  const beforeBody = await before.body();
+  await page.route(
+    (url) => url.pathname === listPath,
+    (route) => route.fulfill({ status: 200, contentType: "application/json", body: beforeBody }),
+  );
+  // another letter takes its place (same count)
   const other = JSON.stringify({ id: "other000000000000000000000000000", payload: JSON.parse(bigDoc(20_000, "END-OF-OTHER")) });
   await (backend as RedisBackend).client.lset(`fleet:queue:${queue}:dead`, 1, other);
   await dead.getByRole("button", { name: "Show all" }).click();

@@ -3,7 +3,7 @@
 import { SweepResultSchema, type Priority, type QueueDetail } from "@fleet/schema";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { Suspense, useMemo, useState } from "react";
+import { useMemo, useState } from "react";
 
 import { Countdown, ErrorState, LoadingState, PageHeader, RelativeTime, useNow, WrongTypeNote } from "@/components";
 import { ApiError, apiPost, errorMessage, seg } from "@/lib/api";
@@ -179,12 +179,11 @@ export function QueueDetailView({ name }: { name: string }) {
         <code className="font-mono">due</code>): failed tasks whose retry time has come. <strong className="font-medium">Dead</strong>: failed every attempt.
       </p>
 
-      {/* Each section its own Suspense boundary: nothing here suspends (the first paint's data is
-          in the cache), but React hydrates boundaries one at a time, yielding in between, so a
-          page of four lists of 100 rows is not one long task before anything responds. */}
-      <Suspense>
-        <HistoryCharts queue={name} pending={q.pending.total} />
-      </Suspense>
+      {/* No Suspense boundary around the sections: React's server renderer outlines a boundary
+          whose HTML is large (a list of 100 rows) to the end of the stream, hidden until a script
+          reveals it, so the lists would paint late, and never without scripts. In place, they are
+          painted as the HTML is parsed (e2e/tests/first-paint.spec.ts). */}
+      <HistoryCharts queue={name} pending={q.pending.total} />
 
       <nav aria-label="Sections" className="mt-4 flex flex-wrap gap-x-4 gap-y-1 text-sm">
         <a className="link" href="#in-flight">
@@ -201,108 +200,98 @@ export function QueueDetailView({ name }: { name: string }) {
         </a>
       </nav>
 
-      <Suspense>
-        <Section
-          id="in-flight"
-          title="In flight"
-          count={shown(q.processing_items.length, q.processing)}
-          description="Held by a worker. Past its deadline a task is stuck (overdue): “Requeue overdue tasks” puts it back."
-          empty={q.processing_items.length === 0 ? "No task is in flight." : undefined}
-        >
-          <ItemTable<Processing>
-            rows={q.processing_items}
-            caption="Tasks in flight"
-            rowKey={(r) => r.id}
-            rowName={(r) => `task ${r.id}`}
-            payload={(r) => r.body}
-            payloadLabel="body"
-            loadFull={(r, i, v) => queueItemLoader(name, i, { section: "processing", id: r.id }, v)}
-            fileName={(r) => `${name}-task-${r.id}`}
-            previewField="payload"
-            rowClassName={(r) => (r.overdue ? "bg-amber-50/60 dark:bg-amber-950/20" : "")}
-            columns={[
-              { id: "id", header: "Task", cell: (r) => <TaskId id={r.id} leading="sm" /> },
-              {
-                id: "deadline",
-                header: "Deadline",
-                className: "whitespace-nowrap",
-                cell: (r) => (
-                  <span className="flex items-center gap-1.5" data-overdue={r.overdue ? "true" : undefined}>
-                    <Countdown to={r.deadline} />
-                    {r.overdue && <span className="sr-only">(overdue)</span>}
-                  </span>
-                ),
-              },
-            ]}
-          />
-        </Section>
-      </Suspense>
+      <Section
+        id="in-flight"
+        title="In flight"
+        count={shown(q.processing_items.length, q.processing)}
+        description="Held by a worker. Past its deadline a task is stuck (overdue): “Requeue overdue tasks” puts it back."
+        empty={q.processing_items.length === 0 ? "No task is in flight." : undefined}
+      >
+        <ItemTable<Processing>
+          rows={q.processing_items}
+          caption="Tasks in flight"
+          rowKey={(r) => r.id}
+          rowName={(r) => `task ${r.id}`}
+          payload={(r) => r.body}
+          payloadLabel="body"
+          loadFull={(r, i, v) => queueItemLoader(name, i, { section: "processing", id: r.id }, v)}
+          fileName={(r) => `${name}-task-${r.id}`}
+          previewField="payload"
+          rowClassName={(r) => (r.overdue ? "bg-amber-50/60 dark:bg-amber-950/20" : "")}
+          columns={[
+            { id: "id", header: "Task", cell: (r) => <TaskId id={r.id} leading="sm" /> },
+            {
+              id: "deadline",
+              header: "Deadline",
+              className: "whitespace-nowrap",
+              cell: (r) => (
+                <span className="flex items-center gap-1.5" data-overdue={r.overdue ? "true" : undefined}>
+                  <Countdown to={r.deadline} />
+                  {r.overdue && <span className="sr-only">(overdue)</span>}
+                </span>
+              ),
+            },
+          ]}
+        />
+      </Section>
 
-      <Suspense>
-        <Section
-          id="pending"
-          title="Pending"
-          count={shown(q.pending_items.length, q.pending.total)}
-          description="Waiting for a worker: high first, then normal, then low."
-          empty={q.pending_items.length === 0 ? "Nothing is waiting." : undefined}
-        >
-          <ItemTable<Pending>
-            rows={q.pending_items}
-            caption="Pending tasks"
-            rowKey={(r, i) => pendingKeys.get(r) ?? `${r.priority}:${i}`}
-            rowName={(r) => (r.task_id ? `task ${r.task_id}` : "task without id")}
-            payload={(r) => r.body}
-            payloadLabel="body"
-            loadFull={(r, i, v) => queueItemLoader(name, i, { section: "pending", priority: r.priority }, v)}
-            fileName={(r) => `${name}-task-${r.task_id ?? "pending"}`}
-            previewField="payload"
-            columns={[
-              { id: "priority", header: "Priority", cell: (r) => <PriorityBadge p={r.priority} /> },
-              { id: "id", header: "Task", cell: (r) => <TaskId id={r.task_id} leading="sm" /> },
-            ]}
-          />
-        </Section>
-      </Suspense>
+      <Section
+        id="pending"
+        title="Pending"
+        count={shown(q.pending_items.length, q.pending.total)}
+        description="Waiting for a worker: high first, then normal, then low."
+        empty={q.pending_items.length === 0 ? "Nothing is waiting." : undefined}
+      >
+        <ItemTable<Pending>
+          rows={q.pending_items}
+          caption="Pending tasks"
+          rowKey={(r, i) => pendingKeys.get(r) ?? `${r.priority}:${i}`}
+          rowName={(r) => (r.task_id ? `task ${r.task_id}` : "task without id")}
+          payload={(r) => r.body}
+          payloadLabel="body"
+          loadFull={(r, i, v) => queueItemLoader(name, i, { section: "pending", priority: r.priority }, v)}
+          fileName={(r) => `${name}-task-${r.task_id ?? "pending"}`}
+          previewField="payload"
+          columns={[
+            { id: "priority", header: "Priority", cell: (r) => <PriorityBadge p={r.priority} /> },
+            { id: "id", header: "Task", cell: (r) => <TaskId id={r.task_id} leading="sm" /> },
+          ]}
+        />
+      </Section>
 
-      <Suspense>
-        <Section
-          id="scheduled"
-          title="Scheduled retries"
-          count={shown(q.scheduled_items.length, q.scheduled)}
-          description="Failed tasks waiting for their retry time."
-          empty={q.scheduled_items.length === 0 ? "None scheduled." : undefined}
-        >
-          <ItemTable<Scheduled>
-            rows={q.scheduled_items}
-            caption="Scheduled retries"
-            rowKey={(r, i) => scheduledKeys.get(r) ?? `${r.ready_at}:${i}`}
-            rowName={(r) => (r.task_id ? `task ${r.task_id}` : "task without id")}
-            payload={(r) => r.body}
-            payloadLabel="body"
-            loadFull={(r, i, v) => queueItemLoader(name, i, { section: "scheduled", readyAt: r.ready_at }, v)}
-            fileName={(r) => `${name}-task-${r.task_id ?? "scheduled"}`}
-            previewField="payload"
-            columns={[
-              { id: "ready", header: "Ready", className: "whitespace-nowrap", cell: (r) => <ReadyAt at={r.ready_at} /> },
-              { id: "id", header: "Task", cell: (r) => <TaskId id={r.task_id} leading="sm" /> },
-            ]}
-          />
-        </Section>
-      </Suspense>
+      <Section
+        id="scheduled"
+        title="Scheduled retries"
+        count={shown(q.scheduled_items.length, q.scheduled)}
+        description="Failed tasks waiting for their retry time."
+        empty={q.scheduled_items.length === 0 ? "None scheduled." : undefined}
+      >
+        <ItemTable<Scheduled>
+          rows={q.scheduled_items}
+          caption="Scheduled retries"
+          rowKey={(r, i) => scheduledKeys.get(r) ?? `${r.ready_at}:${i}`}
+          rowName={(r) => (r.task_id ? `task ${r.task_id}` : "task without id")}
+          payload={(r) => r.body}
+          payloadLabel="body"
+          loadFull={(r, i, v) => queueItemLoader(name, i, { section: "scheduled", readyAt: r.ready_at }, v)}
+          fileName={(r) => `${name}-task-${r.task_id ?? "scheduled"}`}
+          previewField="payload"
+          columns={[
+            { id: "ready", header: "Ready", className: "whitespace-nowrap", cell: (r) => <ReadyAt at={r.ready_at} /> },
+            { id: "id", header: "Task", cell: (r) => <TaskId id={r.task_id} leading="sm" /> },
+          ]}
+        />
+      </Section>
 
-      <Suspense>
-        <Section
-          id="errors"
-          title="Error groups"
-          description="The last errors of its dead letters and of the workers of this automation, grouped by message (numbers, ids, urls and hex left out)."
-        >
-          <ErrorGroupsList queue={name} limit={10} />
-        </Section>
-      </Suspense>
+      <Section
+        id="errors"
+        title="Error groups"
+        description="The last errors of its dead letters and of the workers of this automation, grouped by message (numbers, ids, urls and hex left out)."
+      >
+        <ErrorGroupsList queue={name} limit={10} />
+      </Section>
 
-      <Suspense>
-        <DeadLetters name={name} total={q.dead} limit={limit} />
-      </Suspense>
+      <DeadLetters name={name} total={q.dead} limit={limit} />
     </>
   );
 }
