@@ -12,7 +12,7 @@ import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 import { expect, test } from "../fixtures";
-import { freePort, spawnServer, type ServerProcess } from "./support/console";
+import { freePort, killGroup, spawnServer, type ServerProcess } from "./support/console";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const redisUrl = process.env.E2E_REDIS_URL!;
@@ -165,8 +165,8 @@ test("assembled as the image copies it, the console starts from its CMD, passes 
     // the page's stylesheet applied: the body is not the browser's default serif
     expect(await page.evaluate(() => getComputedStyle(document.body).fontFamily)).not.toMatch(/^"?Times/);
   } finally {
-    run.child.kill("SIGKILL");
-    await run.exited;
+    // the supervisor and the server it started, both (killGroup waits until neither is left)
+    await killGroup(run);
     rmSync(dir, { recursive: true, force: true });
   }
 });
@@ -193,7 +193,7 @@ test("SIGTERM: event streams get a retry hint and end, new connections are refus
     expect(run.output()).not.toContain("did not stop within");
     await expect(fetch(`http://127.0.0.1:${port}/api/v1/health`)).rejects.toThrow();
   } finally {
-    if (run.child.exitCode === null) run.child.kill("SIGKILL");
+    await killGroup(run);
     rmSync(dir, { recursive: true, force: true });
   }
 });
@@ -229,7 +229,7 @@ test("SIGTERM with the server's event loop stuck: the supervisor still ends it, 
       }
     });
   } finally {
-    if (run.child.exitCode === null) run.child.kill("SIGKILL");
+    await killGroup(run);
     rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -65,6 +65,32 @@ export function spawnServer(opts: { command: string; args: string[]; cwd: string
   return { child, output: () => seen, exited, stop: () => stop(child) };
 }
 
+/**
+ * Kills the process group a spawnServer process leads, at once (SIGKILL): the process and every
+ * child it started. Killing only the leader orphans its children (the image's supervisor's
+ * server lived on, its stdout gone, spinning a core for the rest of the run). Resolves once
+ * no process of the group is left.
+ */
+export async function killGroup(run: ServerProcess): Promise<void> {
+  const pid = run.child.pid;
+  if (pid === undefined) return;
+  const alive = () => {
+    try {
+      process.kill(-pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    /* gone */
+  }
+  for (let i = 0; i < 200 && alive(); i++) await new Promise((r) => setTimeout(r, 50));
+  if (alive()) throw new Error(`process group ${pid} still has processes 10 s after SIGKILL`);
+}
+
 function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return Promise.resolve();
   const pid = child.pid;
