@@ -260,7 +260,7 @@ function findAnchor(part: QueueScanPart, anchors: Anchor[], entries: QueueScanEn
  */
 export function advance(part: QueueScanPart, state: CursorState, examined: readonly QueueScanEntry[], removed: ReadonlySet<number> = new Set(), unknownFrom?: number): void {
   const list = isListPart(part);
-  // the last few examined entries still in place (hashed only those: a chunk is 1000 entries)
+  // the last few examined entries still in place (hashed only those: a chunk is up to SEARCH_CHUNK entries)
   const last: Array<{ e: QueueScanEntry; index: number }> = [];
   let removedBefore = 0;
   for (const e of examined) {
