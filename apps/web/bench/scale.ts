@@ -61,6 +61,7 @@ const WARMUP = 5;
 const SAMPLES = 30;
 const HUB_SECONDS = Number(process.env.BENCH_SCALE_HUB_SECONDS ?? 60);
 const SECTIONS = new Set((process.env.BENCH_SCALE_SECTIONS ?? "lists,workers,page,discovery,hub,walk,dlq,chunks,reserve,pools,survey").split(",").map((s) => s.trim()));
+const IDLE_SECONDS = Number(process.env.BENCH_SCALE_IDLE_SECONDS ?? 30);
 const WALK_SECONDS = Number(process.env.BENCH_SCALE_WALK_SECONDS ?? 30);
 
 const TARGET = {
@@ -246,6 +247,11 @@ async function startConsole(redisPort: number): Promise<{ base: string; port: nu
       NEXT_DIST_DIR: distDir,
       FLEET_BACKEND_URL: `redis://127.0.0.1:${redisPort}/0`,
       FLEET_INSECURE_NO_AUTH: "1",
+      // The seeded workers heartbeat once, at seeding; a real fleet keeps doing so. Without
+      // this, all 10,000 would go offline at once a minute into the run (10,000 history
+      // entries written by the watch in one tick, during the hub section): the figures are
+      // those of a steady fleet. BENCH_SCALE_OFFLINE_AFTER_SECONDS=60 measures that event too.
+      FLEET_OFFLINE_AFTER_SECONDS: process.env.BENCH_SCALE_OFFLINE_AFTER_SECONDS ?? "86400",
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -597,7 +603,42 @@ async function discovery(base: string, admin: Redis): Promise<void> {
   figure("...and no longer listed once deleted, after", `${((performance.now() - t1) / 1000).toFixed(2)} s`, "(figure only)", null);
 }
 
+type CommandStats = Map<string, { calls: number; usec: number }>;
+
+/**
+ * What Redis spent between two INFO commandstats: the share of a core its leaf commands took
+ * (EXEC and EVAL/EVALSHA time includes the commands they ran, which Redis counts again under
+ * their own names: those leaves are summed once), and each command's calls and time.
+ */
+function commandDeltas(before: CommandStats, after: CommandStats, seconds: number): { leafPct: number; detail: string } {
+  const deltas: Array<[string, number, number]> = [];
+  let usec = 0;
+  for (const [cmd, a] of after) {
+    if (cmd === "info") continue;
+    const b = before.get(cmd) ?? { calls: 0, usec: 0 };
+    const d = a.usec - b.usec;
+    if (d > 0) deltas.push([cmd, a.calls - b.calls, d]);
+    if (!["exec", "eval", "evalsha"].includes(cmd)) usec += d;
+  }
+  deltas.sort((x, y) => y[2] - x[2]);
+  return { leafPct: (usec / 1e6 / seconds) * 100, detail: deltas.map(([c, n, u]) => `${c} ${n}x ${(u / 1000).toFixed(1)} ms`).join(", ") };
+}
+
 async function hub(port: number, base: string, admin: Redis): Promise<void> {
+  // the same figures with no live client first: what the console costs on its own (its
+  // watch, its name discovery), against which the live client's share shows
+  {
+    const cpuBefore = await cpuSeconds(admin);
+    const usecBefore = await commandUsec(admin);
+    const t0 = performance.now();
+    await sleep(IDLE_SECONDS * 1000);
+    const seconds = (performance.now() - t0) / 1000;
+    const cpuPct = (((await cpuSeconds(admin)) - cpuBefore) / seconds) * 100;
+    const { leafPct, detail } = commandDeltas(usecBefore, await commandUsec(admin), seconds);
+    console.log(`  Redis commands over ${seconds.toFixed(0)} s with no live client: ${detail}`);
+    figure(`Redis busy with commands, no live client (commandstats)`, `${leafPct.toFixed(2)} %`, "(figure only)", null);
+    figure(`Redis process CPU meanwhile (INFO cpu)`, `${cpuPct.toFixed(2)} %`, "(figure only)", null);
+  }
   const sse = openSse(port);
   // wait for the hub: subscribed, its first snapshot of 10k workers taken, a few ticks run
   await sleep(8000);
@@ -609,28 +650,11 @@ async function hub(port: number, base: string, admin: Redis): Promise<void> {
   const cpuAfter = await cpuSeconds(admin);
   const seconds = (performance.now() - t0) / 1000;
   sse.destroy();
-  const deltas: Array<[string, number, number]> = [];
-  let usec = 0;
-  for (const [cmd, a] of after) {
-    if (cmd === "info") continue;
-    const b = before.get(cmd) ?? { calls: 0, usec: 0 };
-    const d = a.usec - b.usec;
-    if (d > 0) deltas.push([cmd, a.calls - b.calls, d]);
-    // EXEC and EVAL/EVALSHA time includes the commands they ran, which Redis counts again
-    // under their own names: sum those leaves once
-    if (!["exec", "eval", "evalsha"].includes(cmd)) usec += d;
-  }
-  deltas.sort((x, y) => y[2] - x[2]);
-  const leafPct = (usec / 1e6 / seconds) * 100;
+  const { leafPct, detail } = commandDeltas(before, after, seconds);
   const scan = after.get("scan")?.usec ?? 0;
   const scanPct = ((scan - (before.get("scan")?.usec ?? 0)) / 1e6 / seconds) * 100;
   const cpuPct = ((cpuAfter - cpuBefore) / seconds) * 100;
-  console.log(
-    `  Redis commands over ${seconds.toFixed(0)} s with one live client: ${deltas
-      .slice(0, 8)
-      .map(([c, n, u]) => `${c} ${n}x ${(u / 1000).toFixed(0)} ms`)
-      .join(", ")}`,
-  );
+  console.log(`  Redis commands over ${seconds.toFixed(0)} s with one live client: ${detail}`);
   figure(`Redis busy with commands, 1 live client (commandstats, leaves)`, `${leafPct.toFixed(2)} %`, `< ${TARGET.hubCpuPct} % of a core`, leafPct < TARGET.hubCpuPct);
   figure(`...of which the name discovery's walk (SCAN)`, `${scanPct.toFixed(2)} %`, "(figure only)", null);
   figure(`Redis process CPU meanwhile (INFO cpu: scripts, I/O, all)`, `${cpuPct.toFixed(2)} %`, `< ${TARGET.hubCpuPct} % of a core`, cpuPct < TARGET.hubCpuPct);

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 import { EventHub, type HubEvent } from "./hub";
 import { InlineSnapshotSource } from "./snapshot-source";
+import { WorkerChangeFeed } from "./worker-feed";
 import { countingSubscriptions, sleep, waitFor } from "./test/helpers";
 
 /** A frame as a browser reads it; every one must be what its @fleet/schema schema reads, whole (the browser drops what does not match). */
@@ -378,6 +379,7 @@ describe("EventHub bus and lifecycle", () => {
           const inner = new InlineSnapshotSource(async () => backend, 60);
           return {
             kind: "inline",
+            baselines: 1,
             poll: async (now: number, names: Parameters<InlineSnapshotSource["poll"]>[1]) => {
               await sleep(150);
               return inner.poll(now, names);
@@ -395,6 +397,49 @@ describe("EventHub bus and lifecycle", () => {
       );
       await h.close();
     }
+  });
+
+  it("hands worker changes to the feed in epochs: begun with the baseline, ended by a failed read and by stopping", async () => {
+    await backend.workerRegister("scraper", "fd-1", { hostname: "h" });
+    await backend.workerSetState("scraper", "fd-1", "RUNNING", null, clock);
+    const feed = new WorkerChangeFeed();
+    let failing = false;
+    const h = makeHub(backend, {
+      workerFeed: feed,
+      snapshotSource: () => {
+        const inner = new InlineSnapshotSource(async () => backend, 60);
+        return {
+          kind: "inline",
+          baselines: 1,
+          poll: async (now: number, names: Parameters<InlineSnapshotSource["poll"]>[1]) => {
+            if (failing) throw new Error("read failed");
+            return inner.poll(now, names);
+          },
+          close: () => inner.close(),
+        };
+      },
+    });
+    expect(feed.epoch()).toBeNull();
+    const { detach } = collect(h);
+    expect(await h.whenReady(30_000)).toBe(true);
+    const first = feed.epoch();
+    expect(first).not.toBeNull();
+    await backend.workerSetState("scraper", "fd-1", "ERROR", "boom", clock);
+    const taken: string[] = [];
+    await waitFor(() => {
+      for (const c of feed.take()) for (const w of c.changed) taken.push(`${w.worker_id}:${w.status}:${w.last_error}`);
+      return taken.length > 0;
+    });
+    expect(taken).toEqual(["fd-1:error:boom"]);
+    // a failed read may have lost a change: the epoch ends, and a new one begins with the next good read
+    failing = true;
+    await waitFor(() => feed.epoch() === null);
+    failing = false;
+    await waitFor(() => feed.epoch() !== null);
+    expect(feed.epoch()).toBeGreaterThan(first!);
+    detach();
+    await waitFor(() => !h.status().running);
+    expect(feed.epoch()).toBeNull();
   });
 
   it("keeps serving the others when one listener throws", async () => {

@@ -10,10 +10,11 @@ import type { Backend, BusMessage, Subscription } from "@fleet/backend";
 import type { LiveEventName } from "@fleet/schema";
 
 import { withTimeout } from "../timeout";
-import type { KnownNames } from "./change-detector";
+import type { DetectedChange, KnownNames } from "./change-detector";
 import { busPayload, encodeFrame } from "./frames";
 import { ReplayBuffer, type ReplayOptions, type Resume } from "./replay";
 import { InlineSnapshotSource, type SnapshotSource } from "./snapshot-source";
+import type { WorkerFeedSink } from "./worker-feed";
 
 export interface HubEvent {
   /** Increasing within the process (the frame's `id:` is `<hub>-<id>`, ./replay.ts). */
@@ -55,6 +56,11 @@ export interface EventHubOptions {
    * reconnect refetches); the process-wide hub keeps the last minute.
    */
   replay?: ReplayOptions;
+  /**
+   * Told every worker change the loop finds, and when they can be trusted (./worker-feed.ts):
+   * the watch's error recorder in this process reads them instead of the fleet.
+   */
+  workerFeed?: WorkerFeedSink;
   /** Unix seconds; injectable for tests. */
   now?: () => number;
   log?: (message: string, err?: unknown) => void;
@@ -82,10 +88,12 @@ const defaultLog = (message: string, err?: unknown) => {
 
 export class EventHub {
   private readonly listeners = new Set<HubListener>();
-  private readonly opts: Required<Omit<EventHubOptions, "onBusTopic">> & Pick<EventHubOptions, "onBusTopic">;
+  private readonly opts: Required<Omit<EventHubOptions, "onBusTopic" | "workerFeed">> & Pick<EventHubOptions, "onBusTopic" | "workerFeed">;
   /** What a reconnecting client missed (./replay.ts). */
   readonly replay: ReplayBuffer;
   private source: SnapshotSource | null = null;
+  /** The source baseline the worker feed's epoch began with; null: no epoch in progress. */
+  private feedBaseline: number | null = null;
 
   private running = false;
   /** Bumped on every start and stop, so a tick or a subscribe of an earlier run ends quietly. */
@@ -238,6 +246,7 @@ export class EventHub {
     if (!this.running) return;
     this.running = false;
     this.generation++;
+    this.feedGap();
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (this.subscribeRetryTimer) clearTimeout(this.subscribeRetryTimer);
@@ -280,9 +289,12 @@ export class EventHub {
         this.loopFailing = false;
         this.opts.log("change detection recovered");
       }
+      this.feed(source, changes);
       for (const change of changes) this.emit(change.event, null, change.data);
     } catch (err) {
       if (gen !== this.generation) return; // stopped meanwhile: the failure is ours, not Redis's
+      // a read that failed or timed out here may have moved the baseline all the same
+      this.feedGap();
       if (!this.loopFailing) this.opts.log("change detection failed; retrying every interval", err);
       this.loopFailing = true;
       // getBackend itself may have failed before the subscription was even tried.
@@ -298,6 +310,25 @@ export class EventHub {
         this.timer.unref?.();
       }
     }
+  }
+
+  /** Hands a successful poll's worker changes to the feed, or begins its epoch. */
+  private feed(source: SnapshotSource, changes: DetectedChange[]): void {
+    const feed = this.opts.workerFeed;
+    if (!feed) return;
+    if (this.feedBaseline !== source.baselines) {
+      // this poll set a new baseline (it found nothing against an old one): the epoch starts now
+      this.feedBaseline = source.baselines;
+      feed.begin();
+      return;
+    }
+    for (const c of changes) if (c.event === "workers") feed.push(c.data);
+  }
+
+  private feedGap(): void {
+    if (this.feedBaseline === null) return;
+    this.feedBaseline = null;
+    this.opts.workerFeed?.gap();
   }
 
   /**

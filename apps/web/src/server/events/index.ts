@@ -7,6 +7,7 @@ import { EventHub } from "./hub";
 import { DEFAULT_REPLAY } from "./replay";
 import { InlineSnapshotSource } from "./snapshot-source";
 import { ThreadSnapshotSource } from "./snapshot-thread";
+import { processWorkerFeed } from "./worker-feed";
 
 export { EventHub } from "./hub";
 export type { HubEvent, HubListener, HubStatus } from "./hub";
@@ -42,6 +43,8 @@ export function getEventHub(): EventHub {
       },
       intervalMs: env.FLEET_EVENTS_INTERVAL_MS,
       offlineAfterSeconds,
+      // the watch's error recorder in this process reads the loop's worker changes
+      workerFeed: processWorkerFeed(),
       // The last minute of frames for reconnecting browsers (./replay.ts); the loop keeps
       // watching that long after the last stream closes, so a reload or a dropped connection
       // comes back to frames, not to a refetch.

@@ -14,6 +14,12 @@ import { ChangeDetector, WorkerReads, readSnapshot, type DetectedChange, type Kn
 export interface SnapshotSource {
   /** Where snapshots are read right now. */
   readonly kind: "inline" | "thread";
+  /**
+   * Counts the baselines this source has started from: it moves when changes are found
+   * against a new one (a worker thread started again, the fall back to inline reads), whose
+   * first poll finds nothing, so what changed meanwhile is never reported.
+   */
+  readonly baselines: number;
   /** Reads a snapshot of the named things and returns what changed since the previous one (nothing the first time). */
   poll(now: number, names: KnownNames): Promise<DetectedChange[]>;
   close(): Promise<void>;
@@ -21,6 +27,7 @@ export interface SnapshotSource {
 
 export class InlineSnapshotSource implements SnapshotSource {
   readonly kind = "inline" as const;
+  readonly baselines = 1;
   private readonly detector = new ChangeDetector();
   private readonly workers = new WorkerReads();
 

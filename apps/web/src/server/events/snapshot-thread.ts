@@ -19,6 +19,7 @@ export class ThreadSnapshotSource implements SnapshotSource {
   private startFailures = 0;
   private fallback: SnapshotSource | null = null;
   private closed = false;
+  private started = 0;
 
   constructor(
     private readonly data: SnapshotWorkerData,
@@ -27,6 +28,11 @@ export class ThreadSnapshotSource implements SnapshotSource {
     /** Starts the worker; replaceable so a test can start one that cannot load. */
     private readonly spawn: (data: SnapshotWorkerData) => Worker = spawnSnapshotWorker,
   ) {}
+
+  /** Every worker thread and the fallback start from a baseline of their own. */
+  get baselines(): number {
+    return this.started;
+  }
 
   /** "inline" once this source gave up on threads. */
   get kind(): "inline" | "thread" {
@@ -57,6 +63,7 @@ export class ThreadSnapshotSource implements SnapshotSource {
   private ensureWorker(): Worker {
     if (this.worker) return this.worker;
     const worker = this.spawn(this.data);
+    this.started++;
     worker.unref();
     this.answered = false;
     worker.on("message", (msg: FromSnapshotWorker) => {
@@ -78,6 +85,7 @@ export class ThreadSnapshotSource implements SnapshotSource {
       if (!this.answered && ++this.startFailures >= MAX_START_FAILURES) {
         this.log("snapshot worker cannot start; reading snapshots in the request thread instead", err);
         this.fallback = this.makeFallback();
+        this.started++;
       }
     };
     worker.on("error", onGone);

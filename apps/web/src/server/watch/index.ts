@@ -15,6 +15,7 @@ import type { Backend } from "@fleet/backend";
 
 import { getBackend, getDiscovery, isDemoUrl } from "../backend";
 import { serverEnv } from "../env";
+import { processWorkerFeed } from "../events/worker-feed";
 import { onShutdown } from "../shutdown";
 import { seedDemoHistory, seedDemoRules } from "../history/demo";
 import { WatchService } from "./service";
@@ -70,6 +71,7 @@ export function startWatch(log: (line: string) => void = (line) => console.log(`
     poolNames: watchedPoolNames,
     forgetQueues: forgetAbsentQueues,
     offlineAfterSeconds: env.FLEET_OFFLINE_AFTER_SECONDS,
+    workerFeed: processWorkerFeed(),
     holdSeconds: env.FLEET_WATCH_HOLD_SECONDS,
     log,
   });

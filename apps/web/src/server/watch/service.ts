@@ -15,6 +15,7 @@ import type { Backend, QueueDepths } from "@fleet/backend";
 import { AlertEngine } from "../alerts/engine";
 import { HistoryWriter, type WatchTick } from "../history/writer";
 import { Leadership } from "./leader";
+import type { WorkerFeedReader } from "../events/worker-feed";
 import { WorkerErrorRecorder } from "./worker-errors";
 
 export const WATCH_LOCK = "fleet-console-watch";
@@ -43,6 +44,8 @@ export interface WatchServiceOptions {
   alerts?: boolean;
   /** False: no worker error history (fleet:console:worker-errors:…). Default true. */
   workerErrors?: boolean;
+  /** The live-events loop's worker changes in this process (../events/worker-feed.ts), read instead of the fleet while it runs. */
+  workerFeed?: WorkerFeedReader;
   fetch?: typeof fetch;
   deliveryTimeoutMs?: number;
   /** Unix seconds. */
@@ -90,7 +93,7 @@ export class WatchService {
             poolNames: opts.poolNames,
             log: (m) => this.log(m),
           });
-    this.workerErrors = opts.workerErrors === false ? null : new WorkerErrorRecorder({ offlineAfterSeconds: opts.offlineAfterSeconds });
+    this.workerErrors = opts.workerErrors === false ? null : new WorkerErrorRecorder({ offlineAfterSeconds: opts.offlineAfterSeconds, feed: opts.workerFeed });
     this.leadership = new Leadership({
       getBackend: opts.getBackend,
       lockName: opts.lockName ?? WATCH_LOCK,

@@ -3,6 +3,7 @@
 // bound of 50, and the routes (GET /workers/{type}/{id}/errors, last_error_since in the list
 // and the detail). The Redis run uses a redis-server of its own (fixed fleet:console:* names).
 import type { Backend } from "@fleet/backend";
+import type { Worker, WorkerStatus } from "@fleet/schema";
 import { startPrivateRedis, type PrivateRedis } from "@fleet/backend/testing/private-redis";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -12,6 +13,7 @@ import { GET as getWorker } from "@/app/api/v1/workers/[type]/[id]/route";
 import { GET as getErrors } from "@/app/api/v1/workers/[type]/[id]/errors/route";
 import { bearer, call, clearAuth, configureAuth } from "@/server/auth/test/auth-env";
 
+import { WorkerChangeFeed } from "../events/worker-feed";
 import { errorSince, readWorkerErrors, transition, WorkerErrorRecorder, WORKER_ERRORS_KEEP } from "./worker-errors";
 
 let server: PrivateRedis;
@@ -104,6 +106,63 @@ for (const kind of ["memory", "redis"] as const) {
       const got = await kinds("w");
       expect(got).toHaveLength(WORKER_ERRORS_KEEP);
       expect(got[0]).toBe(`error:e${WORKER_ERRORS_KEEP + 5}`);
+    });
+
+    it("with a live loop's feed: reads the fleet once per epoch, otherwise records from the changes alone", async () => {
+      await worker("a", "RUNNING", T, null);
+      await worker("b", "ERROR", T, "boom");
+      const feed = new WorkerChangeFeed();
+      const rec = new WorkerErrorRecorder({ offlineAfterSeconds: OFFLINE, feed });
+      const w = (id: string, status: WorkerStatus, state: Worker["state"], lastError: string | null, lastSeen: number): Worker => ({
+        automation_type: "scraper",
+        worker_id: id,
+        state,
+        status,
+        last_seen: lastSeen,
+        last_error: lastError,
+        config: null,
+        config_gen: null,
+        hardware: null,
+        stats: null,
+      });
+      // no epoch yet (no loop): the fleet is read
+      expect(await rec.tick(backend, T + 1, leading)).toBe(1);
+      expect(rec.counts).toEqual({ reads: 1, fed: 0 });
+      feed.begin();
+      // a new epoch: read once more (what changed before it began is in no change)
+      expect(await rec.tick(backend, T + 2, leading)).toBe(0);
+      expect(rec.counts).toEqual({ reads: 2, fed: 0 });
+      // from now on only the feed: a change in Redis that the loop has not reported is not read
+      await worker("a", "ERROR", T + 3, "quiet");
+      expect(await rec.tick(backend, T + 4, leading)).toBe(0);
+      expect(rec.counts).toEqual({ reads: 2, fed: 1 });
+      expect(await kinds("a")).toEqual([]);
+      // the loop reports it (twice: the newest of a worker counts)
+      feed.push({ changed: [w("a", "error", "ERROR", "first", T + 3)], removed: [] });
+      feed.push({ changed: [w("a", "error", "ERROR", "quiet", T + 3)], removed: [] });
+      expect(await rec.tick(backend, T + 5, leading)).toBe(1);
+      expect(await kinds("a")).toEqual(["error:quiet"]);
+      const [newest] = (await readWorkerErrors(backend, ref("a"))).items;
+      expect(newest).toMatchObject({ ts: T + 5, status: "error", state: "ERROR", last_seen: T + 3 });
+      // removed, then back healthy: its recorded head (an error) is read, so it is a recovery
+      feed.push({ changed: [], removed: [{ automation_type: "scraper", worker_id: "b" }] });
+      expect(await rec.tick(backend, T + 6, leading)).toBe(0);
+      await worker("b", "RUNNING", T + 7, null);
+      feed.push({ changed: [w("b", "running", "RUNNING", null, T + 7)], removed: [] });
+      expect(await rec.tick(backend, T + 8, leading)).toBe(1);
+      expect(await kinds("b")).toEqual(["recovered:", "error:boom"]);
+      // changes taken by a tick whose term ended are not lost: the next tick reads the fleet
+      await worker("a", "RUNNING", T + 9, null);
+      feed.push({ changed: [w("a", "running", "RUNNING", null, T + 9)], removed: [] });
+      expect(await rec.tick(backend, T + 10, () => false)).toBe(0);
+      expect(await rec.tick(backend, T + 11, leading)).toBe(1);
+      expect(rec.counts.reads).toBe(3);
+      expect(await kinds("a")).toEqual(["recovered:", "error:quiet"]);
+      // a gap and a new epoch: the fleet is read again
+      feed.gap();
+      feed.begin();
+      expect(await rec.tick(backend, T + 12, leading)).toBe(0);
+      expect(rec.counts).toEqual({ reads: 4, fed: 5 });
     });
 
     it("answers the history to a viewer, last_error_since in the list and the detail, 404 for an unknown worker", async () => {

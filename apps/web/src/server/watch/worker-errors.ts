@@ -8,10 +8,17 @@
 //
 // Entries are what the console saw at its 10 s ticks: an error that came and went between two
 // ticks, or a heartbeat gap shorter than the offline threshold, is not in it.
+//
+// With a live-events loop running in this process, the recorder does not read the fleet at
+// every tick: the loop reads every worker anyway (../events/worker-feed.ts hands over what it
+// found changed), so a tick reads the fleet only when the feed's epoch is new to it, and
+// otherwise only the recorded heads of workers it has not seen yet.
 import type { Backend, WorkerErrorWrite, WorkerRef } from "@fleet/backend";
-import { WorkerErrorEntrySchema, type WorkerErrorEntry, type WorkerStatus } from "@fleet/schema";
+import { WorkerErrorEntrySchema, type Worker, type WorkerErrorEntry, type WorkerStatus } from "@fleet/schema";
 
 import { workerStatus } from "../api/serialize";
+import type { WorkersChange } from "../events/change-detector";
+import type { WorkerFeedReader } from "../events/worker-feed";
 
 export const WORKER_ERRORS_KEEP = 50;
 export const WORKER_ERRORS_TTL_SECONDS = 30 * 24 * 3600;
@@ -70,19 +77,94 @@ export function errorSince(entries: WorkerErrorEntry[], lastError: string | null
 export class WorkerErrorRecorder {
   /** The condition last recorded (or found recorded) per worker, in this term. */
   private known = new Map<string, Condition>();
+  /** The feed epoch the last read of the fleet was made in: its changes are all a tick needs. */
+  private fedEpoch: number | null = null;
+  /** Ticks that read the fleet, and ticks that took the feed's changes instead. */
+  readonly counts = { reads: 0, fed: 0 };
 
-  constructor(private readonly opts: { offlineAfterSeconds: number }) {}
+  constructor(private readonly opts: { offlineAfterSeconds: number; feed?: WorkerFeedReader }) {}
 
   /** A new term starts from what Redis holds. */
   reset(): void {
     this.known.clear();
+    this.fedEpoch = null;
   }
 
   /**
-   * One pass over the fleet. `stillLeading` is asked before writing: a term that ended
-   * meanwhile writes nothing. Answers how many entries were written.
+   * One pass over the fleet, or over the changes the feed found since the last one.
+   * `stillLeading` is asked before writing: a term that ended meanwhile writes nothing.
+   * Answers how many entries were written.
    */
   async tick(backend: Backend, now: number, stillLeading: () => boolean): Promise<number> {
+    const feed = this.opts.feed;
+    const epoch = feed?.epoch() ?? null;
+    if (feed && epoch !== null && epoch === this.fedEpoch) {
+      // changes taken are gone from the feed: a tick that fails or writes nothing reads the
+      // fleet next time, so none of them is lost
+      this.fedEpoch = null;
+      const written = await this.fromChanges(backend, now, stillLeading, feed.take());
+      if (written >= 0) this.fedEpoch = epoch;
+      this.counts.fed++;
+      return Math.max(0, written);
+    }
+    // what the feed holds is older than the read below, which sees all of it
+    feed?.take();
+    this.fedEpoch = null;
+    const written = await this.fromRead(backend, now, stillLeading);
+    this.counts.reads++;
+    if (written >= 0) this.fedEpoch = epoch;
+    return Math.max(0, written);
+  }
+
+  /** A tick from the feed's changes (oldest first); -1 when the term ended before writing. */
+  private async fromChanges(backend: Backend, now: number, stillLeading: () => boolean, changes: WorkersChange[]): Promise<number> {
+    const latest = new Map<string, Worker | null>();
+    const keyOf = (w: { automation_type: string; worker_id: string }) => `${w.automation_type}|${w.worker_id}`;
+    for (const c of changes) {
+      for (const w of c.changed) latest.set(keyOf(w), w);
+      for (const r of c.removed) latest.set(keyOf(r), null);
+    }
+    const unknown: WorkerRef[] = [];
+    for (const [k, w] of latest) if (w !== null && !this.known.has(k)) unknown.push({ automationType: w.automation_type, workerId: w.worker_id });
+    const recorded = await this.recordedHeads(backend, unknown);
+    const next = new Map(this.known);
+    const writes: WorkerErrorWrite[] = [];
+    for (const [k, w] of latest) {
+      if (w === null) {
+        next.delete(k);
+        continue;
+      }
+      const cur: Condition = { cls: classOf(w.status), error: w.last_error };
+      const kind = transition(this.known.get(k) ?? recorded.get(k) ?? null, cur);
+      if (kind !== null) {
+        const entry: WorkerErrorEntry = { ts: now, kind, status: w.status, state: w.state, error: cur.error, last_seen: w.last_seen };
+        writes.push({ automationType: w.automation_type, workerId: w.worker_id, entry: JSON.stringify(entry) });
+      }
+      next.set(k, cur);
+    }
+    if (writes.length > 0) {
+      if (!stillLeading()) return -1;
+      await backend.workerErrorsPush(writes, { maxEntries: WORKER_ERRORS_KEEP, ttlSeconds: WORKER_ERRORS_TTL_SECONDS });
+    }
+    this.known = next;
+    return writes.length;
+  }
+
+  /** The condition each worker's newest recorded entry shows (one read for them all). */
+  private async recordedHeads(backend: Backend, refs: WorkerRef[]): Promise<Map<string, Condition>> {
+    const recorded = new Map<string, Condition>();
+    if (refs.length === 0) return recorded;
+    const heads = await backend.workerErrorsRead(refs, 1);
+    refs.forEach((r, j) => {
+      const head = heads[j]?.[0];
+      const entry = head ? parseErrorEntry(head) : null;
+      if (entry) recorded.set(refKey(r), { cls: classOf(entry.status), error: entry.error });
+    });
+    return recorded;
+  }
+
+  /** A tick from a read of the whole fleet; -1 when the term ended before writing. */
+  private async fromRead(backend: Backend, now: number, stillLeading: () => boolean): Promise<number> {
     const refs = await backend.workerList();
     const writes: WorkerErrorWrite[] = [];
     const next = new Map<string, Condition>();
@@ -91,16 +173,7 @@ export class WorkerErrorRecorder {
       const unknown = slice.filter((r) => !this.known.has(refKey(r)));
       // status and error text in one read (the index with last_error): 10,000 workers every
       // 10 s were also 10,000 HGETs through the client, one command each
-      const [index, heads] = await Promise.all([
-        backend.workersIndex(slice, { lastError: true }),
-        unknown.length > 0 ? backend.workerErrorsRead(unknown, 1) : Promise.resolve([] as Buffer[][]),
-      ]);
-      const recorded = new Map<string, Condition>();
-      unknown.forEach((r, j) => {
-        const head = heads[j]?.[0];
-        const entry = head ? parseErrorEntry(head) : null;
-        if (entry) recorded.set(refKey(r), { cls: classOf(entry.status), error: entry.error });
-      });
+      const [index, recorded] = await Promise.all([backend.workersIndex(slice, { lastError: true }), this.recordedHeads(backend, unknown)]);
       slice.forEach((ref, j) => {
         const k = refKey(ref);
         const w = index[j]!;
@@ -116,7 +189,7 @@ export class WorkerErrorRecorder {
       });
     }
     if (writes.length > 0) {
-      if (!stillLeading()) return 0;
+      if (!stillLeading()) return -1;
       await backend.workerErrorsPush(writes, { maxEntries: WORKER_ERRORS_KEEP, ttlSeconds: WORKER_ERRORS_TTL_SECONDS });
     }
     // workers gone from the registry are forgotten; only now, so a failed write is retried
