@@ -94,13 +94,6 @@ if [ -z "$REDIS_PID" ] || ! redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1; the
   exit 1
 fi
 
-# The browser tests' web server: 3210 (or E2E_PORT_START) unless taken, else the next free one.
-E2E_PORT_FROM="${E2E_PORT_START:-3210}"
-E2E_PORT=""
-for port in $(seq "$E2E_PORT_FROM" $((E2E_PORT_FROM + 89))); do
-  if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then E2E_PORT=$port; break; fi
-done
-export E2E_PORT="${E2E_PORT:-$E2E_PORT_FROM}"
 
 # Each suite takes its own database of this server from packages/backend/test/support/redis-dbs.ts
 # (the browser tests' is 3, there too; its test checks this line).
@@ -140,6 +133,18 @@ run_tier gates node "$ROOT/scripts/run-gates.mjs" "$ROOT"
 # --concurrency=1: packages share one Redis; running them one at a time keeps a FLUSHDB or a
 # timing-sensitive test in one package from disturbing another.
 run_tier unit+integration pnpm exec turbo run test --force --concurrency=1 --continue
+# The browser tests' web server: a free port of 3210..3299 (E2E_PORT_START moves the range),
+# picked right before the tier (a suite picked at its start, half an hour before Playwright
+# bound it, and a second suite on the machine took the same one meanwhile), trying from a
+# random place in the range, so that two suites starting together rarely try the same one.
+E2E_PORT_FROM="${E2E_PORT_START:-3210}"
+E2E_PORT=""
+offset=$((RANDOM % 90))
+for i in $(seq 0 89); do
+  port=$((E2E_PORT_FROM + (offset + i) % 90))
+  if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then E2E_PORT=$port; break; fi
+done
+export E2E_PORT="${E2E_PORT:-$E2E_PORT_FROM}"
 run_tier e2e pnpm --filter @fleet/e2e test:e2e
 
 cleanup
