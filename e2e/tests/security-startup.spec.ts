@@ -4,7 +4,7 @@ import { expect, test } from "../fixtures";
 
 import { startPrivateRedis } from "@fleet/backend/testing/private-redis";
 
-import { startConsole, startExpectingExit } from "./support/console";
+import { passwordHash, startConsole, startExpectingExit } from "./support/console";
 
 const redisUrl = process.env.E2E_REDIS_URL!;
 
@@ -56,4 +56,31 @@ test("FLEET_INSECURE_NO_AUTH=1 runs against Redis with every request admin, and 
   await expect(page.getByTestId("no-auth-banner")).toContainText("Authentication is off");
   const res = await page.request.get("/api/v1/auth/session");
   expect(await res.json()).toMatchObject({ mode: "insecure", user: { role: "admin" } });
+});
+
+test("a console whose log reader went away shuts down as on SIGTERM (status 143) instead of spinning on EPIPE", async () => {
+  // Its supervisor killed with SIGKILL, a `| tee` closed: nobody reads its stdout and stderr.
+  // Each log line then fails with EPIPE; left to Next's handler of uncaught errors, which logs
+  // it to that very pipe, the console spun a core for ever (the image test's orphan did in CI).
+  const c = await startConsole({
+    FLEET_BACKEND_URL: "memory://e2e-log-pipe",
+    FLEET_AUTH_USERS: `ada:admin:${passwordHash("right-password")}`,
+    FLEET_AUTH_SECRET: "e2e-session-secret-0123456789-0123456789",
+  });
+  try {
+    const child = c.server.child;
+    child.stdout?.destroy();
+    child.stderr?.destroy();
+    // a failed sign-in logs a line: the first write to the closed pipes
+    const res = await fetch(`${c.baseURL}/api/v1/auth/signin`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: c.baseURL, "sec-fetch-site": "same-origin", "x-fleet-csrf": "1" },
+      body: JSON.stringify({ username: "ada", password: "wrong" }),
+    });
+    expect(res.status).toBe(401);
+    const exit = await Promise.race([c.server.exited, new Promise<"still running">((r) => setTimeout(() => r("still running"), 60_000).unref())]);
+    expect(exit).toBe(143);
+  } finally {
+    await c.close();
+  }
 });

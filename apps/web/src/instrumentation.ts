@@ -35,6 +35,9 @@ export async function register(): Promise<void> {
     graceMs: Number(process.env.FLEET_SHUTDOWN_GRACE_MS ?? 9500) - 1000,
     log: (line) => console.log(line),
   });
+  // nobody reads the log any more (its reader died): shut down as on SIGTERM (status 143)
+  const { stopWhenLogPipeBreaks } = await import("./server/log-pipes");
+  stopWhenLogPipeBreaks(() => process.kill(process.pid, "SIGTERM"));
   console.log(`Fleet Console backend: ${maskUrl(backendUrl)}`);
   if (!/^memory:/i.test(backendUrl)) {
     // One look at the Redis now: a Cluster endpoint can never work (ClusterNotSupportedError

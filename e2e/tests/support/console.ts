@@ -133,6 +133,8 @@ export interface RunningConsole {
   port: number;
   output: () => string;
   close: () => Promise<void>;
+  /** The `next start` process itself (its pipes, its exit). */
+  server: ServerProcess;
 }
 
 /**
@@ -158,7 +160,7 @@ export async function startConsole(env: Record<string, string>, host: string | n
     }
     await new Promise((r) => setTimeout(r, 250));
   }
-  return { baseURL, port, output: server.output, close: server.stop };
+  return { baseURL, port, output: server.output, close: server.stop, server };
 }
 
 /** Starts a console expected to refuse: its exit code and output, or null when it kept running. */
