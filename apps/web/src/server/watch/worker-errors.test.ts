@@ -158,11 +158,15 @@ for (const kind of ["memory", "redis"] as const) {
       expect(await rec.tick(backend, T + 11, leading)).toBe(1);
       expect(rec.counts.reads).toBe(3);
       expect(await kinds("a")).toEqual(["recovered:", "error:quiet"]);
+      // a report the loop read before the recorder's last read (an earlier heartbeat) is not news
+      feed.push({ changed: [w("a", "error", "ERROR", "stale", T + 8)], removed: [] });
+      expect(await rec.tick(backend, T + 11.5, leading)).toBe(0);
+      expect(await kinds("a")).toEqual(["recovered:", "error:quiet"]);
       // a gap and a new epoch: the fleet is read again
       feed.gap();
       feed.begin();
       expect(await rec.tick(backend, T + 12, leading)).toBe(0);
-      expect(rec.counts).toEqual({ reads: 4, fed: 5 });
+      expect(rec.counts).toEqual({ reads: 4, fed: 6 });
     });
 
     it("answers the history to a viewer, last_error_since in the list and the detail, 404 for an unknown worker", async () => {

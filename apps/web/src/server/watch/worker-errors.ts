@@ -28,6 +28,8 @@ const SLICE = 1000;
 interface Condition {
   cls: "ok" | "error" | "offline";
   error: string | null;
+  /** The last_seen it was seen with (heartbeats only move it forward): how old a report is. */
+  lastSeen?: number | null;
 }
 
 const classOf = (status: WorkerStatus): Condition["cls"] => (status === "offline" ? "offline" : status === "error" ? "error" : "ok");
@@ -134,8 +136,12 @@ export class WorkerErrorRecorder {
         next.delete(k);
         continue;
       }
-      const cur: Condition = { cls: classOf(w.status), error: w.last_error };
-      const kind = transition(this.known.get(k) ?? recorded.get(k) ?? null, cur);
+      const cur: Condition = { cls: classOf(w.status), error: w.last_error, lastSeen: w.last_seen };
+      const known = this.known.get(k);
+      // A change the loop read just before this recorder's last read of the fleet can arrive
+      // after it: older than what that read saw (an earlier heartbeat), it is not news.
+      if (known?.lastSeen != null && w.last_seen !== null && w.last_seen < known.lastSeen) continue;
+      const kind = transition(known ?? recorded.get(k) ?? null, cur);
       if (kind !== null) {
         const entry: WorkerErrorEntry = { ts: now, kind, status: w.status, state: w.state, error: cur.error, last_seen: w.last_seen };
         writes.push({ automationType: w.automation_type, workerId: w.worker_id, entry: JSON.stringify(entry) });
@@ -178,7 +184,7 @@ export class WorkerErrorRecorder {
         const k = refKey(ref);
         const w = index[j]!;
         const status = workerStatus(w.state, w.lastSeen, now, this.opts.offlineAfterSeconds);
-        const cur: Condition = { cls: classOf(status), error: w.lastError ?? null };
+        const cur: Condition = { cls: classOf(status), error: w.lastError ?? null, lastSeen: w.lastSeen };
         const prev = this.known.get(k) ?? recorded.get(k) ?? null;
         const kind = transition(prev, cur);
         if (kind !== null) {
