@@ -143,12 +143,20 @@ function PageLink({ to, label, href, go, children }: { to: number | null; label?
 export function DeadLetters({ name, total, limit }: { name: string; total: number; limit: number }) {
   const [sp] = useQueryState();
   const pathname = usePathname();
-  // Paging changes only `dead_offset`, which nothing rendered on the server reads: the URL is
-  // replaced in place (Next keeps useSearchParams in step with history.replaceState), not by
-  // router.replace, which asks the server to render the page again before the list can move
-  // (most of a second on a busy machine, for a page of 100 read in a few milliseconds).
+  // Paging changes only `dead_offset`: the URL is replaced in place, not by router.replace,
+  // which asks the server to render the page again before the list can move (most of a second
+  // on a busy machine, for a page of 100 read in a few milliseconds). The offset shown is this
+  // component's state, written to the URL too, not read back from it: Next learns of a
+  // history.replaceState only once its router has wrapped it, in an effect after hydration,
+  // and a click that landed before that changed the URL alone: the list stayed where it was
+  // ("Last »" did nothing; bench:scale waited 30 s for the last page twice). The URL moving by
+  // other means (back and forward, a link) moves the list too.
+  const urlOffset = intParam(sp, "dead_offset", 0);
+  const [offset, setOffsetState] = useState(urlOffset);
+  useOnChange(String(urlOffset), () => setOffsetState(urlOffset));
   const setOffset = useCallback(
     (o: number) => {
+      setOffsetState(o);
       const next = new URLSearchParams(window.location.search);
       if (o > 0) next.set("dead_offset", String(o));
       else next.delete("dead_offset");
@@ -157,7 +165,6 @@ export function DeadLetters({ name, total, limit }: { name: string; total: numbe
     },
     [pathname],
   );
-  const offset = intParam(sp, "dead_offset", 0);
   // The page links' own URLs: before the scripts run (the first paint is the server's), a
   // click loads that page, which the server renders with its dead letters; once they run,
   // it moves the list in place (setOffset).
