@@ -148,6 +148,15 @@ export class WorkerErrorRecorder {
       }
       next.set(k, cur);
     }
+    return this.commit(backend, stillLeading, writes, next);
+  }
+
+  /**
+   * Writes a tick's entries (nothing once the term has ended: -1), then takes `next` as what
+   * is known; only after the write, so a failed one is retried. Workers not in `next` (gone
+   * from the registry) are forgotten.
+   */
+  private async commit(backend: Backend, stillLeading: () => boolean, writes: WorkerErrorWrite[], next: Map<string, Condition>): Promise<number> {
     if (writes.length > 0) {
       if (!stillLeading()) return -1;
       await backend.workerErrorsPush(writes, { maxEntries: WORKER_ERRORS_KEEP, ttlSeconds: WORKER_ERRORS_TTL_SECONDS });
@@ -194,13 +203,7 @@ export class WorkerErrorRecorder {
         next.set(k, cur);
       });
     }
-    if (writes.length > 0) {
-      if (!stillLeading()) return -1;
-      await backend.workerErrorsPush(writes, { maxEntries: WORKER_ERRORS_KEEP, ttlSeconds: WORKER_ERRORS_TTL_SECONDS });
-    }
-    // workers gone from the registry are forgotten; only now, so a failed write is retried
-    this.known = next;
-    return writes.length;
+    return this.commit(backend, stillLeading, writes, next);
   }
 }
 
