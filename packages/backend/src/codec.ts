@@ -46,7 +46,9 @@ export function parseJsonBytes(buf: Buffer): JsonParse {
     const scanned = pyJsonScan(text);
     return scanned.ok ? { ok: true, value: scanned.value } : { ok: false };
   }
-  if (LONG_DIGIT_RUN.test(text) && !pyJsonScan(text, { build: false }).ok) return { ok: false };
+  // a run of more digits than Python's int() takes needs that many characters: short texts (a
+  // worker's config, stats and hardware, 30,000 of them per read of 10,000 workers) skip the scan
+  if (text.length > PY_INT_MAX_DIGITS && LONG_DIGIT_RUN.test(text) && !pyJsonScan(text, { build: false }).ok) return { ok: false };
   return { ok: true, value };
 }
 
@@ -74,6 +76,23 @@ export function parseFloatStrict(text: string): number | null {
   if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(t)) return null;
   const n = Number(t);
   return Number.isFinite(n) ? n : null;
+}
+
+/**
+ * `digits[.digits]` (at most 20 bytes, not starting with a dot) as a number, or null for any
+ * other bytes: a subset of what parseFloatStrict accepts, with the same value (Number() of the
+ * same text), for timestamps read 10,000 at a time.
+ */
+function plainDecimal(raw: Buffer): number | null {
+  const n = raw.length;
+  if (n === 0 || n > 20) return null;
+  let dot = -1;
+  for (let i = 0; i < n; i++) {
+    const c = raw[i]!;
+    if (c === 0x2e && dot < 0 && i > 0) dot = i;
+    else if (c < 0x30 || c > 0x39) return null;
+  }
+  return Number(raw.toString("latin1", 0, n));
 }
 
 export function parseIntStrict(text: string): number | null {
@@ -302,6 +321,10 @@ export function workerStateFromRaw(raw: Buffer): WorkerRecord["state"] {
 
 /** The `last_seen` field as workerRecordFromRaw reads it (Python's float of UTF-8 text), null when unreadable. */
 export function lastSeenFromRaw(raw: Buffer): number | null {
+  // What Python's time.time() writes (digits, one dot, digits) is read straight from the
+  // bytes; anything else goes through the decoder and parseFloatStrict, which accept it too.
+  const plain = plainDecimal(raw);
+  if (plain !== null) return plain;
   const text = decodeUtf8(raw);
   return text === null ? null : parseFloatStrict(text);
 }

@@ -19,10 +19,12 @@ import { luaScripts } from "./scripts.generated";
 
 /**
  * Workers per MULTI in workersGet and workersIndex. Chunks let Redis work on the next one
- * while the client decodes the last, and keep each MULTI short, since Redis runs it alone
- * (on 10,000 workers 250, 500 and 1,000 measured alike; 2,500 was slower).
+ * while the client decodes the last, and keep each MULTI short, since Redis runs it alone.
+ * A page of 1,000 rows is four chunks: with two (500 a chunk) Redis and the decoding mostly
+ * took turns, and a page took ~30 % longer (bench/README.md, issue 11 point 6); below ~100
+ * the calls' own cost shows. On 10,000 workers 250 reads the index as fast as 500 or 1,000.
  */
-export const WORKERS_PER_CALL = 500;
+export const WORKERS_PER_CALL = 250;
 
 /** Values laid out `fields.length` per worker in one flat array, read by field name (positions computed once). */
 export class NamedRows<F extends string> {

@@ -50,6 +50,16 @@ interface Snapshot {
   entries: WorkerIndexEntry[];
   /** The same entries in the last_seen orders, sorted once asked for. */
   sorted: Partial<Record<WorkersSort, WorkerIndexEntry[]>>;
+  /** Counts of all entries by status, kept while no status can have changed (see allCounts). */
+  counts?: KeptCounts;
+}
+
+interface KeptCounts {
+  now: number;
+  offlineAfterSeconds: number;
+  /** The earliest last_seen of the workers not offline at `now` (Infinity when none). */
+  oldestLive: number;
+  counts: WorkerList["counts"];
 }
 
 const snapshots = new WeakMap<Backend, Map<string, Snapshot>>();
@@ -113,6 +123,17 @@ interface Plan {
 function planFrom(snap: Snapshot, query: WorkersQuery, needle: string | null, now: number, offlineAfterSeconds: number): Plan {
   const sort = query.sort ?? "name";
   const ranked = sort === "name" ? snap.entries : (snap.sorted[sort] ??= [...snap.entries].sort(comparator(sort)));
+  if (needle === null && query.status === undefined) {
+    // nothing filtered: the page is a slice, and the counts of the whole index are kept
+    // between pages for as long as no worker can have gone offline
+    const shown = ranked.slice(query.offset, query.offset + query.limit).map((entry) => ({ entry, status: workerStatus(entry.state, entry.lastSeen, now, offlineAfterSeconds) }));
+    return {
+      total: ranked.length,
+      counts: { ...allCounts(snap, now, offlineAfterSeconds) },
+      shown,
+      refs: shown.map(({ entry }) => ({ automationType: entry.automationType, workerId: entry.workerId })),
+    };
+  }
   // counts cover type and q, before status and paging: the filter chips show what each would give
   const counts = emptyWorkerCounts();
   const shown: Plan["shown"] = [];
@@ -128,6 +149,28 @@ function planFrom(snap: Snapshot, query: WorkersQuery, needle: string | null, no
     total += 1;
   }
   return { total, counts, shown, refs: shown.map(({ entry }) => ({ automationType: entry.automationType, workerId: entry.workerId })) };
+}
+
+/**
+ * Every entry's status counted at `now`, or the counts kept from an earlier clock when none can
+ * differ: a status changes with the clock only when a worker goes offline (`now - last_seen`
+ * passing offlineAfterSeconds), so counts taken at `t` hold for every clock from `t` up to the
+ * moment the first of the workers not offline then would be.
+ */
+function allCounts(snap: Snapshot, now: number, offlineAfterSeconds: number): WorkerList["counts"] {
+  const kept = snap.counts;
+  // the same test as workerStatus's, on the worker closest to going offline (a later last_seen
+  // is never nearer: the subtraction is monotonic)
+  if (kept && kept.offlineAfterSeconds === offlineAfterSeconds && kept.now <= now && !(now - kept.oldestLive > offlineAfterSeconds)) return kept.counts;
+  const counts = emptyWorkerCounts();
+  let oldestLive = Infinity;
+  for (const entry of snap.entries) {
+    const status = workerStatus(entry.state, entry.lastSeen, now, offlineAfterSeconds);
+    counts[status] += 1;
+    if (status !== "offline" && entry.lastSeen! < oldestLive) oldestLive = entry.lastSeen!;
+  }
+  snap.counts = { now, offlineAfterSeconds, oldestLive, counts };
+  return counts;
 }
 
 function readPage(backend: Backend, plan: Plan): Promise<WorkerRow[]> {
