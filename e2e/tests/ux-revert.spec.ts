@@ -151,3 +151,45 @@ test("a revert whose worker moved after the review was loaded writes nothing and
   expect(await backend.workerGetConfig(type, "a")).toEqual({ config: { slots: 1 }, gen: 3 });
   expect(await backend.workerGetConfig(type, "b")).toEqual({ config: { slots: 1 }, gen: 4 });
 });
+
+test("Revert to before of a rollout of 1,100 workers: every change read from beside its entry, written 1,000 at a time, all back", async ({ page, seed, backend }) => {
+  const ids = Array.from({ length: 1100 }, (_, i) => `w${String(i).padStart(4, "0")}`);
+  const type = await seed.configurable(
+    "big",
+    ids.map((id, i) => ({ id, config: { slots: 1 + (i % 5), mode: "fast" } })),
+  );
+  await changeConfig(page.request, type, { fleet: true }, { mode: "stealth" });
+  // the entry lists the first 100 and says all 1,100 are kept beside it
+  const newest = JSON.parse((await backend.auditRange(0, 1)).items[0]!.toString()) as Record<string, unknown>;
+  expect(newest).toMatchObject({ action: "automation.config.rollout", changes_total: 1100, changes_kept: 1100 });
+  expect((newest.changes as unknown[]).length).toBe(100);
+
+  await page.goto(`/audit?target=${enc(`automation:${type}`)}`);
+  const entry = page.getByTestId("audit-entry").first();
+  await entry.getByRole("button", { name: `Revert the 1100 workers of ${type} to their config before this change` }).click();
+  await expect(page).toHaveURL(new RegExp(`/automations/${enc(type)}#rollout$`));
+  await seed.heartbeat(type, ids);
+  const review = page.getByRole("dialog", { name: `Revert 1100 workers of ${type}?` });
+  await expect(review).toBeVisible({ timeout: 30_000 });
+  // the review shows the first 500 in full and counts the rest
+  await expect(review.getByTestId("fleet-revert-worker")).toHaveCount(500);
+  await expect(review.getByTestId("fleet-revert-more")).toContainText("…and 600 more workers");
+  await expect(review.getByTestId("fleet-revert-worker").first().getByRole("heading", { level: 3 })).toHaveText(/^w0000 \(generation 2 → 3/);
+  await expectAxeClean(page, "the revert review of 1,100 workers", '[data-testid="fleet-revert-review"]');
+
+  await review.getByRole("button", { name: "Revert 1100 workers" }).click();
+  await expect(page.getByTestId("fleet-revert-notice")).toContainText("Reverted 1100 workers to the config before anonymous's change", { timeout: 60_000 });
+  for (const [i, id] of [
+    [0, "w0000"],
+    [999, "w0999"],
+    [1000, "w1000"],
+    [1099, "w1099"],
+  ] as const) {
+    expect(await backend.workerGetConfig(type, id)).toEqual({ config: { slots: 1 + (i % 5), mode: "fast" }, gen: 3 });
+  }
+  // two requests, one audit entry each, in order
+  const { items } = await backend.auditRange(0, 2);
+  const [second, first] = items.map((b) => JSON.parse(b.toString()) as Record<string, unknown>);
+  expect(first).toMatchObject({ action: "workers.bulk.config", details: { automation_type: type, intent: "revert", written: 1000 } });
+  expect(second).toMatchObject({ action: "workers.bulk.config", details: { automation_type: type, intent: "revert", written: 100 } });
+});

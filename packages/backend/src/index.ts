@@ -10,4 +10,4 @@ export * from "./task-body";
 export * from "./queue-bounds";
 export * from "./discovery/name-discovery";
 export * from "./discovery/note-writes";
-export { QUEUE_SCAN_MAX } from "./types";
+export { AUDIT_CHANGES_STEP, QUEUE_SCAN_MAX } from "./types";

@@ -4,6 +4,12 @@ export const WORKER_ALL_INDEX = "wkrs:all";
 export const CATALOG_HASH = "fleet:catalog";
 export const AUDIT_LIST = "fleet:console:audit";
 
+/** An audit entry's id as the console makes them (16 lowercase hex digits); anything else throws. */
+export function auditEntryId(id: string): string {
+  if (!/^[0-9a-f]{16}$/.test(id)) throw new TypeError(`not an audit entry id: ${JSON.stringify(id.slice(0, 40))}`);
+  return id;
+}
+
 /**
  * The console's own keys, all under `fleet:console:` (Fleet itself never reads them):
  * sessions, the per-user index of sessions, sign-in throttling counters and the audit
@@ -21,6 +27,12 @@ export const consoleKeys = {
   signInAddress: (id: string) => `fleet:console:signin:addr:${id}`,
   /** hash {n, start}: refusals of one actor recorded in the current minute. */
   auditRefusals: (actor: string) => `fleet:console:audit:refusals:${actor}`,
+  /**
+   * list of JSON `{worker_id, before, after}`, in the entry's order: every worker's change of
+   * one fleet-wide config write whose audit entry (`id`, 16 hex digits) keeps only the first
+   * 100; TTL AUDIT_CHANGES_TTL_SECONDS (apps/web).
+   */
+  auditChanges: (id: string) => `fleet:console:audit:changes:${auditEntryId(id)}`,
   // ---- the watch (issue 15; apps/web/src/server/history and .../alerts say what the bytes are)
   /**
    * string, a ring of fixed-size history records of one queue (`series` its name) or of the

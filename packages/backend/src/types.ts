@@ -611,6 +611,38 @@ export interface AuditBackend {
    * (fleet:console:audit:refusals:<actor>) and says whether to record it; see RefusalSlot.
    */
   auditRefusalSlot(actor: string, limit: number, windowSeconds: number, nowMs?: number): Promise<RefusalSlot>;
+  /**
+   * Keeps every per-worker change of one fleet-wide config write, whose audit entry (`id`, 16
+   * hex digits) holds only the first 100, for `ttlSeconds` (fleet:console:audit:changes:<id>,
+   * a list in the given order, replacing any earlier one). Written in steps of at most
+   * AUDIT_CHANGES_STEP items and 1 MiB, so no single command is long; readers learn of the
+   * list only from the final entry, written after this returns.
+   */
+  auditChangesPut(id: string, items: BytesLike[], ttlSeconds: number): Promise<void>;
+  /** A page of those changes and how many there are; null when none are kept (never written, or expired). */
+  auditChangesRange(id: string, offset: number, limit: number): Promise<{ total: number; items: Buffer[] } | null>;
+}
+
+/** Items per command of auditChangesPut (fewer when they pass 1 MiB). */
+export const AUDIT_CHANGES_STEP = 500;
+const AUDIT_CHANGES_STEP_BYTES = 1024 * 1024;
+
+/** `items` cut into the steps auditChangesPut writes: at most AUDIT_CHANGES_STEP items and (past the first item) 1 MiB each. */
+export function auditChangesSteps(items: Buffer[]): Buffer[][] {
+  const steps: Buffer[][] = [];
+  let step: Buffer[] = [];
+  let bytes = 0;
+  for (const item of items) {
+    if (step.length > 0 && (step.length >= AUDIT_CHANGES_STEP || bytes + item.length > AUDIT_CHANGES_STEP_BYTES)) {
+      steps.push(step);
+      step = [];
+      bytes = 0;
+    }
+    step.push(item);
+    bytes += item.length;
+  }
+  if (step.length > 0) steps.push(step);
+  return steps;
 }
 
 /**

@@ -42,6 +42,8 @@ export const AuditItemSchema = z
     after: z.unknown().optional(),
     changes: z.array(z.unknown()).optional(),
     changes_total: z.number().optional(),
+    /** A fleet-wide config write past the first 100 workers: every change is kept beside the entry, this many (GET /audit/{id}/changes). */
+    changes_kept: z.number().optional(),
     /** An entry that is not a JSON object: its text (or base64) instead. */
     raw: z.string().optional(),
     corrupt: z.array(z.string()).optional(),
@@ -51,3 +53,26 @@ export type AuditItem = z.infer<typeof AuditItemSchema>;
 
 export const AuditListSchema = z.object({ total: z.number().int(), items: z.array(AuditItemSchema) });
 export type AuditList = z.infer<typeof AuditListSchema>;
+
+/** An audit entry's id, as the console makes them. */
+export const AuditEntryIdSchema = z.string().regex(/^[0-9a-f]{16}$/, "must be an audit entry id (16 hex digits, as GET /audit lists them)");
+
+export const AuditChangesQuerySchema = z.object({
+  limit: LimitSchema.default(1000),
+  offset: OffsetSchema.default(0),
+});
+export type AuditChangesQuery = z.output<typeof AuditChangesQuerySchema>;
+
+/** One worker's change of a fleet-wide config write; a stored item that is not one reads as `worker_id` null, `corrupt` and its text. */
+export const AuditChangeSchema = z.object({
+  worker_id: z.string().nullable(),
+  before: z.unknown(),
+  after: z.unknown(),
+  raw: z.string().optional(),
+  corrupt: z.array(z.string()).optional(),
+});
+export type AuditChange = z.infer<typeof AuditChangeSchema>;
+
+/** GET /audit/{id}/changes (a console extension): a page of every worker's change kept beside an entry. */
+export const AuditChangesSchema = z.object({ total: z.number().int(), changes: z.array(AuditChangeSchema) });
+export type AuditChanges = z.infer<typeof AuditChangesSchema>;

@@ -36,6 +36,17 @@ describe("revert to before", () => {
     expect(revertableFleet({ ...rollout, action: "worker.config.patch" })).toBeNull();
   });
 
+  it("takes a write of more than 100 workers whose changes were all kept beside the entry, to be read by its id", () => {
+    const big = { ...rollout, id: "0123456789abcdef", changes_total: 150, changes_kept: 150 };
+    expect(revertableFleet(big)).toEqual({ automationType: "scraper", workers: [], kept: { entryId: "0123456789abcdef", total: 150 } });
+    // not all kept, no id, an id the console does not make, not done: not revertable
+    expect(revertableFleet({ ...big, changes_kept: undefined })).toBeNull();
+    expect(revertableFleet({ ...big, changes_kept: 149 })).toBeNull();
+    expect(revertableFleet({ ...big, id: undefined })).toBeNull();
+    expect(revertableFleet({ ...big, id: "../../x" })).toBeNull();
+    expect(revertableFleet({ ...big, outcome: "failed" })).toBeNull();
+  });
+
   it("keeps single-worker entries to the worker page (and fleet ones off it)", () => {
     expect(revertableWorker({ action: "worker.config.patch", outcome: "done", path: "/api/v1/workers/a%2Fb/w%201/config", before: { slots: 1 } })).toEqual({
       automationType: "a/b",

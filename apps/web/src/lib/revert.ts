@@ -66,10 +66,15 @@ export function revertableWorker(e: Pick<AuditItem, "action" | "outcome" | "path
  */
 export interface FleetRevertRequest {
   automationType: string;
+  /** Each worker's change, from the entry itself; empty when `kept` says where they are. */
   workers: Array<{ workerId: string; before: Record<string, unknown>; after: unknown }>;
+  /** A write of more than 100 workers: all its changes are read from GET /audit/{entryId}/changes. */
+  kept?: { entryId: string; total: number };
   actor: string | null;
   ts: number | null;
 }
+
+const AUDIT_ID = /^[0-9a-f]{16}$/;
 
 /** Stores the request and answers the automation page URL that opens its review. */
 export function stashFleetRevert(r: FleetRevertRequest): string {
@@ -86,6 +91,7 @@ export function takeFleetRevert(key: string, automationType: string): FleetRever
   try {
     const r = JSON.parse(text) as FleetRevertRequest;
     if (r.automationType !== automationType || !Array.isArray(r.workers)) return null;
+    if (r.kept !== undefined) return isObject(r.kept) && AUDIT_ID.test(String(r.kept.entryId)) && Number.isInteger(r.kept.total) && r.workers.length === 0 ? r : null;
     return r.workers.every((w) => typeof w.workerId === "string" && isObject(w.before)) ? r : null;
   } catch {
     return null;
@@ -98,10 +104,14 @@ const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typ
  * The automation and workers a fleet-wide config entry of the audit trail changed, when it can
  * be reverted: a rollout (`automation.config.rollout`, target `automation:<type>`) or a bulk
  * change (`workers.bulk.config`, `details.automation_type`) that was done and kept every
- * worker's whole `before` (no worker left out past the first 100, none truncated for its
- * size). A worker that had no config before (`null`) goes back to an empty one.
+ * worker's whole `before`: in the entry (no worker left out past the first 100, none truncated
+ * for its size), or, for a write of more workers, beside it (`changes_kept` equal to
+ * `changes_total`: read from GET /audit/{id}/changes when the review opens). A worker that had
+ * no config before (`null`) goes back to an empty one.
  */
 export function revertableFleet(e: {
+  id?: unknown;
+  changes_kept?: number;
   action: string | null;
   outcome?: string;
   target: string | null;
@@ -114,6 +124,11 @@ export function revertableFleet(e: {
   if (e.action === "automation.config.rollout" && e.target?.startsWith("automation:")) automationType = e.target.slice("automation:".length);
   else if (e.action === "workers.bulk.config" && typeof e.details?.automation_type === "string") automationType = e.details.automation_type;
   if (!automationType || !Array.isArray(e.changes) || e.changes.length === 0) return null;
+  if (e.changes_total !== undefined && e.changes_total > e.changes.length) {
+    // more workers than the entry lists: revertable only when all were kept beside it
+    if (e.changes_kept !== e.changes_total || typeof e.id !== "string" || !AUDIT_ID.test(e.id)) return null;
+    return { automationType, workers: [], kept: { entryId: e.id, total: e.changes_kept } };
+  }
   if (e.changes_total !== undefined && e.changes_total !== e.changes.length) return null;
   const workers: FleetRevertRequest["workers"] = [];
   for (const c of e.changes) {

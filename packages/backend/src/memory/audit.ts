@@ -3,7 +3,7 @@
 
 import { toBuffer } from "../codec";
 import { AUDIT_LIST, REFUSAL_COUNTER_KEEP_MS, consoleKeys } from "../keys";
-import type { AuditBackend, BytesLike, RefusalSlot } from "../types";
+import { auditChangesSteps, type AuditBackend, type BytesLike, type RefusalSlot } from "../types";
 import type { MemoryStore } from "./store";
 import type { MemoryContext } from "./context";
 
@@ -37,6 +37,23 @@ export function memoryAudit(ctx: MemoryContext): AuditBackend {
       }
       if (entry !== null) await api.auditAppend(entry, maxEntries);
       return false;
+    },
+
+    async auditChangesPut(id: string, items: BytesLike[], ttlSeconds: number): Promise<void> {
+      const key = consoleKeys.auditChanges(id);
+      raw.del(key);
+      for (const step of auditChangesSteps(items.map((i) => Buffer.from(toBuffer(i))))) {
+        raw.rpush(key, ...step);
+        raw.expire(key, Math.max(1, Math.round(ttlSeconds)) * 1000);
+      }
+    },
+
+    async auditChangesRange(id: string, offset: number, limit: number): Promise<{ total: number; items: Buffer[] } | null> {
+      const key = consoleKeys.auditChanges(id);
+      const total = raw.llen(key);
+      if (total === 0) return null;
+      const from = Math.max(0, offset);
+      return { total, items: limit > 0 ? raw.lrange(key, from, from + limit - 1) : [] };
     },
 
     async auditRefusalSlot(actor: string, limit: number, windowSeconds: number, nowMs = Date.now()): Promise<RefusalSlot> {

@@ -1,7 +1,7 @@
 // The console's audit trail (fleet:console:audit, newest first) over Redis: the AuditBackend part of the contract.
 import { toBuffer } from "../codec";
 import { AUDIT_LIST, consoleKeys, REFUSAL_COUNTER_KEEP_MS } from "../keys";
-import type { AuditBackend, BytesLike, RefusalSlot } from "../types";
+import { auditChangesSteps, type AuditBackend, type BytesLike, type RefusalSlot } from "../types";
 import { callScript } from "./connection";
 import { EMPTY, type RedisContext } from "./context";
 import { asBufferArray, asNumber } from "./replies";
@@ -40,6 +40,41 @@ export function redisAudit(ctx: RedisContext): AuditBackend {
     async auditReplace(old: BytesLike, entry: BytesLike | null, maxEntries: number): Promise<boolean> {
       const args = [toBuffer(old), entry === null ? EMPTY : toBuffer(entry), String(Math.max(0, maxEntries))];
       return ctx.run(async (r) => asNumber(await callScript(r, "auditReplace", [AUDIT_LIST], args)) === 1);
+    },
+
+    async auditChangesPut(id: string, items: BytesLike[], ttlSeconds: number): Promise<void> {
+      const key = consoleKeys.auditChanges(id);
+      const ttl = Math.max(1, Math.round(ttlSeconds));
+      await ctx.run(async (r) => {
+        // one short MULTI per step, each renewing the TTL: a process that dies part way leaves
+        // a list no entry names, gone with its TTL
+        const steps = auditChangesSteps(items.map(toBuffer));
+        if (steps.length === 0) {
+          await r.del(key);
+          return;
+        }
+        for (let i = 0; i < steps.length; i++) {
+          const m = r.multi();
+          if (i === 0) m.del(key);
+          m.rpush(key, ...steps[i]!).expire(key, ttl);
+          await ctx.conn.execValues(m);
+        }
+      });
+    },
+
+    async auditChangesRange(id: string, offset: number, limit: number): Promise<{ total: number; items: Buffer[] } | null> {
+      const key = consoleKeys.auditChanges(id);
+      return ctx.run(async (r) => {
+        const [total, items] = await ctx.conn.execValues(
+          r
+            .pipeline()
+            .llen(key)
+            .lrangeBuffer(key, Math.max(0, offset), limit > 0 ? Math.max(0, offset) + limit - 1 : -1),
+        );
+        const n = asNumber(total);
+        if (n === 0) return null;
+        return { total: n, items: limit > 0 ? asBufferArray(items) : [] };
+      });
     },
 
     async auditRefusalSlot(actor: string, limit: number, windowSeconds: number, nowMs = Date.now()): Promise<RefusalSlot> {

@@ -78,9 +78,9 @@ function Entry({ item }: { item: AuditItem }) {
             type="button"
             className="btn text-xs"
             aria-label={
-              fleetRevert.workers.length === 1
+              (fleetRevert.kept?.total ?? fleetRevert.workers.length) === 1
                 ? `Revert the worker of ${fleetRevert.automationType} to its config before this change`
-                : `Revert the ${fleetRevert.workers.length} workers of ${fleetRevert.automationType} to their config before this change`
+                : `Revert the ${fleetRevert.kept?.total ?? fleetRevert.workers.length} workers of ${fleetRevert.automationType} to their config before this change`
             }
             title="Opens the automation's page with each worker's config before this change, for review; nothing is saved until you confirm"
             onClick={() => router.push(stashFleetRevert({ ...fleetRevert, actor: item.actor, ts: item.ts }))}

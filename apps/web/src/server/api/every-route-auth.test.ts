@@ -25,6 +25,7 @@ import { endpoints, exportedMethods, handlerOf, HTTP_METHODS, loadRoute, routeFi
  */
 const ROLE: Record<string, Role> = {
   "GET /v1/audit": "admin",
+  "GET /v1/audit/[id]/changes": "admin",
   "GET /v1/automations": "viewer",
   "GET /v1/automations/[type]": "viewer",
   "PATCH /v1/automations/[type]/config": "admin",

@@ -4,7 +4,7 @@
 import { automationTypeProblem, poolNameProblem, queueNameProblem, type Backend } from "@fleet/backend";
 import type { z } from "zod";
 
-import { actionFor, auditAfter, auditBefore, buildEntry, currentScope, failedEntry, runInAuditScope } from "@/server/audit/audit";
+import { actionFor, auditAfter, auditBefore, buildEntry, currentScope, failedEntry, keepFleetChanges, runInAuditScope } from "@/server/audit/audit";
 import { recordRefusal } from "@/server/audit/refusals";
 import { isMutation } from "@/server/auth/csrf";
 import { identify } from "@/server/auth/identify";
@@ -149,6 +149,8 @@ export function route<S extends string, Q extends z.ZodType | undefined = undefi
               throw err;
             }
             const status = (r instanceof Reply ? r.init.status : undefined) ?? spec.status ?? 200;
+            // a fleet-wide config write of many workers keeps all their changes before its entry says so
+            await keepFleetChanges(backend, pending.entry);
             // a handler that fixed its entry (fixAuditEntry: a bulk job completes it when it ends) gets exactly that one
             await auditAfter(backend, pending, scope.fixed?.status === status ? scope.fixed : scope.final.build(status));
             for (const fn of scope.after) {

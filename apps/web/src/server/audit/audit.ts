@@ -45,12 +45,18 @@ export interface AuditEntry {
   after?: unknown;
   changes?: Array<{ worker_id: string; before: unknown; after: unknown }>;
   changes_total?: number;
+  /** Every change of a fleet-wide write past the first 100 is kept beside the entry: how many (GET /audit/{id}/changes). */
+  changes_kept?: number;
 }
 
 interface Scope {
   notes: Array<Record<string, unknown>>;
   config: Array<{ worker_id: string; before: unknown; after: unknown }>;
   configTotal: number;
+  /** Every worker's change, whole (up to MAX_KEPT_CHANGES): what keepFleetChanges keeps. */
+  all: Array<{ worker_id: string; before: unknown; after: unknown }>;
+  /** Set once keepFleetChanges kept them all. */
+  changesKept?: number;
   /** Set by the route wrapper once the pending entry is written: how it builds the final one. */
   final?: { pending: PendingAudit; build: (status: number) => AuditEntry };
   /** The final entry, fixed by the handler (fixAuditEntry) before the wrapper writes it. */
@@ -67,9 +73,17 @@ export const MAX_VALUE_BYTES = 64 * 1024;
 export const MAX_LIST_ITEMS = 100;
 /** A fleet-wide rollout keeps before/after of this many workers. */
 export const MAX_CONFIG_CHANGES = 100;
+/**
+ * A fleet-wide config write of more workers keeps every worker's change beside its entry
+ * (fleet:console:audit:changes:<id>, GET /audit/{id}/changes) for this long, so that "revert
+ * to before" works past the first 100; up to MAX_KEPT_CHANGES workers and MAX_KEPT_BYTES.
+ */
+export const AUDIT_CHANGES_TTL_SECONDS = 30 * 24 * 3600;
+export const MAX_KEPT_CHANGES = 10_000;
+export const MAX_KEPT_BYTES = 32 * 1024 * 1024;
 
 export function runInAuditScope<T>(fn: () => Promise<T>): Promise<T> {
-  return storage.run({ notes: [], config: [], configTotal: 0, after: [] }, fn);
+  return storage.run({ notes: [], config: [], configTotal: 0, all: [], after: [] }, fn);
 }
 
 /**
@@ -101,6 +115,36 @@ export function noteConfigChange(workerId: string, before: unknown, after: unkno
   if (!s) return;
   s.configTotal += 1;
   if (s.config.length < MAX_CONFIG_CHANGES) s.config.push({ worker_id: workerId, before: bounded(before), after: bounded(after) });
+  if (s.all.length < MAX_KEPT_CHANGES) s.all.push({ worker_id: workerId, before: before ?? null, after: after ?? null });
+}
+
+/**
+ * Before the final entry of a fleet-wide config write of more than MAX_CONFIG_CHANGES workers
+ * is written (the route wrapper calls it with the pending entry, whose id the final one
+ * keeps): every worker's change, whole, beside the entry, and the entry then says so
+ * (`changes_kept`). A write too large to keep, or a failure to keep it, leaves the entry as
+ * it was (its first 100 changes; no revert of the whole write), logged.
+ */
+export async function keepFleetChanges(backend: Backend, entry: AuditEntry): Promise<void> {
+  const s = storage.getStore();
+  if (!s || !FLEET_CONFIG_ACTIONS.has(entry.action) || s.configTotal <= MAX_CONFIG_CHANGES) return;
+  const what = `${logText(entry.action)} on ${logText(entry.target)} (entry ${entry.id})`;
+  if (s.all.length !== s.configTotal) {
+    console.warn(`[audit] ${what}: ${s.configTotal} workers changed, more than the ${MAX_KEPT_CHANGES} whose changes are kept: it cannot be reverted as a whole`);
+    return;
+  }
+  const items = s.all.map((c) => pyJsonBytes(c));
+  const bytes = items.reduce((n, b) => n + b.length, 0);
+  if (bytes > MAX_KEPT_BYTES) {
+    console.warn(`[audit] ${what}: its changes take ${bytes} bytes, more than the ${MAX_KEPT_BYTES} kept: it cannot be reverted as a whole`);
+    return;
+  }
+  try {
+    await backend.auditChangesPut(entry.id, items, AUDIT_CHANGES_TTL_SECONDS);
+    s.changesKept = items.length;
+  } catch (err) {
+    console.error(`[audit] ${what}: its changes could not be kept, so it cannot be reverted as a whole:`, errorText(err));
+  }
 }
 
 function bounded(value: unknown): unknown {
@@ -189,6 +233,8 @@ export function buildEntry(
   if (scope && scope.configTotal >= 1 && FLEET_CONFIG_ACTIONS.has(action)) {
     entry.changes = scope.config;
     entry.changes_total = scope.configTotal;
+    // every change is kept beside the entry (keepFleetChanges): GET /audit/{id}/changes
+    if (scope.changesKept !== undefined) entry.changes_kept = scope.changesKept;
   } else if (scope && scope.configTotal === 1 && scope.config.length === 1) {
     entry.before = scope.config[0]!.before;
     entry.after = scope.config[0]!.after;

@@ -1,8 +1,21 @@
 // GET /api/v1/audit: the trail newest first, paged, filtered by actor, action and target.
 // Without a filter a page is one LRANGE; with one, the whole (capped) list is read in chunks
 // of AUDIT_READ_CHUNK and filtered here, which is bounded by FLEET_AUDIT_MAX_ENTRIES.
-import { decodeUtf8, type Backend } from "@fleet/backend";
-import { AuditOutcomeSchema, type AuditItem, type AuditList, type AuditQuery } from "@fleet/schema";
+import { decodeUtf8, parseJsonBytes, type Backend } from "@fleet/backend";
+import { AuditOutcomeSchema, type AuditChange, type AuditItem, type AuditList, type AuditQuery } from "@fleet/schema";
+
+import { jsonForBrowser } from "@/server/api/serialize";
+
+/** One kept change of a fleet-wide write (GET /audit/{id}/changes): `{worker_id, before, after}`, or a corrupt marker with its text. */
+export function decodeAuditChange(buf: Buffer): AuditChange {
+  const parsed = parseJsonBytes(buf);
+  const o = parsed.ok ? parsed.value : null;
+  if (o === null || typeof o !== "object" || Array.isArray(o) || typeof (o as Record<string, unknown>).worker_id !== "string") {
+    return { worker_id: null, before: null, after: null, raw: decodeUtf8(buf) ?? `base64:${buf.toString("base64")}`, corrupt: ["change"] };
+  }
+  const c = o as Record<string, unknown>;
+  return { worker_id: c.worker_id as string, before: jsonForBrowser(c.before ?? null), after: jsonForBrowser(c.after ?? null) };
+}
 
 const STRING_FIELDS = ["actor", "role", "via", "action", "target", "method", "path"] as const;
 

@@ -7,6 +7,7 @@ import type { Backend } from "@fleet/backend";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 
+import * as auditChanges from "@/app/api/v1/audit/[id]/changes/route";
 import * as automationConfig from "@/app/api/v1/automations/[type]/config/route";
 import * as tasks from "@/app/api/v1/automations/[type]/tasks/route";
 import * as counter from "@/app/api/v1/counters/[name]/route";
@@ -384,6 +385,47 @@ describe("config changes in the audit trail", () => {
       { worker_id: "w1", before: { slots: 1 }, after: { slots: 9 } },
       { worker_id: "w2", before: {}, after: { slots: 9 } },
     ]);
+  });
+
+  it("keep every worker's change of a rollout past the first 100 beside the entry, read by GET /audit/{id}/changes", async () => {
+    const ids = Array.from({ length: 150 }, (_, i) => `w${String(i).padStart(3, "0")}`);
+    const p = admin.pipeline();
+    for (const [i, id] of ids.entries()) {
+      p.sadd("wkrs:scraper", id).sadd("wkrs:all", `scraper|${id}`);
+      p.set(`wkr:scraper:${id}:config`, JSON.stringify({ slots: i }));
+    }
+    await p.exec();
+    const res = await call(automationConfig.PATCH, "PATCH", "/automations/scraper/config", { headers: bearer("admin"), body: { mode: "slow" } });
+    expect(res.status, res.text).toBe(200);
+    const entry = await newestAudit();
+    expect(entry).toMatchObject({ action: "automation.config.rollout", outcome: "done", changes_total: 150, changes_kept: 150 });
+    expect((entry.changes as unknown[]).length).toBe(100);
+    const id = entry.id as string;
+    const page = await call(auditChanges.GET, "GET", `/audit/${id}/changes?offset=99&limit=1000`, { headers: bearer("admin") });
+    expect(page.status, page.text).toBe(200);
+    expect(page.json.total).toBe(150);
+    expect(page.json.changes).toHaveLength(51);
+    expect(page.json.changes[0]).toEqual({ worker_id: "w099", before: { slots: 99 }, after: { slots: 99, mode: "slow" } });
+    expect(page.json.changes[50]).toEqual({ worker_id: "w149", before: { slots: 149 }, after: { slots: 149, mode: "slow" } });
+    const ttl = await admin.ttl(`fleet:console:audit:changes:${id}`);
+    expect(ttl).toBeGreaterThan(29 * 86400);
+    // admin only, like the trail; a made-up id answers 404 and a malformed one 400, each saying why
+    expect((await call(auditChanges.GET, "GET", `/audit/${id}/changes`, { headers: bearer("operator") })).status).toBe(403);
+    const none = await call(auditChanges.GET, "GET", "/audit/fedcba9876543210/changes", { headers: bearer("admin") });
+    expect(none.status).toBe(404);
+    expect(none.json.error.message).toMatch(/more than 100 workers/);
+    const bad = await call(auditChanges.GET, "GET", "/audit/..%2Fx/changes", { headers: bearer("admin") });
+    expect(bad.status).toBe(400);
+  });
+
+  it("a rollout of 100 workers or fewer keeps nothing beside its entry", async () => {
+    await seedWorker(backend);
+    const res = await call(automationConfig.PATCH, "PATCH", "/automations/scraper/config", { headers: bearer("admin"), body: { slots: 9 } });
+    expect(res.status).toBe(200);
+    const entry = await newestAudit();
+    expect(entry.changes_kept).toBeUndefined();
+    const [, kept] = await admin.scan("0", "MATCH", "fleet:console:audit:changes:*", "COUNT", 10_000);
+    expect(kept).toEqual([]);
   });
 
   it("a failed write (422, 404) leaves no audit entry", async () => {

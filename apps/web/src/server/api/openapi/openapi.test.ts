@@ -246,6 +246,7 @@ async function call(e: Endpoint, headers: Record<string, string>, body?: unknown
 
 describe("the document describes the real answers", () => {
   const names = { type: "scraper", id: "w-1", name: "", ns: "settings", key: "flags" };
+  const AUDIT_ID = "0123456789abcdef";
 
   beforeAll(async () => {
     await backend.catalogSet("scraper", JSON.stringify({ config: { type: "object" }, output: null, task_payload: null }));
@@ -266,6 +267,8 @@ describe("the document describes the real answers", () => {
       JSON.stringify({ queue: "scraper", action: "delete-dead", q: "x", where: null, rate: 10, expected: 0, created_at: 1, created_by: "vera", role: "operator" }),
     );
     await backend.bulkJobSet("w-1", { state: "done" });
+    // the changes kept beside an audit entry (GET /audit/{id}/changes)
+    await backend.auditChangesPut(AUDIT_ID, [JSON.stringify({ worker_id: "w-1", before: { slots: 1 }, after: { slots: 2 } })], 60);
   });
 
   /** The URL of a route filled with seeded names ("scraper" for queues, pools, streams too). */
@@ -278,12 +281,16 @@ describe("the document describes the real answers", () => {
             : /\/counters\//.test(apiPath)
               ? "pages"
               : "scraper"
-          : p === "id"
-            ? apiPath.includes("/items/")
-              ? "p-1"
-              : "w-1"
-            : names[p as keyof typeof names];
-      return encodeURIComponent(missing ? `${v}-absent` : v);
+          : p === "id" && apiPath.includes("/audit/")
+            ? missing
+              ? "fedcba9876543210"
+              : AUDIT_ID
+            : p === "id"
+              ? apiPath.includes("/items/")
+                ? "p-1"
+                : "w-1"
+              : names[p as keyof typeof names];
+      return encodeURIComponent(missing && !apiPath.includes("/audit/") ? `${v}-absent` : v);
     });
     return `${ORIGIN}/api${filled}`;
   }

@@ -97,6 +97,7 @@ export const PATH_PARAM_DESCRIPTIONS: Record<string, string> = {
   "pools/name": "Pool name.",
   "items/id": "Pool item id.",
   "bulk/id": "Bulk job id.",
+  "audit/id": "Audit entry id (16 hex digits, as GET /audit lists it).",
   "streams/name": "Stream name.",
   "locks/name": "Lock name.",
   "counters/name": "Counter name.",
@@ -125,6 +126,20 @@ export const ROUTE_TABLE: RouteEntry[] = [
         summary: "The console's audit trail, newest first",
         description: "Every change made through the console, refused ones included. Filters by actor, action and target.",
         extension: true,
+      },
+    },
+  },
+  {
+    path: "/audit/[id]/changes",
+    load: () => import("@/app/api/v1/audit/[id]/changes/route"),
+    operations: {
+      GET: {
+        operationId: "listAuditEntryChanges",
+        summary: "Every worker's change of a fleet-wide config write, paged",
+        description:
+          'An entry of a rollout or bulk config change of more than 100 workers lists the first 100 in `changes`; when it says `changes_kept`, all of them are kept beside it for 30 days and read here, in the entry\'s order ("revert to before" of the whole write). 404 when none are kept.',
+        extension: true,
+        errors: [404],
       },
     },
   },

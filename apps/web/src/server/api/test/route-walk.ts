@@ -81,9 +81,9 @@ export function endpoints(): Endpoint[] {
   return routeFiles().flatMap((f) => [...exportedMethods(readFileSync(f.file, "utf8")).keys()].map((method) => ({ ...f, method, key: `${method} ${f.apiPath}` })));
 }
 
-/** The URL of a route with each `[param]` filled in as `x-param`. */
+/** The URL of a route with each `[param]` filled in as `x-param` (an audit entry's id, which must be 16 hex digits, as one). */
 export function urlOf(apiPath: string, origin = "http://localhost"): string {
-  return `${origin}/api${apiPath.replace(/\[([^\]]+)\]/g, "x-$1")}`;
+  return `${origin}/api${apiPath.replace(/\[([^\]]+)\]/g, (_, p: string) => (p === "id" && apiPath.startsWith("/v1/audit/") ? "0123456789abcdef" : `x-${p}`))}`;
 }
 
 export async function loadRoute(file: string): Promise<Record<string, unknown>> {
