@@ -176,9 +176,14 @@ test("Revert to before of a rollout of 1,100 workers: every change read from bes
   await expect(review.getByTestId("fleet-revert-more")).toContainText("…and 600 more workers");
   await expect(review.getByTestId("fleet-revert-worker").first().getByRole("heading", { level: 3 })).toHaveText(/^w0000 \(generation 2 → 3/);
   await expectAxeClean(page, "the revert review of 1,100 workers", '[data-testid="fleet-revert-review"]');
+  await page.screenshot({ path: screenshotPath("ux-revert-rollout-1100-review") });
 
   await review.getByRole("button", { name: "Revert 1100 workers" }).click();
   await expect(page.getByTestId("fleet-revert-notice")).toContainText("Reverted 1100 workers to the config before anonymous's change", { timeout: 60_000 });
+  // a sentence naming the first ten, a list of the first twenty with their progress, and the count of the rest
+  await expect(page.getByTestId("fleet-revert-notice")).toContainText("w0009 → generation 3 and 1090 more.");
+  await expect(page.getByTestId("fleet-revert-notice")).toContainText("…and 1080 more");
+  await page.getByTestId("fleet-revert-notice").screenshot({ path: screenshotPath("ux-revert-rollout-1100-done") });
   for (const [i, id] of [
     [0, "w0000"],
     [999, "w0999"],

@@ -24,7 +24,7 @@ import { diffConfig, isPlainObject, jsonEqual } from "./diff";
 import { EditorDialog } from "./editor-dialog";
 import { humanizeServerMessage } from "./messages";
 import { configIssues, type EditorSchema } from "./shared";
-import { AppliedStatus, OfflineWarning } from "./worker-notes";
+import { AppliedStatus, OfflineWarning, generationsText } from "./worker-notes";
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
@@ -184,7 +184,7 @@ export function FleetRevert({ automationType, workers, s }: { automationType: st
         {result
           ? result.workers.length === 0
             ? `Nothing was written: every worker was already as it was before ${by}.`
-            : `Reverted ${plural(result.workers.length, "worker")} to the config before ${by}: ${result.workers.map((w) => `${w.worker_id} → generation ${w.config_gen}`).join(", ")}.`
+            : `Reverted ${plural(result.workers.length, "worker")} to the config before ${by}: ${generationsText(result.workers)}.`
           : n === 0
             ? `Every worker is already as it was before ${by}: nothing to revert.`
             : `Reverting ${plural(n, "worker")} to the config before ${by}.`}
@@ -216,6 +216,7 @@ export function FleetRevert({ automationType, workers, s }: { automationType: st
                 <AppliedStatus worker={byId.get(w.worker_id)} gen={w.config_gen} short />
               </li>
             ))}
+            {result.workers.length > 20 && <li className="text-slate-600 dark:text-slate-300">…and {result.workers.length - 20} more</li>}
           </ul>
         )}
       </div>

@@ -25,7 +25,7 @@ import { parseJsonObject, RawJsonEditor } from "./raw-json-editor";
 import { currentValues, describeCurrent, pathKey, patchFromChoices, rolloutLeaves, startingValue, type RolloutLeaf } from "./rollout-plan";
 import { SchemaForm } from "./schema-form";
 import { configIssues, pretty, useEditorSchema, type EditorSchema } from "./shared";
-import { AppliedStatus, OfflineWarning } from "./worker-notes";
+import { AppliedStatus, OfflineWarning, generationsText } from "./worker-notes";
 
 export function ConfigRolloutEditor({ automationType }: { automationType: string }) {
   // A rollout writes every worker's config: admin only (the API checks too).
@@ -384,7 +384,7 @@ function LoadedRollout({ automationType, automation, workers }: { automationType
           <p className="font-medium">
             {result.workers.length === 0
               ? "Nothing was written: every worker already had these values."
-              : `Applied to ${plural(result.workers.length, "worker")}: ${result.workers.map((w) => `${w.worker_id} → generation ${w.config_gen}`).join(", ")}.`}
+              : `Applied to ${plural(result.workers.length, "worker")}: ${generationsText(result.workers)}.`}
           </p>
           {result.workers.length > 0 && (
             <ul className="mt-1 flex flex-col gap-0.5">
@@ -394,6 +394,7 @@ function LoadedRollout({ automationType, automation, workers }: { automationType
                   <AppliedStatus worker={byId.get(w.worker_id)} gen={w.config_gen} short />
                 </li>
               ))}
+              {result.workers.length > 20 && <li className="text-slate-600 dark:text-slate-300">…and {result.workers.length - 20} more</li>}
             </ul>
           )}
         </div>

@@ -93,3 +93,12 @@ export function OfflineWarning({ workers }: { workers: ReadonlyArray<Pick<Worker
     </p>
   );
 }
+
+/** "w1 → generation 3, w2 → generation 5" for the first `shown` workers written, then how many more (a rollout can write thousands). */
+export function generationsText(workers: ReadonlyArray<{ worker_id: string; config_gen: number }>, shown = 10): string {
+  const listed = workers
+    .slice(0, shown)
+    .map((w) => `${w.worker_id} → generation ${w.config_gen}`)
+    .join(", ");
+  return workers.length > shown ? `${listed} and ${workers.length - shown} more` : listed;
+}
