@@ -142,11 +142,32 @@ test("the JSON mode saves too: a removed key is sent as null and falls back to i
 test("the server's 422 details are shown beside the field and nothing is saved", async ({ page, backend, prefix }) => {
   const type = `${prefix}scraper`;
   await seed(backend, type, { w1: { slots: 2 } });
+  // The catalog tightens after the page loaded its schema: only the server knows. The page
+  // could learn of it (its live stream's catch-up refetches what it shows: on a loaded machine
+  // after the change, and the click then waited on a disabled button), so every read of the
+  // automation the page makes is answered as before the change, from before the page loads.
+  const loaded = await page.request.get(`/api/v1/automations/${enc(type)}`);
+  expect(loaded.status()).toBe(200);
+  const schemaBefore = await loaded.text();
+  let served = 0;
+  await page.route(
+    (url) => url.pathname === `/api/v1/automations/${enc(type)}`,
+    (route) => {
+      if (route.request().method() !== "GET") return route.fallback();
+      served += 1;
+      return route.fulfill({ status: 200, contentType: "application/json", body: schemaBefore });
+    },
+  );
   const editor = await openEditor(page, type, "w1");
-  // The catalog tightens after the page loaded its schema: only the server knows.
   const stricter = structuredClone(CONFIG_SCHEMA);
   stricter.properties.slots.maximum = 4;
   await backend.catalogSet(type, JSON.stringify({ config: stricter, output: null, task_payload: TASK_SCHEMA }));
+  // what the loaded machine did: the page reads the automation again after the change (here
+  // a change of the worker, which the live stream brings, refetches what the page shows), and
+  // is answered as before it
+  const servedBefore = served;
+  await backend.workerSetState(type, "w1", "IDLE", null, Date.now() / 1000);
+  await expect.poll(() => served, { timeout: 45_000 }).toBeGreaterThan(servedBefore);
 
   const slots = editor.getByLabel("Slots", { exact: true });
   await slots.fill("5");
