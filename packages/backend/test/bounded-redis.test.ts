@@ -5,7 +5,8 @@
 // (test/contract-bounded.ts) checks the ids; this file checks the steps one by one. Then a
 // pool deletion in chunks: what a deletion interrupted after its first step leaves (the pool
 // gone, its claims removed by the next deletion), what a put meanwhile meets, and that the
-// console's pool reads and deletion never send a command that reads a whole pool.
+// console's pool reads and deletion never send a command that reads a whole pool. And the count
+// of a fleet write's kept changes is an LLEN alone.
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -255,6 +256,28 @@ describe("the watch's queue probe", () => {
       const probes = log.map((e) => e[3].map(String)).filter((a) => /^evalsha$/i.test(a[0]!) && a[3] === keys.queue("w"));
       // evalsha <sha> 1 <key> <maxTailBytes> <maxScan> <mark>: one mark each, the oldest first, five rounds
       expect(probes.map((a) => a.slice(6)).reverse()).toEqual([["m0"], ["m1"], ["m2"], ["m3"], ["m4"]]);
+    } finally {
+      await be.close();
+      admin.disconnect();
+      await server.stop();
+    }
+  });
+});
+
+describe("the count of a fleet write's kept changes", () => {
+  it("is one LLEN: a limit of 0 sends no LRANGE over the list (commandstats of a server of its own)", async () => {
+    const server = await startPrivateRedis();
+    const be = createRedisBackend(server.url());
+    const admin = new Redis(server.url());
+    try {
+      const id = "0123456789abcdef";
+      await be.auditChangesPut(id, Array.from({ length: 2000 }, (_, i) => `{"worker_id": "w${i}"}`), 60);
+      await admin.config("RESETSTAT");
+      expect(await be.auditChangesRange(id, 0, 0)).toEqual({ total: 2000, items: [] });
+      expect(await be.auditChangesRange(id, 10, -1)).toEqual({ total: 2000, items: [] });
+      const stats = (await admin.info("commandstats")) as string;
+      const calls = (cmd: string) => Number(new RegExp(`cmdstat_${cmd}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+      expect({ llen: calls("llen"), lrange: calls("lrange") }).toEqual({ llen: 2, lrange: 0 });
     } finally {
       await be.close();
       admin.disconnect();

@@ -64,13 +64,13 @@ export function redisAudit(ctx: RedisContext): AuditBackend {
 
     async auditChangesRange(id: string, offset: number, limit: number): Promise<{ total: number; items: Buffer[] } | null> {
       const key = consoleKeys.auditChanges(id);
+      const from = Math.max(0, offset);
       return ctx.run(async (r) => {
-        const [total, items] = await ctx.conn.execValues(
-          r
-            .pipeline()
-            .llen(key)
-            .lrangeBuffer(key, Math.max(0, offset), limit > 0 ? Math.max(0, offset) + limit - 1 : -1),
-        );
+        // a limit of 0 (or less) asks for the count alone: LLEN, never an LRANGE to the end
+        // of a list of up to 10,000 changes
+        const pipe = r.pipeline().llen(key);
+        if (limit > 0) pipe.lrangeBuffer(key, from, from + limit - 1);
+        const [total, items] = await ctx.conn.execValues(pipe);
         const n = asNumber(total);
         if (n === 0) return null;
         return { total: n, items: limit > 0 ? asBufferArray(items) : [] };
