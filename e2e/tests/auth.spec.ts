@@ -4,7 +4,7 @@
 // signing out ends the session on the server (a copied cookie is worth nothing afterwards).
 import type { Page } from "@playwright/test";
 
-import { Seeder, enc, expect, screenshotPath, test } from "../fixtures";
+import { Seeder, enc, expect, screenshotPath, test, waitForLive } from "../fixtures";
 
 import { passwordHash, sha256Hex, startConsole, type RunningConsole } from "./support/console";
 
@@ -34,6 +34,9 @@ async function signIn(page: Page, user: keyof typeof PASSWORDS, next = "/"): Pro
   await page.getByLabel("Password").fill(PASSWORDS[user]);
   await page.getByRole("button", { name: "Sign in" }).click();
   await expect(page.getByTestId("user-menu")).toContainText(`Signed in as ${user}`);
+  // the menu is in the server's HTML: wait for the page's scripts too (a check of a box
+  // before they run is lost to React), which only they can show as live
+  await waitForLive(page);
 }
 
 async function deadLetters(seed: Seeder, backend: import("@fleet/backend").Backend, n: number): Promise<{ queue: string; ids: string[] }> {
@@ -119,7 +122,7 @@ test("an admin edits a worker's config; the audit page shows it with the value b
   await signIn(page, "ada", `/workers/${enc(type)}/w1`);
   const editor = page.getByRole("region", { name: "Config", exact: true });
   const slots = editor.getByLabel("Slots", { exact: true });
-  await expect(slots).toHaveValue("2", { timeout: 20_000 });
+  await expect(slots).toHaveValue("2", { timeout: 60_000 });
   await expect(editor.getByTestId("config-generation")).toHaveText("Generation 1");
   await slots.fill("6");
   const save = editor.getByRole("button", { name: "Review and save…" });
@@ -171,10 +174,14 @@ test("signing out ends the session on the server: a cookie copied before sign-ou
       headers: { origin: c.baseURL, "x-fleet-csrf": "1" },
     });
     expect(write.status()).toBe(401);
-    await copy.goto(`${c.baseURL}/queues`);
-    await expect(copy).toHaveURL(/\/signin\?next=%2Fqueues/);
-    await expect(copy.getByRole("heading", { name: "Sign in to Fleet Console" })).toBeVisible();
-    await copy.screenshot({ path: screenshotPath("auth-revoked-cookie") });
+    // a new tab with the copy: the open one sends itself to sign-in at its next refused read,
+    // at a moment of its own, and a navigation started meanwhile would race that redirect
+    await copy.close();
+    const again = await elsewhere.newPage();
+    await again.goto(`${c.baseURL}/queues`);
+    await expect(again).toHaveURL(/\/signin\?next=%2Fqueues/);
+    await expect(again.getByRole("heading", { name: "Sign in to Fleet Console" })).toBeVisible();
+    await again.screenshot({ path: screenshotPath("auth-revoked-cookie") });
   } finally {
     await elsewhere.close();
   }

@@ -47,7 +47,7 @@ async function seed(backend: Backend, type: string, workers: Record<string, Reco
 async function openEditor(page: Page, type: string, id: string) {
   await page.goto(`/workers/${enc(type)}/${enc(id)}`);
   const editor = page.getByRole("region", { name: "Config", exact: true });
-  await expect(editor.getByLabel("Slots", { exact: true })).toBeVisible({ timeout: 20_000 });
+  await expect(editor.getByLabel("Slots", { exact: true })).toBeVisible({ timeout: 60_000 });
   return editor;
 }
 
@@ -185,7 +185,7 @@ test("a type without a catalog schema is edited as JSON only, and the config mus
   await page.goto(`/workers/${enc(type)}/w1`);
   const editor = page.getByRole("region", { name: "Config", exact: true });
   const json = editor.getByLabel("Config (JSON)");
-  await expect(json).toBeVisible({ timeout: 20_000 });
+  await expect(json).toBeVisible({ timeout: 60_000 });
   await expect(editor.getByText(/declares no config schema/)).toBeVisible();
   await expect(editor.getByRole("button", { name: "Form", exact: true })).toHaveCount(0);
 

@@ -26,13 +26,13 @@ test("a pool of 450 items: the first 200, then More items loads the rest in orde
   await plantPool(backend, name, 450);
   await page.goto(`/pools/${enc(name)}`);
   const rows = page.getByRole("table", { name: `Items of pool ${name}` }).getByRole("row");
-  await expect(rows.filter({ hasText: id(0) })).toHaveCount(1, { timeout: 30_000 });
+  await expect(rows.filter({ hasText: id(0) })).toHaveCount(1, { timeout: 60_000 });
   await expect(rows).toHaveCount(201); // the header row and 200 items
   await expect(page.getByText("200 of 450 loaded").first()).toBeVisible();
   await page.getByRole("button", { name: "More items" }).click();
   await expect(rows).toHaveCount(401);
   await page.getByRole("button", { name: "More items" }).click();
-  await expect(rows).toHaveCount(451, { timeout: 30_000 });
+  await expect(rows).toHaveCount(451, { timeout: 60_000 });
   await expect(rows.last()).toContainText(id(449));
   await expect(page.getByRole("button", { name: "More items" })).toHaveCount(0);
   await expect(page.getByTestId("pool-loaded")).toHaveText("450 items");
@@ -46,7 +46,7 @@ test("a pool of 5,300 items is read a page at a time by cursor: More items adds 
   const table = page.getByRole("table", { name: `Items of pool ${name}` });
   const rows = table.getByRole("row");
   const more = page.getByRole("button", { name: "More items" });
-  await expect(more).toBeVisible({ timeout: 30_000 });
+  await expect(more).toBeVisible({ timeout: 60_000 });
   await expect(page.getByText(`of ${n.toLocaleString("en-US")} loaded`).first()).toBeVisible();
   let shown = (await rows.count()) - 1;
   expect(shown).toBeGreaterThan(0);
@@ -54,7 +54,7 @@ test("a pool of 5,300 items is read a page at a time by cursor: More items adds 
   for (let click = 0; click < 3; click++) {
     const before = shown;
     await more.click();
-    await expect.poll(async () => (await rows.count()) - 1, { timeout: 30_000 }).toBeGreaterThan(before);
+    await expect.poll(async () => (await rows.count()) - 1, { timeout: 60_000 }).toBeGreaterThan(before);
     shown = (await rows.count()) - 1;
   }
   // HSCAN pages: every item shown once, none twice

@@ -84,7 +84,7 @@ test("Redis stopped: six pages (overview, workers, a worker, a queue, a pool, ev
   for (const { name, page } of tabs) {
     await page.bringToFront();
     const banner = page.getByTestId("backend-unavailable");
-    await expect(banner, `${name}: the banner`).toBeVisible({ timeout: 25_000 });
+    await expect(banner, `${name}: the banner`).toBeVisible({ timeout: 60_000 });
     await expect(banner).toContainText("The backend is unavailable.");
     // Not crashed: the page keeps its heading and navigation, and Next's error screen is absent.
     await expect(page.getByRole("heading", { level: 1 }), `${name}: the page`).toBeVisible();
@@ -117,7 +117,7 @@ test("Redis stopped: six pages (overview, workers, a worker, a queue, a pool, ev
   };
   for (const { name, page } of tabs) {
     await page.bringToFront();
-    await expect(page.getByTestId("backend-unavailable"), `${name}: the banner goes`).toBeHidden({ timeout: 25_000 });
+    await expect(page.getByTestId("backend-unavailable"), `${name}: the banner goes`).toBeHidden({ timeout: 60_000 });
     await expect(page.getByRole("status", { name: /^Live updates:/ }), `${name}: live again`).toHaveAccessibleName("Live updates: live");
     await back[name]!(page);
   }

@@ -13,7 +13,7 @@ const LONG =
 /** Waits for the console's watch (a tick every 10 s) to have recorded `n` entries of a worker. */
 async function recorded(backend: Backend, type: string, id: string, n: number): Promise<void> {
   await expect
-    .poll(async () => (await backend.workerErrorsRead([{ automationType: type, workerId: id }], 50))[0]!.length, { timeout: 30_000, intervals: [500] })
+    .poll(async () => (await backend.workerErrorsRead([{ automationType: type, workerId: id }], 50))[0]!.length, { timeout: 60_000, intervals: [500] })
     .toBeGreaterThanOrEqual(n);
 }
 
@@ -35,7 +35,7 @@ test("the workers table shows the last error whole with since when; the worker p
     .getByTestId("last-error-cell")
     .locator("visible=true");
   await expect(cell).toContainText(LONG);
-  await expect(cell).toContainText(/since (just now|\d+ s ago)/);
+  await expect(cell).toContainText(/since (just now|\d+ s ago|\d+ min ago)/);
   // whole: wrapped inside its cell, nothing hidden by an ellipsis
   const clipped = await cell
     .locator("span")

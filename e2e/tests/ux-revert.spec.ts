@@ -131,10 +131,24 @@ test("a revert whose worker moved after the review was loaded writes nothing and
     { id: "b", config: { slots: 1 } },
   ]);
   await changeConfig(page.request, type, { fleet: true }, { slots: 2 });
-  // No live stream in this tab: a change made behind its back reaches the review only when the
-  // review refetches (the list's own refresh is 30 s away), so the click below writes at the
-  // generation the review shows.
+  // No live stream in this tab, and its reads of the worker list answered as first read until
+  // the refusal is seen: a tab without its stream polls what it shows every 5 s, and a poll
+  // between the change below and the click would put generation 3 in the review (the click
+  // would then write, not be refused). The click writes at the generation the review shows.
   await page.route("**/api/v1/events**", (route) => route.abort());
+  const frozen = new Map<string, { status: number; body: string }>();
+  const isList = (u: URL) => u.pathname === "/api/v1/workers";
+  await page.route(isList, async (route) => {
+    if (route.request().method() !== "GET") return route.fallback();
+    const url = route.request().url();
+    let answer = frozen.get(url);
+    if (answer === undefined) {
+      const res = await route.fetch();
+      answer = { status: res.status(), body: await res.text() };
+      frozen.set(url, answer);
+    }
+    return route.fulfill({ status: answer.status, contentType: "application/json", body: answer.body });
+  });
   await page.goto(`/audit?target=${enc(`automation:${type}`)}`);
   await page.getByRole("button", { name: `Revert the 2 workers of ${type} to their config before this change` }).click();
   const review = page.getByRole("dialog", { name: `Revert 2 workers of ${type}?` });
@@ -143,6 +157,7 @@ test("a revert whose worker moved after the review was loaded writes nothing and
   await backend.workerSetConfig(type, "b", { slots: 7 }, { expectedGen: 2 });
   await review.getByRole("button", { name: "Revert 2 workers" }).click();
   await expect(review.getByRole("alert")).toContainText("Not reverted: The config of 1 worker changed since the review (b: now generation 3)");
+  await page.unroute(isList);
   expect(await backend.workerGetConfig(type, "a")).toEqual({ config: { slots: 2 }, gen: 2 });
   // the review now shows b at generation 3, and confirming again reverts both
   await expect(review.getByTestId("fleet-revert-worker").getByRole("heading", { level: 3 }).last()).toHaveText(/^b \(generation 3 → 4(, offline)?\)$/);
@@ -170,7 +185,7 @@ test("Revert to before of a rollout of 1,100 workers: every change read from bes
   await expect(page).toHaveURL(new RegExp(`/automations/${enc(type)}#rollout$`));
   await seed.heartbeat(type, ids);
   const review = page.getByRole("dialog", { name: `Revert 1100 workers of ${type}?` });
-  await expect(review).toBeVisible({ timeout: 30_000 });
+  await expect(review).toBeVisible({ timeout: 60_000 });
   // the review shows the first 500 in full and counts the rest
   await expect(review.getByTestId("fleet-revert-worker")).toHaveCount(500);
   await expect(review.getByTestId("fleet-revert-more")).toContainText("…and 600 more workers");

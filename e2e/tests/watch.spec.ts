@@ -195,7 +195,7 @@ test.describe("alerts", () => {
     await backend.queuePush(queue, JSON.stringify({ id: "late", payload: {} }));
     await backend.queueReserve(queue, 0, 1);
     await expect(page.getByTestId("firing-list")).toContainText(`reservation of queue '${queue}' is past the deadline`, { timeout: 60_000 });
-    await expect.poll(() => received.map((r) => r.status), { timeout: 30_000 }).toEqual(["firing"]);
+    await expect.poll(() => received.map((r) => r.status), { timeout: 60_000 }).toEqual(["firing"]);
     expect(received[0]).toMatchObject({ alert: { rule_id: "overdue", subject: queue, value: 1 }, source: "fleet-console" });
     await expect(page.getByTestId("alert-history")).toContainText("Delivered");
     await page.screenshot({ path: screenshotPath("watch-alerts-firing"), fullPage: true });
@@ -204,10 +204,20 @@ test.describe("alerts", () => {
     // acked: it resolves, and the receiver gets exactly one resolved message
     await backend.queueAck(queue, "late");
     await expect(page.getByText("Nothing is firing.")).toBeVisible({ timeout: 60_000 });
-    await expect.poll(() => received.map((r) => r.status), { timeout: 30_000 }).toEqual(["firing", "resolved"]);
+    await expect.poll(() => received.map((r) => r.status), { timeout: 60_000 }).toEqual(["firing", "resolved"]);
   });
 
   test("a save over someone else's newer rules is refused with a way to reload theirs", async ({ page, backend }) => {
+    // The page could learn of the other save before the click (its live stream's catch-up
+    // refetches what it shows; a new generation remounts the editor and the review with it),
+    // so its reads of the rules are answered as before that save until the refusal is seen.
+    const isRules = (u: URL) => u.pathname === "/api/v1/alerts/rules";
+    const before = await page.request.get("/api/v1/alerts/rules");
+    expect(before.status()).toBe(200);
+    const rulesBefore = await before.text();
+    await page.route(isRules, (route) =>
+      route.request().method() === "GET" ? route.fulfill({ status: 200, contentType: "application/json", body: rulesBefore }) : route.fallback(),
+    );
     await page.goto("/alerts");
     await page.getByRole("button", { name: "Edit rules…" }).click();
     const editor = page.getByTestId("rules-editor");
@@ -217,6 +227,7 @@ test.describe("alerts", () => {
     await backend.alertRulesSet(JSON.stringify({ webhooks: [], rules: [] }), 0);
     await editor.getByRole("button", { name: "Save" }).click();
     await expect(editor.getByRole("alert")).toContainText("The alert rules have changed: they are at generation 1, not 0");
+    await page.unroute(isRules);
     await editor.getByRole("button", { name: "Reload theirs" }).click();
     await expect(page.getByRole("status").filter({ hasText: "Someone else saved the rules first" })).toBeVisible();
     await expect(page.getByRole("heading", { name: /Rules/ })).toContainText("generation 1");
