@@ -271,7 +271,11 @@ describe("the count of a fleet write's kept changes", () => {
     const admin = new Redis(server.url());
     try {
       const id = "0123456789abcdef";
-      await be.auditChangesPut(id, Array.from({ length: 2000 }, (_, i) => `{"worker_id": "w${i}"}`), 60);
+      await be.auditChangesPut(
+        id,
+        Array.from({ length: 2000 }, (_, i) => `{"worker_id": "w${i}"}`),
+        60,
+      );
       await admin.config("RESETSTAT");
       expect(await be.auditChangesRange(id, 0, 0)).toEqual({ total: 2000, items: [] });
       expect(await be.auditChangesRange(id, 10, -1)).toEqual({ total: 2000, items: [] });
