@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { lastSeenFromRaw, parseFloatStrict, parseJsonBytes } from "./codec";
+import { jsonEqual, lastSeenFromRaw, parseFloatStrict, parseJsonBytes, sameDocument, tagsMatch } from "./codec";
 import { PY_INT_MAX_DIGITS } from "./pyjson-parse";
 
 describe("lastSeenFromRaw", () => {
@@ -45,5 +45,20 @@ describe("parseJsonBytes", () => {
     expect(parseJsonBytes(Buffer.from(over)).ok).toBe(false);
     // a long digit run inside a string is text, not an integer
     expect(parseJsonBytes(Buffer.from(`{"s": "${"7".repeat(PY_INT_MAX_DIGITS + 1)}"}`)).ok).toBe(true);
+  });
+});
+
+describe("sameDocument and jsonEqual", () => {
+  it("sameDocument holds two configs that both hold NaN equal (the same bytes); jsonEqual and tagsMatch do not, as Python's == does not", () => {
+    const a = parseJsonBytes(Buffer.from('{"limit": NaN, "xs": [1, NaN, {"lo": -Infinity}]}'));
+    const b = parseJsonBytes(Buffer.from('{"xs": [1, NaN, {"lo": -Infinity}], "limit": NaN}'));
+    expect(a.ok && b.ok).toBe(true);
+    if (!a.ok || !b.ok) return;
+    expect(sameDocument(a.value, b.value)).toBe(true);
+    expect(sameDocument(a.value, { limit: "NaN", xs: [1, Number.NaN, { lo: Number.NEGATIVE_INFINITY }] })).toBe(false);
+    expect(sameDocument({ n: Number.NaN }, { n: 1 })).toBe(false);
+    expect(jsonEqual(a.value, b.value)).toBe(false);
+    expect(tagsMatch({ x: Number.NaN }, { x: Number.NaN })).toBe(false);
+    expect(tagsMatch({ x: 1 }, { x: 1 })).toBe(true);
   });
 });

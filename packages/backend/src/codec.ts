@@ -251,17 +251,31 @@ export function tagsMatch(tags: JsonObject, where: JsonObject): boolean {
 }
 
 export function jsonEqual(a: unknown, b: unknown): boolean {
+  return deepEqual(a, b, false);
+}
+
+/**
+ * Equal as stored documents: what jsonEqual says, but Python's `NaN` token equals itself (two
+ * configs that both hold it would be written as the same bytes). Not for tagsMatch: Python's
+ * `==` on two parsed NaNs is False.
+ */
+export function sameDocument(a: unknown, b: unknown): boolean {
+  return deepEqual(a, b, true);
+}
+
+function deepEqual(a: unknown, b: unknown, nanEqual: boolean): boolean {
   if (a === b) return true;
+  if (nanEqual && typeof a === "number" && typeof b === "number") return Number.isNaN(a) && Number.isNaN(b);
   if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") return false;
   if (Array.isArray(a) !== Array.isArray(b)) return false;
   if (Array.isArray(a)) {
     const bb = b as unknown[];
-    return a.length === bb.length && a.every((v, i) => jsonEqual(v, bb[i]));
+    return a.length === bb.length && a.every((v, i) => deepEqual(v, bb[i], nanEqual));
   }
   const ao = a as JsonObject;
   const bo = b as JsonObject;
   const ak = Object.keys(ao);
-  return ak.length === Object.keys(bo).length && ak.every((k) => k in bo && jsonEqual(ao[k], bo[k]));
+  return ak.length === Object.keys(bo).length && ak.every((k) => k in bo && deepEqual(ao[k], bo[k], nanEqual));
 }
 
 // ---- workers

@@ -2,7 +2,7 @@
 // fleet-wide rollout of a patch to every worker of a type. The merged result is checked
 // against the catalog's `config` schema before anything is written, and the write is a
 // compare-and-set on the config generation, so a concurrent change is never lost.
-import { StaleGenerationError, isJsonObject, jsonEqual, type Backend, type JsonObject, type WorkerRecord } from "@fleet/backend";
+import { StaleGenerationError, isJsonObject, sameDocument, type Backend, type JsonObject, type WorkerRecord } from "@fleet/backend";
 import { applyMergePatch, type ConfigResult, type ConfigRolloutResult, type ErrorDetail } from "@fleet/schema";
 
 import { noteAction, noteConfigChange } from "@/server/audit/audit";
@@ -11,7 +11,7 @@ import { catalogValidator, checkAgainst } from "./catalog-validation";
 import { badRequest, conflict, notFound, preconditionFailed, validationFailed } from "./errors";
 import { announceConfig, byString } from "./resources";
 import { Reply } from "./route";
-import { jsonForBrowser } from "./serialize";
+import { jsonForBrowser, keepNonFinite } from "./serialize";
 import { refuseSharedWorkerKeys } from "./workers";
 
 /**
@@ -101,7 +101,8 @@ export async function writeWorkerConfig(
   if (ifMatch !== null && !ifMatch.includes(gen)) {
     throw preconditionFailed(`The config has changed: it is at generation ${gen}, not ${ifMatch.join(" or ")}. Reload it and apply your change again.`);
   }
-  const config = mode === "patch" ? mergedConfig(record, given) : given;
+  // a NaN the page was shown as "NaN" and sent back stays Python's NaN (see keepNonFinite)
+  const config = keepNonFinite(record.config, mode === "patch" ? mergedConfig(record, given) : given);
   const details = checkAgainst(catalogValidator(automationType, catalog, "config"), config);
   if (details.length > 0) throw invalidConfig(automationType, details);
   checkIntent(intent, record.config, config);
@@ -149,8 +150,8 @@ export async function rolloutConfig(
   const details: ErrorDetail[] = [];
   const writes = records.flatMap((record) => {
     const expectedGen = currentGen(record);
-    const config = mergedConfig(record, patch);
-    if (skipUnchanged && record.config !== null && jsonEqual(config, record.config)) return [];
+    const config = keepNonFinite(record.config, mergedConfig(record, patch));
+    if (skipUnchanged && record.config !== null && sameDocument(config, record.config)) return [];
     for (const d of checkAgainst(validate, config)) details.push({ path: d.path, message: `worker ${record.workerId}: ${d.message}` });
     return [{ automationType, workerId: record.workerId, config, expectedGen }];
   });

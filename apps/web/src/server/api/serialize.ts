@@ -79,6 +79,48 @@ function convertNonFinite(v: unknown): unknown {
 }
 
 /**
+ * The way back of jsonForBrowser, for a config written from what the API showed: where the
+ * stored value holds a non-finite number (a Python `NaN`, `Infinity`, `-Infinity`) and the
+ * new value, at the same place (same member names, same array index), holds the very token
+ * string the API showed for it, the number is kept. The browser cannot send such a number,
+ * so a whole-config write (PUT, a revert, a merge patch that replaces an array) would
+ * otherwise turn a Python worker's float into a string it never wrote. Anything else is
+ * written as given: a token string where the stored value is not that number stays a string.
+ * Returns `next` itself when nothing is kept.
+ */
+export function keepNonFinite<T>(stored: unknown, next: T): T {
+  return keep(stored, next) as T;
+}
+
+function keep(stored: unknown, next: unknown): unknown {
+  if (typeof stored === "number") return !Number.isFinite(stored) && typeof next === "string" && next === convertNonFinite(stored) ? stored : next;
+  if (typeof stored !== "object" || stored === null || typeof next !== "object" || next === null) return next;
+  if (Array.isArray(next)) {
+    if (!Array.isArray(stored)) return next;
+    let out: unknown[] | null = null;
+    for (let i = 0; i < next.length && i < stored.length; i++) {
+      const c = keep(stored[i], next[i]);
+      if (c !== next[i] && out === null) out = next.slice();
+      if (out) out[i] = c;
+    }
+    return out ?? next;
+  }
+  if (Array.isArray(stored)) return next;
+  let out: Record<string, unknown> | null = null;
+  for (const k in next) {
+    if (!Object.hasOwn(next, k) || !Object.hasOwn(stored, k)) continue;
+    const x = (next as Record<string, unknown>)[k];
+    const c = keep((stored as Record<string, unknown>)[k], x);
+    if (c !== x && out === null) out = { ...(next as Record<string, unknown>) };
+    if (out) {
+      if (k === "__proto__") Object.defineProperty(out, k, { value: c, writable: true, enumerable: true, configurable: true });
+      else out[k] = c;
+    }
+  }
+  return out ?? next;
+}
+
+/**
  * A worker's status. `offline` when `now - last_seen` exceeds the threshold or when
  * `last_seen` is missing or unreadable; otherwise the lower-cased state.
  *

@@ -3,7 +3,7 @@
 // counts (the route wrapper's entry, completed with noteAction / noteConfigChange); the Redis
 // work is batched (Backend.workersRemoveOffline: one script per 100 workers, all sent at once;
 // workerSetConfigMany: one atomic script). A request that fails its checks writes nothing.
-import { StaleGenerationError, isJsonObject, jsonEqual, type Backend, type JsonObject, type WorkerRef } from "@fleet/backend";
+import { StaleGenerationError, isJsonObject, sameDocument, type Backend, type JsonObject, type WorkerRef } from "@fleet/backend";
 import { applyMergePatch, type BulkConfigBody, type BulkConfigResult, type BulkRemoveWorkersBody, type BulkRemoveWorkersResult, type ErrorDetail } from "@fleet/schema";
 
 import { noteAction, noteConfigChange } from "@/server/audit/audit";
@@ -11,7 +11,7 @@ import { noteAction, noteConfigChange } from "@/server/audit/audit";
 import { catalogValidator, checkAgainst } from "./catalog-validation";
 import { conflict, notFound, preconditionFailed, validationFailed } from "./errors";
 import { announceAdmin, announceConfig, byString } from "./resources";
-import { workerStatus } from "./serialize";
+import { keepNonFinite, workerStatus } from "./serialize";
 import { matchingWorkers, refuseSharedWorkerKeys } from "./workers";
 
 const refKey = (r: WorkerRef) => JSON.stringify([r.automationType, r.workerId]);
@@ -99,7 +99,8 @@ export async function bulkConfigWorkers(backend: Backend, body: BulkConfigBody):
     wanted.set(w.worker_id, w.config_gen);
     if (w.config !== undefined) own.set(w.worker_id, w.config as JsonObject);
   }
-  const next = (r: { workerId: string; config: JsonObject | null }) => own.get(r.workerId) ?? applyMergePatch(r.config ?? {}, body.patch as JsonObject);
+  // a NaN the review was shown as "NaN" and sent back stays Python's NaN (see keepNonFinite)
+  const next = (r: { workerId: string; config: JsonObject | null }) => keepNonFinite(r.config, own.get(r.workerId) ?? applyMergePatch(r.config ?? {}, body.patch as JsonObject));
   const refs = [...wanted.keys()].sort(byString).map((workerId) => ({ automationType: type, workerId }));
   const [records, catalog] = await Promise.all([backend.workersGet(refs), backend.catalogGet(type)]);
   const unknown = records.filter((r) => !r.registered);
@@ -125,7 +126,7 @@ export async function bulkConfigWorkers(backend: Backend, body: BulkConfigBody):
   const writes = records.flatMap((r) => {
     const config = next(r);
     if (!isJsonObject(config)) return [];
-    if (r.config !== null && jsonEqual(config, r.config)) {
+    if (r.config !== null && sameDocument(config, r.config)) {
       unchanged += 1;
       return [];
     }

@@ -4,6 +4,8 @@ import * as workers from "@/app/api/v1/workers/route";
 import * as worker from "@/app/api/v1/workers/[type]/[id]/route";
 import * as stats from "@/app/api/v1/workers/[type]/[id]/stats/route";
 import * as config from "@/app/api/v1/workers/[type]/[id]/config/route";
+import * as rollout from "@/app/api/v1/automations/[type]/config/route";
+import * as bulkConfig from "@/app/api/v1/workers/bulk-config/route";
 
 import { now, type Harness } from "./harness";
 
@@ -305,6 +307,39 @@ export function workersSuite(h: Harness): void {
       expect(patched.status).toBe(200);
       expect(patched.json.config).toEqual({ slots: 3, limit: "NaN" });
       expect((await h.plant.get("wkr:t:w:config"))?.toString()).toBe('{"slots": 3, "limit": NaN}');
+    });
+
+    it("a whole config written back as the page was shown it keeps Python's tokens, byte for byte; a token string elsewhere stays a string", async () => {
+      await h.backend.workerRegister("t", "w", {});
+      // a null member: the page cannot say it in a merge patch, so its editor PUTs the whole config
+      await h.plant.set("wkr:t:w:config", '{"slots": 2, "limit": NaN, "proxy": null, "xs": [1, Infinity, {"lo": -Infinity}]}');
+      const shown = (await h.call(config.PUT, "PUT", "/workers/t/w/config", { body: { slots: 2, limit: "NaN", proxy: null, xs: [1, "Infinity", { lo: "-Infinity" }] } })).json;
+      expect(shown).toEqual({ config: { slots: 2, limit: "NaN", proxy: null, xs: [1, "Infinity", { lo: "-Infinity" }] }, config_gen: 1 });
+      expect((await h.plant.get("wkr:t:w:config"))?.toString()).toBe('{"slots": 2, "limit": NaN, "proxy": null, "xs": [1, Infinity, {"lo": -Infinity}]}');
+      // where the stored value is not that number, the string is what the person wrote
+      const put = await h.call(config.PUT, "PUT", "/workers/t/w/config", { body: { slots: 3, limit: "Infinity", note: "NaN", xs: ["NaN", "Infinity"] } });
+      expect(put.status).toBe(200);
+      expect((await h.plant.get("wkr:t:w:config"))?.toString()).toBe('{"slots": 3, "limit": "Infinity", "note": "NaN", "xs": ["NaN", Infinity]}');
+    });
+
+    it('a fleet write that changes nothing but shows NaN as "NaN" writes nothing: a rollout skipping unchanged workers, a revert per worker', async () => {
+      await h.backend.workerRegister("t", "w", {});
+      await h.plant.set("wkr:t:w:config", '{"slots": 2, "limit": NaN}');
+      await h.plant.set("wkr:t:w:gen", "4");
+      const none = await h.call(rollout.PATCH, "PATCH", "/automations/t/config?skip_unchanged=true", { body: { slots: 2 } });
+      expect(none.status).toBe(200);
+      expect(none.json).toEqual({ workers: [] });
+      const revert = await h.call(bulkConfig.POST, "POST", "/workers/bulk-config", {
+        body: { automation_type: "t", intent: "revert", workers: [{ worker_id: "w", config_gen: 4, config: { slots: 2, limit: "NaN" } }] },
+      });
+      expect(revert.status).toBe(200);
+      expect(revert.json).toEqual({ workers: [], unchanged: 1 });
+      // and one that does change writes the change, keeping the token
+      const changed = await h.call(bulkConfig.POST, "POST", "/workers/bulk-config", {
+        body: { automation_type: "t", intent: "revert", workers: [{ worker_id: "w", config_gen: 4, config: { slots: 5, limit: "NaN" } }] },
+      });
+      expect(changed.json).toEqual({ workers: [{ worker_id: "w", config_gen: 5 }], unchanged: 0 });
+      expect((await h.plant.get("wkr:t:w:config"))?.toString()).toBe('{"slots": 5, "limit": NaN}');
     });
   });
 }
