@@ -145,7 +145,10 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     async ({}, use) => {
       const url = process.env.E2E_REDIS_URL;
       if (!url) throw new Error("E2E_REDIS_URL is not set");
-      const backend = backendFromUrl(url);
+      // The tests' own client seeds and reads, it is not the console under test: a command may
+      // take longer than the console's 1.5 s on a loaded machine (1,100 workers seeded at once
+      // timed out there), so it waits as long as the tests' guards do.
+      const backend = backendFromUrl(url, { commandTimeoutMs: 30_000, connectTimeoutMs: 10_000 });
       try {
         await use(backend);
       } finally {
