@@ -51,6 +51,26 @@ async function firstStep(q: string, visibility = 30): Promise<{ provisional: str
 const settle = (q: string, provisional: string, lease: string, id: string) =>
   raw.eval(luaScripts.reserveSettle.lua, 2, keys.queueProcessing(q), keys.queueProcessingBody(q), provisional, lease, id) as Promise<number>;
 
+/** A backend and an admin client on a redis-server of the test's own (its commandstats and slowlog are the test's alone). */
+async function withOwnServer(fn: (be: RedisBackend, admin: Redis) => Promise<void>): Promise<void> {
+  const server = await startPrivateRedis();
+  const be = createRedisBackend(server.url());
+  const admin = new Redis(server.url());
+  try {
+    await fn(be, admin);
+  } finally {
+    await be.close();
+    admin.disconnect();
+    await server.stop();
+  }
+}
+
+/** How many times each command ran since the last CONFIG RESETSTAT (INFO commandstats). */
+async function commandCalls(admin: Redis): Promise<(cmd: string) => number> {
+  const stats = (await admin.info("commandstats")) as string;
+  return (cmd) => Number(new RegExp(`cmdstat_${cmd}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+}
+
 beforeAll(async () => {
   raw = new Redis(url, { maxRetriesPerRequest: 1 });
   await raw.flushdb();
@@ -204,10 +224,7 @@ describe("deleting a pool in chunks", () => {
 
 describe("the console's pool reads and deletion never read a whole pool", () => {
   it("pages, counts, reads items and deletes a pool of 3,000 items with no HGETALL, HKEYS or HVALS (commandstats of a server of its own)", async () => {
-    const server = await startPrivateRedis();
-    const be = createRedisBackend(server.url());
-    const admin = new Redis(server.url());
-    try {
+    await withOwnServer(async (be, admin) => {
       const m = admin.multi();
       for (let i = 0; i < 3000; i++) m.hset(keys.pool("p"), `i${i}`, pyJsonBytes({ p: "eA==", t: {}, x: null }));
       m.set(keys.poolClaim("p", "i5"), "1", "EX", 60);
@@ -226,25 +243,17 @@ describe("the console's pool reads and deletion never read a whole pool", () => 
       // the exact counts of a pool under POOL_EXACT_UP_TO, as lists, /metrics and every hub tick read them
       expect(await be.poolSummaries(["p"])).toEqual([{ name: "p", size: 3000, live: 3000, expired: 0, claimed: 1, free: 2999 }]);
       expect(await be.poolDelete("p")).toEqual({ deleted: true, items: 3000 });
-      const stats = (await admin.info("commandstats")) as string;
-      const calls = (cmd: string) => Number(new RegExp(`cmdstat_${cmd}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+      const calls = await commandCalls(admin);
       expect({ hgetall: calls("hgetall"), hkeys: calls("hkeys"), hvals: calls("hvals") }).toEqual({ hgetall: 0, hkeys: 0, hvals: 0 });
       expect(calls("hscan")).toBeGreaterThan(10);
       expect(await admin.dbsize()).toBe(0);
-    } finally {
-      await be.close();
-      admin.disconnect();
-      await server.stop();
-    }
+    });
   });
 });
 
 describe("the watch's queue probe", () => {
   it("looks for one mark per script, in further rounds for the lists still unresolved, and finds the oldest mark still there", async () => {
-    const server = await startPrivateRedis();
-    const be = createRedisBackend(server.url());
-    const admin = new Redis(server.url());
-    try {
+    await withOwnServer(async (be, admin) => {
       await admin.rpush(keys.queue("w"), "m4", "x", "m5", "tail");
       const marks = { normal: ["m0", "m1", "m2", "m3", "m4", "m5"].map((m) => Buffer.from(m)) };
       await admin.config("SET", "slowlog-log-slower-than", "0");
@@ -256,20 +265,13 @@ describe("the watch's queue probe", () => {
       const probes = log.map((e) => e[3].map(String)).filter((a) => /^evalsha$/i.test(a[0]!) && a[3] === keys.queue("w"));
       // evalsha <sha> 1 <key> <maxTailBytes> <maxScan> <mark>: one mark each, the oldest first, five rounds
       expect(probes.map((a) => a.slice(6)).reverse()).toEqual([["m0"], ["m1"], ["m2"], ["m3"], ["m4"]]);
-    } finally {
-      await be.close();
-      admin.disconnect();
-      await server.stop();
-    }
+    });
   });
 });
 
 describe("the count of a fleet write's kept changes", () => {
   it("is one LLEN: a limit of 0 sends no LRANGE over the list (commandstats of a server of its own)", async () => {
-    const server = await startPrivateRedis();
-    const be = createRedisBackend(server.url());
-    const admin = new Redis(server.url());
-    try {
+    await withOwnServer(async (be, admin) => {
       const id = "0123456789abcdef";
       await be.auditChangesPut(
         id,
@@ -279,13 +281,8 @@ describe("the count of a fleet write's kept changes", () => {
       await admin.config("RESETSTAT");
       expect(await be.auditChangesRange(id, 0, 0)).toEqual({ total: 2000, items: [] });
       expect(await be.auditChangesRange(id, 10, -1)).toEqual({ total: 2000, items: [] });
-      const stats = (await admin.info("commandstats")) as string;
-      const calls = (cmd: string) => Number(new RegExp(`cmdstat_${cmd}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+      const calls = await commandCalls(admin);
       expect({ llen: calls("llen"), lrange: calls("lrange") }).toEqual({ llen: 2, lrange: 0 });
-    } finally {
-      await be.close();
-      admin.disconnect();
-      await server.stop();
-    }
+    });
   });
 });
