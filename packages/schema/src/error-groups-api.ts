@@ -3,6 +3,7 @@
 import { z } from "zod";
 
 import { LimitSchema } from "./api";
+import { AuditEntryIdSchema } from "./audit";
 import { ERROR_GROUP_MAX } from "./error-group";
 import { JsonObjectSchema } from "./redis";
 
@@ -110,6 +111,9 @@ export const BulkConfigBodySchema = z
     automation_type: z.string().min(1).max(1000),
     patch: JsonObjectSchema.optional().describe("a JSON merge patch (RFC 7386) applied to each worker's config; absent when every worker gives its own config"),
     intent: z.enum(["revert"]).optional().describe("what the change is for, recorded in the audit entry: revert = the audit trail's revert to before"),
+    revert_of: AuditEntryIdSchema.optional().describe(
+      "with intent=revert: the audit entry reverted; a Python NaN / Infinity its before held, sent back as the string the API showed, is written as the number",
+    ),
     workers: z
       .array(
         z.strictObject({
@@ -122,6 +126,7 @@ export const BulkConfigBodySchema = z
       .max(MAX_BULK_CONFIG_WORKERS, `at most ${MAX_BULK_CONFIG_WORKERS} workers at once`),
   })
   .superRefine((b, ctx) => {
+    if (b.revert_of !== undefined && b.intent !== "revert") ctx.addIssue({ code: "custom", path: ["revert_of"], message: "revert_of goes with intent=revert" });
     const own = b.workers.filter((w) => w.config !== undefined).length;
     if (b.patch !== undefined && own > 0) ctx.addIssue({ code: "custom", path: ["patch"], message: "give either one patch or a config per worker, not both" });
     else if (b.patch === undefined && own === 0) ctx.addIssue({ code: "custom", path: ["patch"], message: "give a patch, or a config for every worker" });

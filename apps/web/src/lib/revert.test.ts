@@ -1,6 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
-import { revertableFleet, revertableWorker } from "./revert";
+import { auditEntryId, revertableFleet, revertableWorker, stashFleetRevert, stashRevert, takeFleetRevert, takeRevert } from "./revert";
 
 const rollout = {
   action: "automation.config.rollout",
@@ -53,5 +53,40 @@ describe("revert to before", () => {
       workerId: "w 1",
     });
     expect(revertableWorker({ action: "automation.config.rollout", outcome: "done", path: "/api/v1/automations/scraper/config", before: { slots: 1 } })).toBeNull();
+  });
+});
+
+describe("the revert request handed to the page (the tab's sessionStorage)", () => {
+  const store = new Map<string, string>();
+  beforeEach(() => {
+    store.clear();
+    const storage: Pick<Storage, "getItem" | "setItem" | "removeItem"> = {
+      getItem: (k) => store.get(k) ?? null,
+      setItem: (k, v) => void store.set(k, v),
+      removeItem: (k) => void store.delete(k),
+    };
+    Object.defineProperty(globalThis, "sessionStorage", { value: storage, configurable: true });
+  });
+  afterEach(() => {
+    Reflect.deleteProperty(globalThis, "sessionStorage");
+  });
+  const keyOf = (url: string) => new URL(url, "http://console").searchParams.get("revert")!;
+
+  it("carries the audit entry's id to the save (revert_of), once", () => {
+    expect(auditEntryId("0123456789abcdef")).toBe("0123456789abcdef");
+    expect(auditEntryId("../x")).toBeUndefined();
+    expect(auditEntryId(7)).toBeUndefined();
+    const one = keyOf(stashRevert({ automationType: "t", workerId: "w", config: { limit: "NaN" }, actor: "ada", ts: 1, entryId: "0123456789abcdef" }));
+    expect(takeRevert(one, "t", "w")?.entryId).toBe("0123456789abcdef");
+    expect(takeRevert(one, "t", "w")).toBeNull();
+    const fleet = keyOf(stashFleetRevert({ automationType: "t", workers: [{ workerId: "w", before: {}, after: {} }], actor: null, ts: null, entryId: "fedcba9876543210" }));
+    expect(takeFleetRevert(fleet, "t")?.entryId).toBe("fedcba9876543210");
+  });
+
+  it("refuses a stored request whose entry id is not one the console makes", () => {
+    store.set("fleet:revert:k1", JSON.stringify({ automationType: "t", workerId: "w", config: {}, actor: null, ts: null, entryId: "x&intent=pause" }));
+    expect(takeRevert("k1", "t", "w")).toBeNull();
+    store.set("fleet:revert:fleet:k2", JSON.stringify({ automationType: "t", workers: [], kept: { entryId: "0123456789abcdef", total: 150 }, actor: null, ts: null, entryId: 5 }));
+    expect(takeFleetRevert("k2", "t")).toBeNull();
   });
 });

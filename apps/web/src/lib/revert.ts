@@ -13,9 +13,17 @@ export interface RevertRequest {
   /** Who made the change being reverted, and when (unix seconds). */
   actor: string | null;
   ts: number | null;
+  /** The audit entry of that change: the save names it (`revert_of`), so a Python NaN it held is written back as the number. */
+  entryId?: string;
 }
 
 const PREFIX = "fleet:revert:";
+const AUDIT_ID = /^[0-9a-f]{16}$/;
+
+/** An audit entry's `id` as the trail lists it, when it is one (entries older than ids have none). */
+export function auditEntryId(id: unknown): string | undefined {
+  return typeof id === "string" && AUDIT_ID.test(id) ? id : undefined;
+}
 
 /** Stores the request and answers the worker page URL that opens its review. */
 export function stashRevert(r: RevertRequest): string {
@@ -32,6 +40,7 @@ export function takeRevert(key: string, automationType: string, workerId: string
   try {
     const r = JSON.parse(text) as RevertRequest;
     if (r.automationType !== automationType || r.workerId !== workerId) return null;
+    if (r.entryId !== undefined && !AUDIT_ID.test(String(r.entryId))) return null;
     return r.config !== null && typeof r.config === "object" && !Array.isArray(r.config) ? r : null;
   } catch {
     return null;
@@ -72,9 +81,9 @@ export interface FleetRevertRequest {
   kept?: { entryId: string; total: number };
   actor: string | null;
   ts: number | null;
+  /** The audit entry of that write: the saves name it (`revert_of`), so a Python NaN it held is written back as the number. */
+  entryId?: string;
 }
-
-const AUDIT_ID = /^[0-9a-f]{16}$/;
 
 /** Stores the request and answers the automation page URL that opens its review. */
 export function stashFleetRevert(r: FleetRevertRequest): string {
@@ -91,6 +100,7 @@ export function takeFleetRevert(key: string, automationType: string): FleetRever
   try {
     const r = JSON.parse(text) as FleetRevertRequest;
     if (r.automationType !== automationType || !Array.isArray(r.workers)) return null;
+    if (r.entryId !== undefined && !AUDIT_ID.test(String(r.entryId))) return null;
     if (r.kept !== undefined) return isObject(r.kept) && AUDIT_ID.test(String(r.kept.entryId)) && Number.isInteger(r.kept.total) && r.workers.length === 0 ? r : null;
     return r.workers.every((w) => typeof w.workerId === "string" && isObject(w.before)) ? r : null;
   } catch {

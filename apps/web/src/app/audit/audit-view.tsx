@@ -9,7 +9,7 @@ import { CorruptBadge, EmptyState, ErrorState, JsonView, LoadingState, PageHeade
 import { apiGet, qs } from "@/lib/api";
 import { auditSentence, viaText } from "@/lib/audit-sentence";
 import { formatNumber } from "@/lib/format";
-import { revertableFleet, revertableWorker, stashFleetRevert, stashRevert } from "@/lib/revert";
+import { auditEntryId, revertableFleet, revertableWorker, stashFleetRevert, stashRevert } from "@/lib/revert";
 import { useSession } from "@/lib/session";
 
 const PAGE = 50;
@@ -68,7 +68,7 @@ function Entry({ item }: { item: AuditItem }) {
             className="btn text-xs"
             aria-label={`Revert ${revert.workerId} to its config before this change`}
             title="Opens the worker's config with the values before this change, for review; nothing is saved until you confirm"
-            onClick={() => router.push(stashRevert({ ...revert, config: item.before as Record<string, unknown>, actor: item.actor, ts: item.ts }))}
+            onClick={() => router.push(stashRevert({ ...revert, config: item.before as Record<string, unknown>, actor: item.actor, ts: item.ts, entryId: auditEntryId(item.id) }))}
           >
             Revert to before…
           </button>
@@ -83,7 +83,7 @@ function Entry({ item }: { item: AuditItem }) {
                 : `Revert the ${fleetRevert.kept?.total ?? fleetRevert.workers.length} workers of ${fleetRevert.automationType} to their config before this change`
             }
             title="Opens the automation's page with each worker's config before this change, for review; nothing is saved until you confirm"
-            onClick={() => router.push(stashFleetRevert({ ...fleetRevert, actor: item.actor, ts: item.ts }))}
+            onClick={() => router.push(stashFleetRevert({ ...fleetRevert, actor: item.actor, ts: item.ts, entryId: auditEntryId(item.id) }))}
           >
             Revert to before…
           </button>

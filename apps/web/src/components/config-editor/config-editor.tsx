@@ -105,8 +105,8 @@ function LoadedEditor({ automationType, workerId, worker, automation }: { automa
   const [saved, setSaved] = useState<{ from: number; to: number } | null>(null);
   const [conflict, setConflict] = useState<Conflict | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
-  /** Set while the draft is a "revert to before" from the audit trail: the save says so (intent=revert). */
-  const [reverting, setReverting] = useState(false);
+  /** Set while the draft is a "revert to before" from the audit trail: the save says so (intent=revert) and names the entry (revert_of). */
+  const [reverting, setReverting] = useState<{ entryId?: string } | null>(null);
 
   const changes = useMemo(() => diffConfig(baseForm, draft), [baseForm, draft]);
   const issues = useMemo(() => configIssues(s, draft), [s, draft]);
@@ -152,7 +152,7 @@ function LoadedEditor({ automationType, workerId, worker, automation }: { automa
     if (diffConfig(baseForm, filled).length === 0) {
       setNotice(`The config is already as it was before ${by}: nothing to revert.`);
     } else {
-      setReverting(true);
+      setReverting({ entryId: r.entryId });
       setNotice(`Reverting to the config as it was before ${by}. Review the changes against what is stored now, then save.`);
       if (configIssues(s, filled).length === 0) setPhase("review");
     }
@@ -200,7 +200,7 @@ function LoadedEditor({ automationType, workerId, worker, automation }: { automa
   };
 
   const discard = () => {
-    setReverting(false);
+    setReverting(null);
     loadVersion(versionOf(worker));
     setSaved(null);
     setNotice(null);
@@ -212,7 +212,8 @@ function LoadedEditor({ automationType, workerId, worker, automation }: { automa
     setPhase("saving");
     setSaveError(null);
     try {
-      const result = await apiFetch(`/workers/${seg(automationType)}/${seg(workerId)}/config${reverting ? "?intent=revert" : ""}`, ConfigResultSchema, {
+      const query = reverting === null ? "" : `?intent=revert${reverting.entryId !== undefined ? `&revert_of=${reverting.entryId}` : ""}`;
+      const result = await apiFetch(`/workers/${seg(automationType)}/${seg(workerId)}/config${query}`, ConfigResultSchema, {
         method: usePut ? "PUT" : "PATCH",
         body: usePut ? stripUndefined(draft) : patch,
         headers: { "If-Match": `"${from.gen}"` },
@@ -222,7 +223,7 @@ function LoadedEditor({ automationType, workerId, worker, automation }: { automa
       );
       loadVersion({ config: result.config, gen: result.config_gen });
       setSaved({ from: from.gen, to: result.config_gen });
-      setReverting(false);
+      setReverting(null);
       setNotice(null);
       setPhase("edit");
     } catch (err) {

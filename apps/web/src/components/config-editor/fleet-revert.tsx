@@ -154,6 +154,7 @@ export function FleetRevert({ automationType, workers, s }: { automationType: st
         const body: BulkConfigBody = {
           automation_type: automationType,
           intent: "revert",
+          ...(req.entryId !== undefined ? { revert_of: req.entryId } : {}),
           workers: changing.slice(i, i + MAX_BULK_CONFIG_WORKERS).map((p) => ({ worker_id: p.worker.worker_id, config_gen: p.worker.config_gen ?? 0, config: p.before })),
         };
         const res = await apiPost("/workers/bulk-config", BulkConfigResultSchema, body);

@@ -6,6 +6,7 @@ import { StaleGenerationError, isJsonObject, sameDocument, type Backend, type Js
 import { applyMergePatch, type ConfigResult, type ConfigRolloutResult, type ErrorDetail } from "@fleet/schema";
 
 import { noteAction, noteConfigChange } from "@/server/audit/audit";
+import { revertedWorkerBefore } from "@/server/audit/revert-of";
 
 import { catalogValidator, checkAgainst } from "./catalog-validation";
 import { badRequest, conflict, notFound, preconditionFailed, validationFailed } from "./errors";
@@ -91,6 +92,7 @@ export async function writeWorkerConfig(
   mode: "patch" | "put",
   body: unknown,
   intent?: ConfigIntent,
+  revertOf?: string,
 ): Promise<Reply<ConfigResult>> {
   const given = requireObject(body, mode === "patch" ? "a JSON merge patch of the config" : "the whole new config");
   const ifMatch = parseIfMatch(request.headers.get("if-match"));
@@ -101,8 +103,10 @@ export async function writeWorkerConfig(
   if (ifMatch !== null && !ifMatch.includes(gen)) {
     throw preconditionFailed(`The config has changed: it is at generation ${gen}, not ${ifMatch.join(" or ")}. Reload it and apply your change again.`);
   }
-  // a NaN the page was shown as "NaN" and sent back stays Python's NaN (see keepNonFinite)
-  const config = keepNonFinite(record.config, mode === "patch" ? mergedConfig(record, given) : given);
+  // a NaN the page was shown as "NaN" and sent back stays Python's NaN (see keepNonFinite):
+  // where the config holds it now, and for a revert where the reverted entry's `before` held it
+  const reverted = revertOf !== undefined ? await revertedWorkerBefore(backend, revertOf, automationType, workerId) : null;
+  const config = keepNonFinite(record.config, keepNonFinite(reverted, mode === "patch" ? mergedConfig(record, given) : given));
   const details = checkAgainst(catalogValidator(automationType, catalog, "config"), config);
   if (details.length > 0) throw invalidConfig(automationType, details);
   checkIntent(intent, record.config, config);

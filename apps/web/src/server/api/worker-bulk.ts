@@ -7,6 +7,7 @@ import { StaleGenerationError, isJsonObject, sameDocument, type Backend, type Js
 import { applyMergePatch, type BulkConfigBody, type BulkConfigResult, type BulkRemoveWorkersBody, type BulkRemoveWorkersResult, type ErrorDetail } from "@fleet/schema";
 
 import { noteAction, noteConfigChange } from "@/server/audit/audit";
+import { holdsNonFiniteToken, revertedFleetBefores } from "@/server/audit/revert-of";
 
 import { catalogValidator, checkAgainst } from "./catalog-validation";
 import { conflict, notFound, preconditionFailed, validationFailed } from "./errors";
@@ -99,8 +100,6 @@ export async function bulkConfigWorkers(backend: Backend, body: BulkConfigBody):
     wanted.set(w.worker_id, w.config_gen);
     if (w.config !== undefined) own.set(w.worker_id, w.config as JsonObject);
   }
-  // a NaN the review was shown as "NaN" and sent back stays Python's NaN (see keepNonFinite)
-  const next = (r: { workerId: string; config: JsonObject | null }) => keepNonFinite(r.config, own.get(r.workerId) ?? applyMergePatch(r.config ?? {}, body.patch as JsonObject));
   const refs = [...wanted.keys()].sort(byString).map((workerId) => ({ automationType: type, workerId }));
   const [records, catalog] = await Promise.all([backend.workersGet(refs), backend.catalogGet(type)]);
   const unknown = records.filter((r) => !r.registered);
@@ -120,6 +119,12 @@ export async function bulkConfigWorkers(backend: Backend, body: BulkConfigBody):
   if (unreadable.length > 0) {
     throw conflict(`The stored config of ${nameSome(unreadable)} is not a JSON object, so a patch cannot be applied to it; nothing was written.`);
   }
+  // a NaN the review was shown as "NaN" and sent back stays Python's NaN (see keepNonFinite):
+  // where the config holds it now, and for a revert where the reverted entry's `before` held it
+  const reverted =
+    body.revert_of !== undefined ? await revertedFleetBefores(backend, body.revert_of, type, new Set(own.keys()), [...own.values()].some(holdsNonFiniteToken)) : null;
+  const next = (r: { workerId: string; config: JsonObject | null }) =>
+    keepNonFinite(r.config, keepNonFinite(reverted?.get(r.workerId) ?? null, own.get(r.workerId) ?? applyMergePatch(r.config ?? {}, body.patch as JsonObject)));
   const validate = catalogValidator(type, catalog, "config");
   const details: ErrorDetail[] = [];
   let unchanged = 0;

@@ -26,6 +26,18 @@ describe("decodeAuditEntry", () => {
     expect(AuditItemSchema.safeParse(item).success).toBe(true);
   });
 
+  it("reads an entry holding Python's NaN / Infinity tokens (a change of a Python worker's config) and shows them as the API shows them", () => {
+    const item = decodeAuditEntry(pyJsonBytes({ ...good, id: "x", before: { limit: NaN }, after: { limit: Infinity, xs: [-Infinity] }, details: { note: NaN }, changes_total: 1 }));
+    expect(item.corrupt).toBeUndefined();
+    expect(item).toMatchObject({ before: { limit: "NaN" }, after: { limit: "Infinity", xs: ["-Infinity"] }, details: { note: "NaN" }, changes_total: 1 });
+    expect(AuditItemSchema.safeParse(item).success).toBe(true);
+    // a non-finite time, status or count is none
+    const odd = decodeAuditEntry(pyJsonBytes({ ...good, ts: NaN, status: Infinity, changes_total: NaN }));
+    expect(odd.corrupt).toEqual(["ts", "status", "changes_total"]);
+    expect(odd).toMatchObject({ ts: null, status: null });
+    expect(AuditItemSchema.safeParse(odd).success).toBe(true);
+  });
+
   it("shows an entry that is no JSON object as its text", () => {
     const item = decodeAuditEntry(Buffer.from("[1, 2]"));
     expect(item).toMatchObject({ raw: "[1, 2]", corrupt: ["entry"], actor: null });

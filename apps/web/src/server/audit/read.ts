@@ -19,17 +19,17 @@ export function decodeAuditChange(buf: Buffer): AuditChange {
 
 const STRING_FIELDS = ["actor", "role", "via", "action", "target", "method", "path"] as const;
 
+/**
+ * One stored entry of the trail. Entries are written as Python's json.dumps writes (pyJsonBytes),
+ * so a config change of a Python worker holds its bare `NaN` / `Infinity` tokens: they are read
+ * as Python reads them and shown as the API shows them everywhere (the strings "NaN",
+ * "Infinity", "-Infinity"), not as a corrupt entry.
+ */
 export function decodeAuditEntry(buf: Buffer): AuditItem {
-  const text = decodeUtf8(buf);
-  let parsed: unknown;
-  if (text !== null) {
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
-  }
+  const read = parseJsonBytes(buf);
+  const parsed = read.ok ? read.value : undefined;
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+    const text = decodeUtf8(buf);
     return {
       ts: null,
       actor: null,
@@ -46,7 +46,7 @@ export function decodeAuditEntry(buf: Buffer): AuditItem {
   }
   const o = parsed as Record<string, unknown>;
   const corrupt: string[] = [];
-  const item: AuditItem = { ...o } as AuditItem;
+  const item: AuditItem = { ...(jsonForBrowser(o) as Record<string, unknown>) } as AuditItem;
   for (const f of STRING_FIELDS) {
     if (typeof o[f] === "string") continue;
     item[f] = null;
@@ -69,7 +69,7 @@ export function decodeAuditEntry(buf: Buffer): AuditItem {
     delete item.outcome;
     corrupt.push("outcome");
   }
-  if (o.changes_total !== undefined && typeof o.changes_total !== "number") {
+  if (o.changes_total !== undefined && !(typeof o.changes_total === "number" && Number.isFinite(o.changes_total))) {
     delete item.changes_total;
     corrupt.push("changes_total");
   }

@@ -6,8 +6,9 @@ import * as stats from "@/app/api/v1/workers/[type]/[id]/stats/route";
 import * as config from "@/app/api/v1/workers/[type]/[id]/config/route";
 import * as rollout from "@/app/api/v1/automations/[type]/config/route";
 import * as bulkConfig from "@/app/api/v1/workers/bulk-config/route";
+import * as audit from "@/app/api/v1/audit/route";
 
-import { now, type Harness } from "./harness";
+import { now, type BulkOp, type Harness } from "./harness";
 
 async function seedFleet(h: Harness): Promise<void> {
   const b = h.backend;
@@ -340,6 +341,111 @@ export function workersSuite(h: Harness): void {
       });
       expect(changed.json).toEqual({ workers: [{ worker_id: "w", config_gen: 5 }], unchanged: 0 });
       expect((await h.plant.get("wkr:t:w:config"))?.toString()).toBe('{"slots": 5, "limit": NaN}');
+    });
+
+    it("the audit trail shows a change of a config holding NaN as the change it is, and a revert naming it (revert_of) writes the NaN back", async () => {
+      await h.backend.workerRegister("t", "w", {});
+      await h.plant.set("wkr:t:w:config", '{"slots": 2, "limit": NaN, "xs": [Infinity]}');
+      expect((await h.call(config.PUT, "PUT", "/workers/t/w/config", { body: { slots: 2, limit: 5, xs: [-1] } })).status).toBe(200);
+      // the entry holds Python's tokens (written as json.dumps writes); it is read, not shown corrupt
+      const trail = await h.call(audit.GET, "GET", "/audit?limit=1");
+      const entry = trail.json.items[0];
+      expect(entry).toMatchObject({ action: "worker.config.put", before: { slots: 2, limit: "NaN", xs: ["Infinity"] }, after: { slots: 2, limit: 5, xs: [-1] } });
+      expect(entry.corrupt).toBeUndefined();
+      expect(entry.id).toMatch(/^[0-9a-f]{16}$/);
+      // the page sends back what it was shown: without the entry the strings are all it has
+      const shown = entry.before;
+      const revert = await h.call(config.PUT, "PUT", `/workers/t/w/config?intent=revert&revert_of=${entry.id}`, { body: shown });
+      expect(revert.status).toBe(200);
+      expect(revert.json.config).toEqual({ slots: 2, limit: "NaN", xs: ["Infinity"] });
+      expect((await h.plant.get("wkr:t:w:config"))?.toString()).toBe('{"slots": 2, "limit": NaN, "xs": [Infinity]}');
+      // a token string where the entry held no such number stays the string written
+      await h.call(config.PUT, "PUT", "/workers/t/w/config", { body: { slots: 1, limit: 5, xs: [-1] } });
+      const again = await h.call(config.PATCH, "PATCH", `/workers/t/w/config?intent=revert&revert_of=${entry.id}`, { body: { slots: "NaN", limit: "NaN" } });
+      expect(again.status).toBe(200);
+      expect((await h.plant.get("wkr:t:w:config"))?.toString()).toBe('{"slots": "NaN", "limit": NaN, "xs": [-1]}');
+    });
+
+    it("revert_of must name a done config change of that very worker still in the trail; otherwise nothing is written", async () => {
+      await h.backend.workerRegister("t", "w", {});
+      await h.backend.workerRegister("t", "v", {});
+      await h.plant.set("wkr:t:w:config", '{"limit": NaN}');
+      await h.call(config.PUT, "PUT", "/workers/t/w/config", { body: { limit: 1 } });
+      const id = (await h.call(audit.GET, "GET", "/audit?limit=1")).json.items[0].id as string;
+      await h.unchanged(async () => {
+        const other = await h.call(config.PUT, "PUT", `/workers/t/v/config?intent=revert&revert_of=${id}`, { body: { limit: "NaN" } });
+        expect(other.status).toBe(400);
+        expect(other.json.error.message).toContain(`audit entry ${id} is not a change of the config of worker 'v'`);
+        const gone = await h.call(config.PUT, "PUT", "/workers/t/w/config?intent=revert&revert_of=0123456789abcdef", { body: { limit: "NaN" } });
+        expect(gone.status).toBe(409);
+        expect(gone.json.error.message).toContain("is no longer in the audit trail");
+        const noIntent = await h.call(config.PUT, "PUT", `/workers/t/w/config?revert_of=${id}`, { body: { limit: "NaN" } });
+        expect(noIntent.status).toBe(400);
+        expect(noIntent.json.error.message).toContain("revert_of goes with intent=revert");
+        const badId = await h.call(config.PUT, "PUT", "/workers/t/w/config?intent=revert&revert_of=../x", { body: { limit: "NaN" } });
+        expect(badId.status).toBe(400);
+        const bulkOther = await h.call(bulkConfig.POST, "POST", "/workers/bulk-config", {
+          body: { automation_type: "t", intent: "revert", revert_of: id, workers: [{ worker_id: "w", config_gen: 1, config: { limit: "NaN" } }] },
+        });
+        expect(bulkOther.status).toBe(400);
+        expect(bulkOther.json.error.message).toContain(`audit entry ${id} is not a config change of the workers of 't'`);
+      });
+      expect((await h.plant.get("wkr:t:w:config"))?.toString()).toBe('{"limit": 1}');
+    });
+
+    it("a fleet-wide revert naming its entry writes back each worker's NaN: from the entry, and from the changes kept beside it past 100 workers", async () => {
+      const n = 101;
+      const ids = Array.from({ length: n }, (_, i) => `w${String(i).padStart(3, "0")}`);
+      // even workers hold a NaN, odd ones a -Infinity beside another member
+      const stored = (id: string) => (Number(id.slice(1)) % 2 === 0 ? '{"limit": NaN}' : '{"limit": -Infinity, "k": 1}');
+      const shown = (id: string) => (Number(id.slice(1)) % 2 === 0 ? { limit: "NaN" } : { limit: "-Infinity", k: 1 });
+      const ops: BulkOp[] = [];
+      for (const id of ids) {
+        ops.push(["set", `wkr:t:${id}:hardware`, "{}"], ["set", `wkr:t:${id}:config`, stored(id)], ["sadd", "wkrs:t", id], ["sadd", "wkrs:all", `t|${id}`]);
+        ops.push(["hset", `wkr:t:${id}:state`, { state: "IDLE", last_seen: String(now() + 3600), last_error: "" }]);
+      }
+      await h.plant.bulk(ops);
+      const gens = async () =>
+        new Map<string, number>(
+          (await h.call(workers.GET, "GET", "/workers?type=t&limit=1000")).json.workers.map((w: { worker_id: string; config_gen: number }) => [w.worker_id, w.config_gen]),
+        );
+      const revertTo = async (entryId: string, targets: string[]) => {
+        const g = await gens();
+        const sent = targets.map((worker_id) => ({ worker_id, config_gen: g.get(worker_id)!, config: shown(worker_id) }));
+        const res = await h.call(bulkConfig.POST, "POST", "/workers/bulk-config", { body: { automation_type: "t", intent: "revert", revert_of: entryId, workers: sent } });
+        expect(res.status).toBe(200);
+        expect(res.json.workers).toHaveLength(targets.length);
+        for (const id of targets) expect((await h.plant.get(`wkr:t:${id}:config`))?.toString(), id).toBe(stored(id));
+      };
+
+      // two workers: their changes are in the entry itself
+      const two = await h.call(bulkConfig.POST, "POST", "/workers/bulk-config", {
+        body: {
+          automation_type: "t",
+          patch: { limit: 7 },
+          workers: [
+            { worker_id: "w000", config_gen: 0 },
+            { worker_id: "w001", config_gen: 0 },
+          ],
+        },
+      });
+      expect(two.status).toBe(200);
+      let entry = (await h.call(audit.GET, "GET", "/audit?limit=1")).json.items[0];
+      expect(entry.corrupt).toBeUndefined();
+      expect(entry.changes).toEqual([
+        { worker_id: "w000", before: { limit: "NaN" }, after: { limit: 7 } },
+        { worker_id: "w001", before: { limit: "-Infinity", k: 1 }, after: { limit: 7, k: 1 } },
+      ]);
+      await revertTo(entry.id, ["w000", "w001"]);
+
+      // every worker: past 100, the changes are kept beside the entry
+      expect((await h.call(rollout.PATCH, "PATCH", "/automations/t/config", { body: { limit: 9 } })).status).toBe(200);
+      entry = (await h.call(audit.GET, "GET", "/audit?limit=1")).json.items[0];
+      expect(entry.corrupt).toBeUndefined();
+      expect(entry.changes_kept).toBe(n);
+      await revertTo(entry.id, ["w000", "w099", "w100"]);
+      // a worker the revert did not name keeps the rollout's value
+      expect((await h.plant.get("wkr:t:w050:config"))?.toString()).toBe('{"limit": 9}');
     });
   });
 }
