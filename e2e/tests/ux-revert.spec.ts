@@ -4,7 +4,7 @@
 // loaded). A fleet-wide entry (a rollout): the automation page's rollout review, per worker,
 // each written at the generation the review showed, so a worker that moved meanwhile is never
 // overwritten. The revert is audited as one.
-import { SIZES, atEveryLook, changeConfig, enc, expect, expectAxeClean, screenshotPath, test } from "../fixtures";
+import { CONFIG_SCHEMA, SIZES, atEveryLook, changeConfig, enc, expect, expectAxeClean, screenshotPath, test, waitForLive } from "../fixtures";
 
 // Four looks (sizes × schemes) of two pages each: axe takes a while on a loaded machine.
 test.describe.configure({ timeout: 360_000 });
@@ -212,4 +212,44 @@ test("Revert to before of a rollout of 1,100 workers: every change read from bes
   const [second, first] = items.map((b) => JSON.parse(b.toString()) as Record<string, unknown>);
   expect(first).toMatchObject({ action: "workers.bulk.config", details: { automation_type: type, intent: "revert", written: 1000 } });
   expect(second).toMatchObject({ action: "workers.bulk.config", details: { automation_type: type, intent: "revert", written: 100 } });
+});
+
+test("Revert to before of a change that replaced a Python worker's NaN writes Python's NaN back, not the string it was shown as; editing another field keeps it", async ({
+  page,
+  seed,
+  backend,
+}) => {
+  const schema = { ...CONFIG_SCHEMA, properties: { ...CONFIG_SCHEMA.properties, limit: { type: "number", title: "Limit" } } };
+  const type = await seed.configurable("floats", [{ id: "w1", config: { slots: 2 } }], schema);
+  // what a Python worker writes: json.dumps of float("nan")
+  await backend.workerSetConfig(type, "w1", { slots: 2, limit: Number.NaN });
+  const stored = async () => (await backend.workerGetConfig(type, "w1"))!.config;
+
+  // editing the slots in the form leaves the NaN as the worker wrote it
+  await page.goto(`/workers/${enc(type)}/w1#config`);
+  await waitForLive(page);
+  const slots = page.getByRole("spinbutton", { name: "Slots" });
+  await slots.fill("3");
+  await page.getByRole("button", { name: "Review and save…" }).click();
+  const review = page.getByRole("dialog", { name: "Review 1 change" });
+  await review.getByRole("button", { name: "Save changes" }).click();
+  await expect(review).toBeHidden();
+  await expect.poll(async () => (await stored()).slots, { timeout: 60_000 }).toBe(3);
+  expect(Number.isNaN((await stored()).limit)).toBe(true);
+
+  // someone replaces the NaN with a number; the audit trail shows that change and reverts it
+  await changeConfig(page.request, type, { worker: "w1", gen: 3 }, { limit: 5 });
+  await page.goto(`/audit?target=${enc(type)}`);
+  const entry = page.getByTestId("audit-entry").first();
+  await expect(entry.getByTestId("audit-sentence")).toContainText("changed the config of w1");
+  await expect(entry).not.toContainText("corrupt");
+  await entry.getByRole("button", { name: "Revert w1 to its config before this change" }).click();
+  const revert = page.getByRole("dialog", { name: "Review 1 change" });
+  await expect(revert).toContainText("NaN");
+  await revert.getByRole("button", { name: "Save changes" }).click();
+  await expect(revert).toBeHidden();
+  await expect.poll(async () => (await backend.workerGetConfig(type, "w1"))!.gen, { timeout: 60_000 }).toBe(5);
+  const back = await stored();
+  expect(back.slots).toBe(3);
+  expect(Number.isNaN(back.limit)).toBe(true);
 });

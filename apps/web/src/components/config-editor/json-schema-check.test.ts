@@ -113,6 +113,14 @@ describe("checkSchema details", () => {
     ]);
   });
 
+  it("takes the strings the API shows a Python NaN / Infinity as for a number (not an integer): the server writes the number back where the worker had it", () => {
+    const schema = { type: "object", properties: { limit: { type: "number", minimum: 0 }, n: { type: "integer" }, name: { type: "string" } } };
+    expect(checkSchema(schema, { limit: "NaN", name: "NaN" })).toEqual([]);
+    expect(checkSchema(schema, { limit: "-Infinity" })).toEqual([]);
+    expect(checkSchema(schema, { limit: "nan" }).map((e) => e.keyword)).toEqual(["type"]);
+    expect(checkSchema(schema, { n: "NaN" }).map((e) => e.keyword)).toEqual(["type"]);
+  });
+
   it("counts characters, not UTF-16 units", () => {
     expect(checkSchema({ type: "string", maxLength: 2 }, "😀😀")).toEqual([]);
   });

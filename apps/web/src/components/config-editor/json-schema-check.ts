@@ -77,12 +77,20 @@ function typeOf(v: unknown): string {
   return typeof v;
 }
 
+/**
+ * How the API shows a Python worker's non-finite floats (`NaN`, `Infinity`, `-Infinity`, which
+ * JSON cannot carry): as these strings. Such a string is taken as a number too, so a config
+ * holding one where the schema wants a number can still be edited (the server writes the
+ * number back where the worker had it: keepNonFinite).
+ */
+const NON_FINITE_TOKENS = new Set(["NaN", "Infinity", "-Infinity"]);
+
 function hasType(v: unknown, t: string): boolean {
   switch (t) {
     case "integer":
       return typeof v === "number" && Number.isInteger(v);
     case "number":
-      return typeof v === "number" && Number.isFinite(v);
+      return (typeof v === "number" && Number.isFinite(v)) || (typeof v === "string" && NON_FINITE_TOKENS.has(v));
     case "object":
       return isPlainObject(v);
     default:
