@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import AxeBuilder from "@axe-core/playwright";
 import { test as base, expect, type APIRequestContext, type Page } from "@playwright/test";
 
-import type { Backend, JsonObject } from "@fleet/backend";
+import { parseJsonBytes, type Backend, type JsonObject } from "@fleet/backend";
 import { RedisBackend } from "@fleet/backend/redis";
 import { backendFromUrl } from "@fleet/backend/url";
 
@@ -176,6 +176,22 @@ export function screenshotPath(name: string): string {
 
 /** Path segment as the console's URLs encode it. */
 export const enc = encodeURIComponent;
+
+/**
+ * The newest `n` entries of the console's audit trail, newest first, read as Python reads
+ * them: the trail is shared by every test, and an entry of a change to a Python worker's
+ * config holds bare `NaN` / `Infinity` tokens, which JSON.parse refuses. An entry that is no
+ * JSON object at all fails the test.
+ */
+export async function auditEntries(backend: Backend, n: number): Promise<Array<Record<string, any>>> {
+  const { items } = await backend.auditRange(0, n);
+  return items.map((b) => {
+    const read = parseJsonBytes(b);
+    if (!read.ok || typeof read.value !== "object" || read.value === null || Array.isArray(read.value))
+      throw new Error(`an audit entry is not a JSON object: ${b.toString("utf8").slice(0, 200)}`);
+    return read.value as Record<string, any>;
+  });
+}
 
 /** Waits until the tab's live event stream is connected (bus frames are not replayed). */
 export async function waitForLive(page: Page): Promise<void> {

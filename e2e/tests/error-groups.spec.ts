@@ -5,7 +5,7 @@
 // selected workers, reviewed and written per worker, a conflict reviewed again. Axe-clean throughout.
 import { normalizeErrorMessage } from "@fleet/schema";
 
-import { Seeder, enc, expect, screenshotPath, test, expectAxeClean, waitUntilLoaded } from "../fixtures";
+import { auditEntries, enc, expect, expectAxeClean, screenshotPath, Seeder, test, waitUntilLoaded } from "../fixtures";
 
 const TIMEOUT = "Timeout after 30s fetching https://shop.example/p/1234";
 const DECLINED = "Card declined for order o-77 (code 0x1f3a)";
@@ -94,7 +94,7 @@ test("worker list: remove offline workers in bulk, picked on the page and then a
   await expect(page.getByRole("status").filter({ hasText: "Removed 3 offline workers." })).toBeVisible();
   expect((await backend.workerList(type)).map((r) => r.workerId).sort()).toEqual(["on-1", "on-2"]);
   await expect(page.getByRole("link", { name: /^(off|on)-\d$/ })).toHaveCount(2);
-  const audit = JSON.parse((await backend.auditRange(0, 1)).items[0]!.toString("utf8")) as { action: string; details: Record<string, unknown> };
+  const audit = (await auditEntries(backend, 1))[0]!;
   expect(audit.action).toBe("workers.bulk.remove");
   expect(audit.details).toMatchObject({ requested: 3, removed: 3, kept_online: 0, missing: 0 });
 
@@ -176,9 +176,7 @@ test("worker list: a config change to selected workers, reviewed per worker, wri
   expect((await config("w-2")).config).toEqual({ slots: 4, mode: "thorough" });
   expect(await config("w-3")).toEqual({ config: { slots: 4, mode: "fast" }, gen: gen1 });
   expect(await config("w-4")).toEqual({ config: { slots: 2, mode: "fast" }, gen: gen1 });
-  const audit = (await backend.auditRange(0, 20)).items
-    .map((x) => JSON.parse(x.toString("utf8")) as { action: string; outcome: string; details?: Record<string, unknown>; changes_total?: number })
-    .filter((e) => e.action === "workers.bulk.config" && e.details?.automation_type === type);
+  const audit = (await auditEntries(backend, 20)).filter((e) => e.action === "workers.bulk.config" && e.details?.automation_type === type);
   // the refused attempt left no entry (a 4xx changes nothing), the applied one exactly one
   expect(audit.map((e) => [e.outcome, e.details?.written, e.changes_total])).toEqual([["done", 2, 2]]);
   await waitUntilLoaded(page);

@@ -1,7 +1,7 @@
 // Search inside a queue (issue 14): from the queue page to the search page, a filter by fields
 // and error group, the query kept in the address, a filter that does not parse explained in
 // place, results rendered as text; axe-clean.
-import { Seeder, enc, expect, expectAxeClean, screenshotPath, test, waitForLive } from "../fixtures";
+import { auditEntries, enc, expect, expectAxeClean, screenshotPath, Seeder, test, waitForLive } from "../fixtures";
 
 test("search: filter a queue's tasks by fields and error group, the query in the URL, a bad filter explained", async ({ page, seed, backend }) => {
   const queue = seed.name("orders");
@@ -88,10 +88,7 @@ test("search → preview → redrive: every matching dead letter requeued once, 
     ["t4", 0],
   ]);
   // one audit entry for the whole job, completed with its counts, read as one sentence
-  const audit = async () =>
-    (await backend.auditRange(0, 200)).items
-      .map((x) => JSON.parse(x.toString("utf8")) as { action: string; target: string; outcome: string; details?: Record<string, unknown> })
-      .filter((e) => e.action.startsWith("queue.bulk") && e.target === `queue:${queue}`);
+  const audit = async () => (await auditEntries(backend, 200)).filter((e) => e.action.startsWith("queue.bulk") && e.target === `queue:${queue}`);
   await expect.poll(async () => (await audit()).map((e) => [e.action, e.outcome, e.details?.state])).toEqual([["queue.bulk", "done", "done"]]);
   expect((await audit())[0]!.details).toMatchObject({ bulk_action: "requeue-dead", where, expected: 3, done: 3, missing: 0 });
   await page.goto("/audit");

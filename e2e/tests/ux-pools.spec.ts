@@ -2,7 +2,7 @@
 // pool page, "claimed until" per item; payloads (and tags) that hold secrets are masked by the
 // server, revealed per item by an operator, and the reveal is in the audit trail.
 
-import { atEveryLook, enc, expect, screenshotPath, test, expectAxeClean, waitUntilLoaded } from "../fixtures";
+import { atEveryLook, auditEntries, enc, expect, expectAxeClean, screenshotPath, test, waitUntilLoaded } from "../fixtures";
 
 // Four looks (sizes × schemes) each with axe and a full-page picture: minutes on a loaded machine.
 test.describe.configure({ timeout: 450_000 });
@@ -80,8 +80,7 @@ test("secrets in a pool item are masked by the server; an operator reveals one i
   await row.getByRole("button", { name: "Reveal the secrets of session-1" }).click();
   await expect(row.getByTestId("secret-revealed")).toBeVisible();
   await expect(page.getByText(COOKIE_VALUE).first()).toBeVisible();
-  const { items } = await backend.auditRange(0, 5);
-  const entry = items.map((b) => JSON.parse(b.toString()) as Record<string, unknown>).find((e) => e.action === "pool.item.reveal");
+  const entry = (await auditEntries(backend, 5)).find((e) => e.action === "pool.item.reveal");
   expect(entry).toMatchObject({ target: `pool:${pool}/session-1`, outcome: "done", details: { masked: ["$.cookies", "tags.token"] } });
   expect(JSON.stringify(entry)).not.toContain("SECRET");
   await expectAxeClean(page, "a revealed item");

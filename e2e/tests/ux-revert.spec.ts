@@ -4,7 +4,7 @@
 // loaded). A fleet-wide entry (a rollout): the automation page's rollout review, per worker,
 // each written at the generation the review showed, so a worker that moved meanwhile is never
 // overwritten. The revert is audited as one.
-import { CONFIG_SCHEMA, SIZES, atEveryLook, changeConfig, enc, expect, expectAxeClean, screenshotPath, test, waitForLive } from "../fixtures";
+import { atEveryLook, auditEntries, changeConfig, CONFIG_SCHEMA, enc, expect, expectAxeClean, screenshotPath, SIZES, test, waitForLive } from "../fixtures";
 
 // Four looks (sizes × schemes) of two pages each: axe takes a while on a loaded machine.
 test.describe.configure({ timeout: 360_000 });
@@ -41,8 +41,7 @@ test("Revert to before opens the config review with the earlier values; saving i
   await expect(review).toBeHidden();
   await expect(page.getByText("Saved: generation 2 → 3.")).toBeVisible();
   expect(await backend.workerGetConfig(type, "w1")).toEqual({ config: { slots: 2, mode: "fast" }, gen: 3 });
-  const { items } = await backend.auditRange(0, 5);
-  const revert = items.map((b) => JSON.parse(b.toString()) as Record<string, unknown>).find((e) => e.target === `worker:${type}/w1` && e.status === 200);
+  const revert = (await auditEntries(backend, 5)).find((e) => e.target === `worker:${type}/w1` && e.status === 200);
   expect(revert).toMatchObject({ action: expect.stringMatching(/^worker\.config\.(patch|put)$/), details: { intent: "revert" }, before: { slots: 5, mode: "thorough" } });
   await page.goto(`/audit?target=${enc(type)}`);
   await expect(page.getByTestId("audit-sentence").first()).toContainText("reverted the config of w1");
@@ -118,8 +117,7 @@ test("Revert to before of a rollout: the rollout's review per worker, each writt
   expect(await backend.workerGetConfig(type, "c")).toEqual({ config: { slots: 2, mode: "stealth" }, gen: 1 });
   expect(await backend.workerGetConfig(type, "d")).toEqual({ config: { slots: 1, mode: "fast" }, gen: 3 });
 
-  const { items } = await backend.auditRange(0, 5);
-  const last = JSON.parse(items[0]!.toString()) as Record<string, unknown>;
+  const [last] = await auditEntries(backend, 5);
   expect(last).toMatchObject({ action: "workers.bulk.config", details: { automation_type: type, intent: "revert", written: 3 }, changes_total: 3 });
   await page.goto(`/audit?target=workers`);
   await expect(page.getByTestId("audit-sentence").first()).toContainText(`reverted 3 workers of ${type} to their config before an earlier change`);
@@ -175,7 +173,7 @@ test("Revert to before of a rollout of 1,100 workers: every change read from bes
   );
   await changeConfig(page.request, type, { fleet: true }, { mode: "stealth" });
   // the entry lists the first 100 and says all 1,100 are kept beside it
-  const newest = JSON.parse((await backend.auditRange(0, 1)).items[0]!.toString()) as Record<string, unknown>;
+  const newest = (await auditEntries(backend, 1))[0]!;
   expect(newest).toMatchObject({ action: "automation.config.rollout", changes_total: 1100, changes_kept: 1100 });
   expect((newest.changes as unknown[]).length).toBe(100);
 
@@ -208,8 +206,7 @@ test("Revert to before of a rollout of 1,100 workers: every change read from bes
     expect(await backend.workerGetConfig(type, id)).toEqual({ config: { slots: 1 + (i % 5), mode: "fast" }, gen: 3 });
   }
   // two requests, one audit entry each, in order
-  const { items } = await backend.auditRange(0, 2);
-  const [second, first] = items.map((b) => JSON.parse(b.toString()) as Record<string, unknown>);
+  const [second, first] = await auditEntries(backend, 2);
   expect(first).toMatchObject({ action: "workers.bulk.config", details: { automation_type: type, intent: "revert", written: 1000 } });
   expect(second).toMatchObject({ action: "workers.bulk.config", details: { automation_type: type, intent: "revert", written: 100 } });
 });

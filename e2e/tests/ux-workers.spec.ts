@@ -1,14 +1,13 @@
 // Issue 19, point 9: Pause / Resume a worker (slots to 0 and back to what it ran, as a reviewed
 // If-Match config write, recorded in the audit trail as a pause or a resume), and the
 // destructive actions (Remove worker, Remove whole pool) set apart at the bottom of their pages.
-import { SIZES, atEveryLook, enc, expect, expectAxeClean, screenshotPath, test, waitUntilLoaded } from "../fixtures";
+import { atEveryLook, auditEntries, enc, expect, expectAxeClean, screenshotPath, SIZES, test, waitUntilLoaded } from "../fixtures";
 
 // Four looks (sizes × schemes) each with axe and a full-page picture: minutes on a loaded machine.
 test.describe.configure({ timeout: 240_000 });
 
 async function lastAudit(backend: import("@fleet/backend").Backend): Promise<Record<string, unknown>> {
-  const { items } = await backend.auditRange(0, 1);
-  return JSON.parse(items[0]!.toString()) as Record<string, unknown>;
+  return (await auditEntries(backend, 1))[0]!;
 }
 
 test("Pause sets slots to 0 through a reviewed config write; Resume puts back the value the pause recorded; both audited", async ({ page, seed, backend }) => {

@@ -14,7 +14,7 @@ import { consoleKeys, type Backend } from "@fleet/backend";
 import { RedisBackend } from "@fleet/backend/redis";
 import type { Page } from "@playwright/test";
 
-import { enc, expect, screenshotPath, test } from "../fixtures";
+import { auditEntries, enc, expect, screenshotPath, test } from "../fixtures";
 
 // ---- the history record layout (README, "Queue history")
 const FIELDS = ["ts", "high", "normal", "low", "processing", "overdue", "scheduled", "dead", "finished", "oldest", "samples", "flags"] as const;
@@ -186,8 +186,7 @@ test.describe("alerts", () => {
     await expect(rules).toContainText("Leases overdue");
     await expect(rules).toContainText(`queue ${queue}: more than 0 reservations past their deadline`);
     // audited, with the webhook's secret masked
-    const { items } = await backend.auditRange(0, 20);
-    const entry = items.map((b) => JSON.parse(b.toString()) as Record<string, unknown>).find((e) => e.action === "alerts.rules.put");
+    const entry = (await auditEntries(backend, 20)).find((e) => e.action === "alerts.rules.put");
     expect(entry).toMatchObject({ outcome: "done", status: 200, target: "alerts:rules" });
     expect(JSON.stringify(entry)).not.toContain("e2e-secret");
 
