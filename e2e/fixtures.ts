@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import AxeBuilder from "@axe-core/playwright";
 import { test as base, expect, type APIRequestContext, type Page } from "@playwright/test";
 
-import { parseJsonBytes, type Backend, type JsonObject } from "@fleet/backend";
+import { isJsonObject, parseJsonBytes, type Backend, type JsonObject } from "@fleet/backend";
 import { RedisBackend } from "@fleet/backend/redis";
 import { backendFromUrl } from "@fleet/backend/url";
 
@@ -187,8 +187,7 @@ export async function auditEntries(backend: Backend, n: number): Promise<Array<R
   const { items } = await backend.auditRange(0, n);
   return items.map((b) => {
     const read = parseJsonBytes(b);
-    if (!read.ok || typeof read.value !== "object" || read.value === null || Array.isArray(read.value))
-      throw new Error(`an audit entry is not a JSON object: ${b.toString("utf8").slice(0, 200)}`);
+    if (!read.ok || !isJsonObject(read.value)) throw new Error(`an audit entry is not a JSON object: ${b.toString("utf8").slice(0, 200)}`);
     return read.value as Record<string, any>;
   });
 }

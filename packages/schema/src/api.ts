@@ -484,3 +484,15 @@ export const KvKeyListSchema = PageInfoSchema.extend({
   next_cursor: z.string().nullable().optional(),
 });
 export type KvKeyList = z.infer<typeof KvKeyListSchema>;
+
+/**
+ * The strings the API shows a Python worker's non-finite floats as (`json.dumps` writes bare
+ * `NaN`, `Infinity`, `-Infinity`, which JSON cannot carry): the server's jsonForBrowser makes
+ * them, keepNonFinite and the audit trail's revert read them back, the config editor's schema
+ * check takes them as numbers.
+ */
+const NON_FINITE_TOKENS: ReadonlySet<string> = new Set(["NaN", "Infinity", "-Infinity"]);
+
+export function isNonFiniteToken(v: unknown): v is "NaN" | "Infinity" | "-Infinity" {
+  return typeof v === "string" && NON_FINITE_TOKENS.has(v);
+}

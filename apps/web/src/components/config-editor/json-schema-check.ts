@@ -6,6 +6,8 @@
 // Covers draft 2020-12 (and draft-07's `definitions`/array `items`) for what config and
 // task schemas use: types, enums, bounds, lengths, patterns, common formats, objects,
 // arrays, combinators, conditionals and local `$ref`s. Unknown keywords are ignored.
+import { isNonFiniteToken } from "@fleet/schema";
+
 import { isPlainObject, jsonEqual } from "./diff";
 
 export interface SchemaError {
@@ -77,20 +79,14 @@ function typeOf(v: unknown): string {
   return typeof v;
 }
 
-/**
- * How the API shows a Python worker's non-finite floats (`NaN`, `Infinity`, `-Infinity`, which
- * JSON cannot carry): as these strings. Such a string is taken as a number too, so a config
- * holding one where the schema wants a number can still be edited (the server writes the
- * number back where the worker had it: keepNonFinite).
- */
-const NON_FINITE_TOKENS = new Set(["NaN", "Infinity", "-Infinity"]);
-
 function hasType(v: unknown, t: string): boolean {
   switch (t) {
     case "integer":
       return typeof v === "number" && Number.isInteger(v);
     case "number":
-      return (typeof v === "number" && Number.isFinite(v)) || (typeof v === "string" && NON_FINITE_TOKENS.has(v));
+      // the string the API shows a Python NaN / Infinity as is a number too, so a config holding
+      // one can still be edited (the server writes the number back where the worker had it)
+      return (typeof v === "number" && Number.isFinite(v)) || isNonFiniteToken(v);
     case "object":
       return isPlainObject(v);
     default:

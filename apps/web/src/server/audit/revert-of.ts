@@ -9,25 +9,22 @@
 // is of a recent change, near the head); a fleet-wide write's kept changes are read only when
 // a config sent holds one of the three strings at all, in chunks, and only those whose bytes
 // hold a non-finite token are parsed.
-import { parseJsonBytes, type Backend } from "@fleet/backend";
+import { isJsonObject as isObject, parseJsonBytes, type Backend } from "@fleet/backend";
+import { isNonFiniteToken } from "@fleet/schema";
 
 import { revertableFleet, revertableWorker } from "@/lib/revert";
 import { badRequest, conflict } from "@/server/api/errors";
 
 import { AUDIT_READ_CHUNK } from "./read";
 
-const TOKENS = new Set(["NaN", "Infinity", "-Infinity"]);
-
 /** Whether `v` holds, anywhere, one of the strings the API shows a non-finite number as. */
 export function holdsNonFiniteToken(v: unknown): boolean {
-  if (typeof v === "string") return TOKENS.has(v);
+  if (typeof v === "string") return isNonFiniteToken(v);
   if (typeof v !== "object" || v === null) return false;
   if (Array.isArray(v)) return v.some(holdsNonFiniteToken);
   for (const k in v) if (Object.hasOwn(v, k) && holdsNonFiniteToken((v as Record<string, unknown>)[k])) return true;
   return false;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
  * The done entry `id` of the trail, as Python reads it (bare NaN tokens are numbers), or null
