@@ -47,6 +47,24 @@ describe("revert to before", () => {
     expect(revertableFleet({ ...big, outcome: "failed" })).toBeNull();
   });
 
+  it("takes a write whose entry lists values by their digest from the changes kept beside it, and refuses it when none are", () => {
+    const digest = { truncated: true, bytes: 90_000, sha256: "ab".repeat(32) };
+    const cut = {
+      ...rollout,
+      id: "0123456789abcdef",
+      changes: [
+        { worker_id: "a", before: { mode: "fast" }, after: { mode: "stealth" } },
+        { worker_id: "b", before: { mode: "fast" }, after: digest },
+      ],
+      changes_kept: 2,
+    };
+    expect(revertableFleet(cut)).toEqual({ automationType: "scraper", workers: [], kept: { entryId: "0123456789abcdef", total: 2 } });
+    expect(revertableFleet({ ...cut, changes: [cut.changes[0], { worker_id: "b", before: digest, after: {} }] })?.kept).toEqual({ entryId: "0123456789abcdef", total: 2 });
+    // not kept (a write from before the changes were kept, or one too large to keep): not revertable
+    expect(revertableFleet({ ...cut, changes_kept: undefined })).toBeNull();
+    expect(revertableFleet({ ...cut, changes_kept: 1 })).toBeNull();
+  });
+
   it("keeps single-worker entries to the worker page (and fleet ones off it)", () => {
     expect(revertableWorker({ action: "worker.config.patch", outcome: "done", path: "/api/v1/workers/a%2Fb/w%201/config", before: { slots: 1 } })).toEqual({
       automationType: "a/b",

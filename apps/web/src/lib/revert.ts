@@ -77,7 +77,7 @@ export interface FleetRevertRequest {
   automationType: string;
   /** Each worker's change, from the entry itself; empty when `kept` says where they are. */
   workers: Array<{ workerId: string; before: Record<string, unknown>; after: unknown }>;
-  /** A write of more than 100 workers: all its changes are read from GET /audit/{entryId}/changes. */
+  /** A write of more than 100 workers, or of values its entry lists by digest: all its changes are read from GET /audit/{entryId}/changes. */
   kept?: { entryId: string; total: number };
   actor: string | null;
   ts: number | null;
@@ -114,9 +114,10 @@ const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typ
  * The automation and workers a fleet-wide config entry of the audit trail changed, when it can
  * be reverted: a rollout (`automation.config.rollout`, target `automation:<type>`) or a bulk
  * change (`workers.bulk.config`, `details.automation_type`) that was done and kept every
- * worker's whole `before`: in the entry (no worker left out past the first 100, none truncated
- * for its size), or, for a write of more workers, beside it (`changes_kept` equal to
- * `changes_total`: read from GET /audit/{id}/changes when the review opens). A worker that had
+ * worker's whole `before`: in the entry (no worker left out past the first 100, no value listed
+ * by its digest for its size), or, for a write of more workers or of larger values, beside it
+ * (`changes_kept` equal to `changes_total`: read from GET /audit/{id}/changes when the review
+ * opens). A worker that had
  * no config before (`null`) goes back to an empty one.
  */
 export function revertableFleet(e: {
@@ -134,19 +135,26 @@ export function revertableFleet(e: {
   if (e.action === "automation.config.rollout" && e.target?.startsWith("automation:")) automationType = e.target.slice("automation:".length);
   else if (e.action === "workers.bulk.config" && typeof e.details?.automation_type === "string") automationType = e.details.automation_type;
   if (!automationType || !Array.isArray(e.changes) || e.changes.length === 0) return null;
-  if (e.changes_total !== undefined && e.changes_total > e.changes.length) {
-    // more workers than the entry lists: revertable only when all were kept beside it
-    if (e.changes_kept !== e.changes_total || typeof e.id !== "string" || !AUDIT_ID.test(e.id)) return null;
+  const total = e.changes_total ?? e.changes.length;
+  // a value too large for the entry is listed by its size and digest (server/audit/audit.ts boundedTo())
+  const cut = e.changes.some((c) => isObject(c) && (isDigest(c.before) || isDigest(c.after)));
+  if (total > e.changes.length || cut) {
+    // more workers than the entry lists, or values it lists by digest: revertable only when all were kept beside it
+    if (e.changes_kept !== total || typeof e.id !== "string" || !AUDIT_ID.test(e.id)) return null;
     return { automationType, workers: [], kept: { entryId: e.id, total: e.changes_kept } };
   }
-  if (e.changes_total !== undefined && e.changes_total !== e.changes.length) return null;
+  if (total !== e.changes.length) return null;
   const workers: FleetRevertRequest["workers"] = [];
   for (const c of e.changes) {
     if (!isObject(c) || typeof c.worker_id !== "string") return null;
     const before = c.before === null ? {} : c.before;
-    // a value too large to keep is stored as its size and digest (server/audit/audit.ts bounded())
-    if (!isObject(before) || (before.truncated === true && typeof before.sha256 === "string")) return null;
+    if (!isObject(before)) return null;
     workers.push({ workerId: c.worker_id, before, after: c.after });
   }
   return { automationType, workers };
+}
+
+/** A value the audit trail lists by its size and digest only: `{truncated: true, bytes, sha256}`. */
+function isDigest(v: unknown): boolean {
+  return isObject(v) && v.truncated === true && typeof v.sha256 === "string";
 }

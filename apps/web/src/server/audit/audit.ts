@@ -53,6 +53,10 @@ interface Scope {
   notes: Array<Record<string, unknown>>;
   config: Array<{ worker_id: string; before: unknown; after: unknown }>;
   configTotal: number;
+  /** Bytes the values listed in `config` take in the entry (their JSON, or their digest's). */
+  configBytes: number;
+  /** A value in `config` is listed by its size and digest only (too large for the entry). */
+  configCut: boolean;
   /** Every worker's change, whole (up to MAX_KEPT_CHANGES): what keepFleetChanges keeps. */
   all: Array<{ worker_id: string; before: unknown; after: unknown }>;
   /** Set once keepFleetChanges kept them all. */
@@ -74,6 +78,17 @@ export const MAX_LIST_ITEMS = 100;
 /** A fleet-wide rollout keeps before/after of this many workers. */
 export const MAX_CONFIG_CHANGES = 100;
 /**
+ * The bytes the config values listed in one entry may take: one worker's whole change (two
+ * values of MAX_VALUE_BYTES). Past it a value is listed by its size and digest, unless it is
+ * smaller than that (SMALL_VALUE_BYTES): an entry of a rollout of 100 workers with large configs
+ * stays ~150 KiB instead of 100 times a config, so the trail (10,000 entries) and each page or
+ * chunk of it read stay small (issue 11). A fleet-wide write so cut keeps every change whole
+ * beside its entry (keepFleetChanges), so it can still be reverted as a whole.
+ */
+export const MAX_CHANGES_BYTES = 2 * MAX_VALUE_BYTES;
+/** Values this small are listed whole however full the entry is: their digest would not be smaller. */
+const SMALL_VALUE_BYTES = 128;
+/**
  * A fleet-wide config write of more workers keeps every worker's change beside its entry
  * (fleet:console:audit:changes:<id>, GET /audit/{id}/changes) for this long, so that "revert
  * to before" works past the first 100; up to MAX_KEPT_CHANGES workers and MAX_KEPT_BYTES.
@@ -83,7 +98,7 @@ export const MAX_KEPT_CHANGES = 10_000;
 export const MAX_KEPT_BYTES = 32 * 1024 * 1024;
 
 export function runInAuditScope<T>(fn: () => Promise<T>): Promise<T> {
-  return storage.run({ notes: [], config: [], configTotal: 0, all: [], after: [] }, fn);
+  return storage.run({ notes: [], config: [], configTotal: 0, configBytes: 0, configCut: false, all: [], after: [] }, fn);
 }
 
 /**
@@ -114,20 +129,27 @@ export function noteConfigChange(workerId: string, before: unknown, after: unkno
   const s = storage.getStore();
   if (!s) return;
   s.configTotal += 1;
-  if (s.config.length < MAX_CONFIG_CHANGES) s.config.push({ worker_id: workerId, before: bounded(before), after: bounded(after) });
+  if (s.config.length < MAX_CONFIG_CHANGES) {
+    const b = boundedTo(before, Math.min(MAX_VALUE_BYTES, MAX_CHANGES_BYTES - s.configBytes));
+    const a = boundedTo(after, Math.min(MAX_VALUE_BYTES, MAX_CHANGES_BYTES - s.configBytes - b.bytes));
+    s.config.push({ worker_id: workerId, before: b.value, after: a.value });
+    s.configBytes += b.bytes + a.bytes;
+    if (b.cut || a.cut) s.configCut = true;
+  }
   if (s.all.length < MAX_KEPT_CHANGES) s.all.push({ worker_id: workerId, before: before ?? null, after: after ?? null });
 }
 
 /**
- * Before the final entry of a fleet-wide config write of more than MAX_CONFIG_CHANGES workers
+ * Before the final entry of a fleet-wide config write of more than MAX_CONFIG_CHANGES workers,
+ * or of one whose entry lists a value by its digest only (MAX_CHANGES_BYTES, MAX_VALUE_BYTES),
  * is written (the route wrapper calls it with the pending entry, whose id the final one
  * keeps): every worker's change, whole, beside the entry, and the entry then says so
  * (`changes_kept`). A write too large to keep, or a failure to keep it, leaves the entry as
- * it was (its first 100 changes; no revert of the whole write), logged.
+ * it was (its first 100 changes, some by digest; no revert of the whole write), logged.
  */
 export async function keepFleetChanges(backend: Backend, entry: AuditEntry): Promise<void> {
   const s = storage.getStore();
-  if (!s || !FLEET_CONFIG_ACTIONS.has(entry.action) || s.configTotal <= MAX_CONFIG_CHANGES) return;
+  if (!s || !FLEET_CONFIG_ACTIONS.has(entry.action) || (s.configTotal <= MAX_CONFIG_CHANGES && !s.configCut)) return;
   const what = `${logText(entry.action)} on ${logText(entry.target)} (entry ${entry.id})`;
   if (s.all.length !== s.configTotal) {
     console.warn(`[audit] ${what}: ${s.configTotal} workers changed, more than the ${MAX_KEPT_CHANGES} whose changes are kept: it cannot be reverted as a whole`);
@@ -148,9 +170,18 @@ export async function keepFleetChanges(backend: Backend, entry: AuditEntry): Pro
 }
 
 function bounded(value: unknown): unknown {
+  return boundedTo(value, MAX_VALUE_BYTES).value;
+}
+
+/**
+ * `value` as an entry keeps it: whole when its JSON takes at most `room` bytes (or is small),
+ * else its size and SHA-256 (`cut`); `bytes`, what it takes in the entry.
+ */
+function boundedTo(value: unknown, room: number): { value: unknown; bytes: number; cut: boolean } {
   const bytes = pyJsonBytes(value ?? null);
-  if (bytes.length <= MAX_VALUE_BYTES) return value ?? null;
-  return { truncated: true, bytes: bytes.length, sha256: createHash("sha256").update(bytes).digest("hex") };
+  if (bytes.length <= Math.max(room, SMALL_VALUE_BYTES)) return { value: value ?? null, bytes: bytes.length, cut: false };
+  const digest = { truncated: true, bytes: bytes.length, sha256: createHash("sha256").update(bytes).digest("hex") };
+  return { value: digest, bytes: pyJsonBytes(digest).length, cut: true };
 }
 
 function boundedDetails(fields: Record<string, unknown>): Record<string, unknown> {

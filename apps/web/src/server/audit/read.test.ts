@@ -6,7 +6,7 @@ import { createMemoryBackend } from "@fleet/backend/memory";
 import { AuditItemSchema, AuditQuerySchema } from "@fleet/schema";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
-import { AUDIT_READ_CHUNK, decodeAuditEntry, readAudit } from "./read";
+import { AUDIT_CHUNK_BYTES, AUDIT_FIRST_CHUNK, AUDIT_READ_CHUNK, decodeAuditEntry, readAudit } from "./read";
 
 const entry = (o: unknown) => decodeAuditEntry(Buffer.from(JSON.stringify(o)));
 const good = { ts: 1, actor: "ada", role: "admin", via: "session", action: "worker.delete", target: "worker:a/1", method: "DELETE", path: "/api/v1/workers/a/1", status: 200 };
@@ -77,12 +77,43 @@ describe("readAudit with a filter", () => {
     await backend.close();
   });
 
-  it(`reads the trail ${AUDIT_READ_CHUNK} entries at a time and finds every match`, async () => {
+  it(`reads the trail in chunks, ${AUDIT_READ_CHUNK} small entries at a time after the first, and finds every match`, async () => {
     const res = await readAudit(backend, AuditQuerySchema.parse({ actor: "ada", limit: 1000 }));
     expect(res.total).toBe(Math.ceil(1300 / 3));
     expect(res.items.every((i) => i.actor === "ada")).toBe(true);
-    expect(ranges.length).toBeGreaterThan(2);
-    expect(Math.max(...ranges.map(([, limit]) => limit))).toBe(AUDIT_READ_CHUNK);
+    expect(ranges).toEqual([
+      [0, AUDIT_FIRST_CHUNK],
+      [AUDIT_FIRST_CHUNK, AUDIT_READ_CHUNK],
+      [AUDIT_FIRST_CHUNK + AUDIT_READ_CHUNK, AUDIT_READ_CHUNK],
+      [AUDIT_FIRST_CHUNK + 2 * AUDIT_READ_CHUNK, AUDIT_READ_CHUNK],
+    ]);
+  });
+
+  it("asks for fewer large entries at a time: each LRANGE after the first answers about AUDIT_CHUNK_BYTES", async () => {
+    // 300 entries of ~100 KiB (a fleet write's changes can take that much) on top of the small ones
+    for (let i = 0; i < 300; i++) {
+      await backend.auditAppend(
+        pyJsonBytes({
+          id: `big${i}`,
+          ts: 1_800_000_000 + i,
+          actor: "ada",
+          role: "admin",
+          via: "token",
+          action: "workers.bulk.config",
+          target: "workers",
+          details: { pad: "x".repeat(100 * 1024) },
+        }),
+        10_000,
+      );
+    }
+    const res = await readAudit(backend, AuditQuerySchema.parse({ actor: "ada", limit: 1000 }));
+    expect(res.total).toBe(Math.ceil(1300 / 3) + 300);
+    const fits = Math.floor(AUDIT_CHUNK_BYTES / (100 * 1024 + 200));
+    expect(ranges[1]![1]).toBeGreaterThanOrEqual(fits - 1);
+    expect(ranges[1]![1]).toBeLessThanOrEqual(fits);
+    // back to 500 a time once the entries are small again, and nothing skipped between chunks
+    expect(ranges.at(-1)![1]).toBe(AUDIT_READ_CHUNK);
+    for (let i = 1; i < ranges.length; i++) expect(ranges[i]![0]).toBe(ranges[i - 1]![0] + ranges[i - 1]![1]);
   });
 
   it("an entry pushed between two chunks shifts the older ones down, and none is listed twice", async () => {

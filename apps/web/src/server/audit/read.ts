@@ -1,6 +1,6 @@
 // GET /api/v1/audit: the trail newest first, paged, filtered by actor, action and target.
 // Without a filter a page is one LRANGE; with one, the whole (capped) list is read in chunks
-// of AUDIT_READ_CHUNK and filtered here, which is bounded by FLEET_AUDIT_MAX_ENTRIES.
+// (auditChunkSize) and filtered here, which is bounded by FLEET_AUDIT_MAX_ENTRIES.
 import { decodeUtf8, parseJsonBytes, type Backend } from "@fleet/backend";
 import { AuditOutcomeSchema, type AuditChange, type AuditItem, type AuditList, type AuditQuery } from "@fleet/schema";
 
@@ -85,8 +85,27 @@ export function matchesAudit(item: AuditItem, q: Pick<AuditQuery, "actor" | "act
   return true;
 }
 
-/** Entries per LRANGE of a filtered read. */
+/** The most entries one LRANGE of a chunked read of the trail (or of a write's kept changes) asks for. */
 export const AUDIT_READ_CHUNK = 500;
+/** Entries the first LRANGE of a chunked read asks for, before it knows how large they are. */
+export const AUDIT_FIRST_CHUNK = 100;
+/** What one LRANGE of a chunked read aims to answer, in bytes. */
+export const AUDIT_CHUNK_BYTES = 1024 * 1024;
+const AUDIT_CHUNK_MIN = 8;
+
+/**
+ * Entries the next LRANGE of a chunked read asks for, after the last answered `items`: as many
+ * as fit AUDIT_CHUNK_BYTES at their average size, from 8 to AUDIT_READ_CHUNK. An entry can be
+ * large (up to ~150 KiB: a fleet write's changes, audit.ts MAX_CHANGES_BYTES; a kept change, a
+ * whole config before and after), and hundreds of them in one reply would hold Redis and this
+ * process for long (issue 11); the usual ~1 KiB entries go 500 at a time.
+ */
+export function auditChunkSize(items: readonly Buffer[]): number {
+  let bytes = 0;
+  for (const b of items) bytes += b.length;
+  if (bytes === 0) return AUDIT_READ_CHUNK;
+  return Math.max(AUDIT_CHUNK_MIN, Math.min(AUDIT_READ_CHUNK, Math.floor((AUDIT_CHUNK_BYTES * items.length) / bytes)));
+}
 /** A filtered read looks at this many entries at most (the trail is capped well below: FLEET_AUDIT_MAX_ENTRIES). */
 const AUDIT_READ_LIMIT = 1_000_000;
 
@@ -95,22 +114,24 @@ export async function readAudit(backend: Backend, q: AuditQuery): Promise<AuditL
     const { total, items } = await backend.auditRange(q.offset, q.limit);
     return { total, items: items.map(decodeAuditEntry) };
   }
-  // In LRANGEs of AUDIT_READ_CHUNK, one after the other, never the whole list in one command:
-  // an entry can be large (a bulk config change holds every worker's before and after), and
+  // In LRANGEs of auditChunkSize entries, one after the other, never the whole list in one
+  // command: an entry can be large (a bulk config change lists workers' before and after), and
   // 10,000 of them in one reply would hold Redis for tens of milliseconds (issue 11). Entries
   // pushed meanwhile shift the older ones down: one seen twice (each is unique, it carries a
   // random id) is kept once.
   const seen = new Set<string>();
   const items: Buffer[] = [];
-  for (let start = 0; start < AUDIT_READ_LIMIT; start += AUDIT_READ_CHUNK) {
-    const chunk = (await backend.auditRange(start, AUDIT_READ_CHUNK)).items;
+  for (let start = 0, size = AUDIT_FIRST_CHUNK; start < AUDIT_READ_LIMIT; ) {
+    const chunk = (await backend.auditRange(start, size)).items;
     for (const b of chunk) {
       const k = b.toString("latin1");
       if (seen.has(k)) continue;
       seen.add(k);
       items.push(b);
     }
-    if (chunk.length < AUDIT_READ_CHUNK) break;
+    if (chunk.length < size) break;
+    start += size;
+    size = auditChunkSize(chunk);
   }
   const matching = items.map(decodeAuditEntry).filter((i) => matchesAudit(i, q));
   return { total: matching.length, items: matching.slice(q.offset, q.offset + q.limit) };

@@ -5,17 +5,17 @@
 // held the number, the number is written (keepNonFinite against the entry), so reverting a
 // change that replaced a worker's NaN puts Python's NaN back, not a string it never wrote.
 //
-// The entry is found in the trail in chunks (it is capped: FLEET_AUDIT_MAX_ENTRIES; a revert
-// is of a recent change, near the head); a fleet-wide write's kept changes are read only when
-// a config sent holds one of the three strings at all, in chunks, and only those whose bytes
-// hold a non-finite token are parsed.
+// The entry is found in the trail in chunks (auditChunkSize; the trail is capped:
+// FLEET_AUDIT_MAX_ENTRIES; a revert is of a recent change, near the head); a fleet-wide
+// write's kept changes are read only when a config sent holds one of the three strings at
+// all, in chunks, and only those whose bytes hold a non-finite token are parsed.
 import { isJsonObject as isObject, parseJsonBytes, type Backend } from "@fleet/backend";
 import { isNonFiniteToken } from "@fleet/schema";
 
 import { revertableFleet, revertableWorker } from "@/lib/revert";
 import { badRequest, conflict } from "@/server/api/errors";
 
-import { AUDIT_READ_CHUNK } from "./read";
+import { AUDIT_FIRST_CHUNK, auditChunkSize } from "./read";
 
 /** Whether `v` holds, anywhere, one of the strings the API shows a non-finite number as. */
 export function holdsNonFiniteToken(v: unknown): boolean {
@@ -33,14 +33,16 @@ export function holdsNonFiniteToken(v: unknown): boolean {
  */
 export async function findAuditEntry(backend: Backend, id: string): Promise<Record<string, unknown> | null> {
   const needle = Buffer.from(`"${id}"`, "latin1");
-  for (let start = 0; ; start += AUDIT_READ_CHUNK) {
-    const { total, items } = await backend.auditRange(start, AUDIT_READ_CHUNK);
+  for (let start = 0, size = AUDIT_FIRST_CHUNK; ; ) {
+    const { total, items } = await backend.auditRange(start, size);
     for (const b of items) {
       if (!b.includes(needle)) continue;
       const read = parseJsonBytes(b);
       if (read.ok && isObject(read.value) && read.value.id === id && (read.value.outcome === undefined || read.value.outcome === "done")) return read.value;
     }
-    if (items.length < AUDIT_READ_CHUNK || start + AUDIT_READ_CHUNK >= total) return null;
+    if (items.length < size || start + size >= total) return null;
+    start += size;
+    size = auditChunkSize(items);
   }
 }
 
@@ -81,8 +83,8 @@ export async function revertedFleetBefores(backend: Backend, id: string, automat
   }
   // the kept changes, in chunks; a change without a non-finite token cannot restore one
   const tokens = [Buffer.from("NaN"), Buffer.from("Infinity")];
-  for (let start = 0; ; start += AUDIT_READ_CHUNK) {
-    const page = await backend.auditChangesRange(id, start, AUDIT_READ_CHUNK);
+  for (let start = 0, size = AUDIT_FIRST_CHUNK; ; ) {
+    const page = await backend.auditChangesRange(id, start, size);
     if (page === null) throw gone(id);
     for (const b of page.items) {
       if (!tokens.some((t) => b.includes(t))) continue;
@@ -91,6 +93,8 @@ export async function revertedFleetBefores(backend: Backend, id: string, automat
       const c = read.value;
       if (typeof c.worker_id === "string" && workerIds.has(c.worker_id) && isObject(c.before)) befores.set(c.worker_id, c.before);
     }
-    if (page.items.length < AUDIT_READ_CHUNK || start + AUDIT_READ_CHUNK >= page.total) return befores;
+    if (page.items.length < size || start + size >= page.total) return befores;
+    start += size;
+    size = auditChunkSize(page.items);
   }
 }

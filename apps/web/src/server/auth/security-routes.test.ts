@@ -3,8 +3,9 @@
 // request → 403, each refusal recorded as such and nothing done; the right role → done and
 // audited; a bearer token needs no CSRF header.
 import { testRedisDb } from "@fleet/backend/testing/redis-dbs";
-import type { Backend } from "@fleet/backend";
+import { pyJsonBytes, type Backend } from "@fleet/backend";
 import { Redis } from "ioredis";
+import { createHash } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 
 import * as auditChanges from "@/app/api/v1/audit/[id]/changes/route";
@@ -22,6 +23,7 @@ import * as sweep from "@/app/api/v1/queues/[name]/sweep/route";
 import * as worker from "@/app/api/v1/workers/[type]/[id]/route";
 import * as workerConfig from "@/app/api/v1/workers/[type]/[id]/config/route";
 import { redisTestUrl } from "@/server/api/test/harness";
+import { MAX_CHANGES_BYTES } from "@/server/audit/audit";
 
 import { handleSignIn } from "./handlers";
 import type { Role } from "@fleet/schema";
@@ -416,6 +418,34 @@ describe("config changes in the audit trail", () => {
     expect(none.json.error.message).toMatch(/more than 100 workers/);
     const bad = await call(auditChanges.GET, "GET", "/audit/..%2Fx/changes", { headers: bearer("admin") });
     expect(bad.status).toBe(400);
+  });
+
+  it("list a rollout's large configs by their digest past MAX_CHANGES_BYTES, the entry staying small, and keep every change whole beside it", async () => {
+    // five workers of ~40 KiB configs: listed whole, the entry would take ~400 KiB
+    const ids = ["w0", "w1", "w2", "w3", "w4"];
+    const config = (i: number) => ({ slots: i, proxies: Array.from({ length: 1500 }, (_, j) => `proxy-${i}-${String(j).padStart(4, "0")}.example:8080`) });
+    const p = admin.pipeline();
+    for (const [i, id] of ids.entries()) {
+      p.sadd("wkrs:scraper", id).sadd("wkrs:all", `scraper|${id}`);
+      p.set(`wkr:scraper:${id}:config`, JSON.stringify(config(i)));
+    }
+    await p.exec();
+    expect(JSON.stringify(config(0)).length).toBeGreaterThan(38 * 1024);
+    const res = await call(automationConfig.PATCH, "PATCH", "/automations/scraper/config", { headers: bearer("admin"), body: { mode: "slow" } });
+    expect(res.status, res.text).toBe(200);
+    const [stored] = await admin.lrangeBuffer("fleet:console:audit", 0, 0);
+    expect(stored!.length).toBeLessThan(MAX_CHANGES_BYTES + 16 * 1024);
+    const entry = await newestAudit();
+    expect(entry).toMatchObject({ action: "automation.config.rollout", outcome: "done", changes_total: 5, changes_kept: 5 });
+    const changes = entry.changes as Array<{ worker_id: string; before: Record<string, unknown>; after: Record<string, unknown> }>;
+    expect(changes.map((c) => c.worker_id)).toEqual(ids);
+    // the first change whole; later values by size and digest once the entry's room is used
+    expect(changes[0]).toEqual({ worker_id: "w0", before: config(0), after: { ...config(0), mode: "slow" } });
+    const last = pyJsonBytes({ ...config(4), mode: "slow" });
+    expect(changes[4]!.after).toEqual({ truncated: true, bytes: last.length, sha256: createHash("sha256").update(last).digest("hex") });
+    const page = await call(auditChanges.GET, "GET", `/audit/${entry.id as string}/changes`, { headers: bearer("admin") });
+    expect(page.status, page.text).toBe(200);
+    expect(page.json.changes).toEqual(ids.map((id, i) => ({ worker_id: id, before: config(i), after: { ...config(i), mode: "slow" } })));
   });
 
   it("a rollout of 100 workers or fewer keeps nothing beside its entry", async () => {

@@ -137,7 +137,7 @@ export const ROUTE_TABLE: RouteEntry[] = [
         operationId: "listAuditEntryChanges",
         summary: "Every worker's change of a fleet-wide config write, paged",
         description:
-          'An entry of a rollout or bulk config change of more than 100 workers lists the first 100 in `changes`; when it says `changes_kept`, all of them are kept beside it for 30 days and read here, in the entry\'s order ("revert to before" of the whole write). 404 when none are kept.',
+          'An entry of a rollout or bulk config change lists the first 100 workers in `changes`, their configs whole up to 128 KiB in all (past it by size and digest); when it says `changes_kept` (more than 100 workers, or values listed by digest), all of them are kept beside it for 30 days and read here, in the entry\'s order ("revert to before" of the whole write). 404 when none are kept.',
         extension: true,
         errors: [404],
       },

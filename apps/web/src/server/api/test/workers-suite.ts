@@ -447,5 +447,26 @@ export function workersSuite(h: Harness): void {
       // a worker the revert did not name keeps the rollout's value
       expect((await h.plant.get("wkr:t:w050:config"))?.toString()).toBe('{"limit": 9}');
     });
+
+    it("a fleet-wide write of configs too large to list whole keeps them beside its entry, and its revert writes back each worker's NaN from there", async () => {
+      const ids = ["w0", "w1", "w2"];
+      // ~50 KiB each: the entry lists the first change whole and the rest by their digest
+      const pad = (id: string) => `${id}-${"x".repeat(50 * 1024)}`;
+      const stored = (id: string) => `{"limit": NaN, "pad": "${pad(id)}"}`;
+      const ops: BulkOp[] = [];
+      for (const id of ids) ops.push(["set", `wkr:t:${id}:config`, stored(id)], ["sadd", "wkrs:t", id], ["sadd", "wkrs:all", `t|${id}`]);
+      await h.plant.bulk(ops);
+      const write = await h.call(bulkConfig.POST, "POST", "/workers/bulk-config", {
+        body: { automation_type: "t", patch: { limit: 7 }, workers: ids.map((worker_id) => ({ worker_id, config_gen: 0 })) },
+      });
+      expect(write.status, JSON.stringify(write.json)).toBe(200);
+      const entry = (await h.call(audit.GET, "GET", "/audit?limit=1")).json.items[0];
+      expect(entry).toMatchObject({ action: "workers.bulk.config", changes_total: 3, changes_kept: 3 });
+      expect(entry.changes[2].before).toMatchObject({ truncated: true });
+      const sent = ids.map((worker_id) => ({ worker_id, config_gen: 1, config: { limit: "NaN", pad: pad(worker_id) } }));
+      const res = await h.call(bulkConfig.POST, "POST", "/workers/bulk-config", { body: { automation_type: "t", intent: "revert", revert_of: entry.id, workers: sent } });
+      expect(res.status, JSON.stringify(res.json)).toBe(200);
+      for (const id of ids) expect((await h.plant.get(`wkr:t:${id}:config`))?.toString(), id).toBe(stored(id));
+    });
   });
 }
