@@ -189,7 +189,7 @@ function boundedDetails(fields: Record<string, unknown>): Record<string, unknown
   for (const [k, v] of Object.entries(fields)) {
     if (k === "action") continue;
     if (Array.isArray(v) && v.length > MAX_LIST_ITEMS) {
-      out[k] = v.slice(0, MAX_LIST_ITEMS);
+      out[k] = bounded(v.slice(0, MAX_LIST_ITEMS));
       out[`${k}_count`] = v.length;
     } else out[k] = bounded(v);
   }
