@@ -45,11 +45,18 @@ export function zodDetails(error: z.ZodError, prefix = ""): ErrorDetail[] {
   return out;
 }
 
+/**
+ * A JSON answer. The body goes as UTF-8 bytes with its length: the runtime's Response would
+ * otherwise measure and encode a string of a few hundred KB (a page of 1,000 workers) on
+ * every answer, and Next would send it chunked.
+ */
 export function jsonResponse(status: number, body: unknown, headers?: HeadersInit): Response {
   const h = new Headers(headers);
   h.set("Content-Type", "application/json; charset=utf-8");
   if (!h.has("Cache-Control")) h.set("Cache-Control", "no-store");
-  return new Response(JSON.stringify(body), { status, headers: h });
+  const bytes = Buffer.from(JSON.stringify(body), "utf8");
+  h.set("Content-Length", String(bytes.length));
+  return new Response(bytes, { status, headers: h });
 }
 
 export function errorResponse(code: ErrorCode, message: string, details?: ErrorDetail[]): Response {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 
 import { ajvDetails, catalogValidator, checkAgainst } from "./catalog-validation";
 import { parseIfMatch } from "./config-writes";
-import { ApiError, jsonPointer } from "./errors";
+import { ApiError, jsonPointer, jsonResponse } from "./errors";
 import { paramsFromUrl } from "./route";
 
 describe("paramsFromUrl", () => {
@@ -72,5 +72,26 @@ describe("catalog validation", () => {
       { path: "/proxy/x", message: "is not allowed here" },
     ]);
     expect(jsonPointer([])).toBe("");
+  });
+});
+
+describe("jsonResponse", () => {
+  it("sends the body as UTF-8 bytes with their length, whatever the characters", async () => {
+    const body = { name: "caf\u00e9 \u20ac \u{1F600}", n: [1, 2.5, null], nested: { "k\u00fc": "\u2028" } };
+    const res = jsonResponse(200, body);
+    const bytes = Buffer.from(await res.arrayBuffer());
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    expect(Number(res.headers.get("content-length"))).toBe(bytes.length);
+    expect(bytes.length).toBe(Buffer.byteLength(JSON.stringify(body)));
+    expect(JSON.parse(bytes.toString("utf8"))).toEqual(body);
+  });
+
+  it("keeps the headers given, a Cache-Control among them", () => {
+    const res = jsonResponse(201, { ok: true }, { ETag: '"3"', "Cache-Control": "private, max-age=5" });
+    expect(res.headers.get("etag")).toBe('"3"');
+    expect(res.headers.get("cache-control")).toBe("private, max-age=5");
+    expect(res.headers.get("content-length")).toBe(String('{"ok":true}'.length));
   });
 });
