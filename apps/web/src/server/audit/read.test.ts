@@ -1,6 +1,7 @@
 // decodeAuditEntry reads one stored entry as AuditItemSchema says; a filtered read of the audit
 // trail reads the (capped) list in chunks, never in one LRANGE of all of it (issue 11: an entry
-// can be large), and an entry pushed while it reads shows no older entry twice.
+// can be large), and so does an unfiltered page of many entries; an entry pushed while either
+// reads shows no older entry twice.
 import { pyJsonBytes, type Backend } from "@fleet/backend";
 import { createMemoryBackend } from "@fleet/backend/memory";
 import { AuditItemSchema, AuditQuerySchema } from "@fleet/schema";
@@ -47,7 +48,7 @@ describe("decodeAuditEntry", () => {
 
 const item = (i: number, actor: string) => pyJsonBytes({ id: `e${i}`, ts: 1_700_000_000 + i, actor, role: "admin", via: "token", action: "pool.delete", target: `pool ${i}` });
 
-describe("readAudit with a filter", () => {
+describe("readAudit reads the trail in chunks", () => {
   let backend: Backend;
   let ranges: Array<[number, number]>;
   let onRange: (() => Promise<void>) | null;
@@ -114,6 +115,68 @@ describe("readAudit with a filter", () => {
     // back to 500 a time once the entries are small again, and nothing skipped between chunks
     expect(ranges.at(-1)![1]).toBe(AUDIT_READ_CHUNK);
     for (let i = 1; i < ranges.length; i++) expect(ranges[i]![0]).toBe(ranges[i - 1]![0] + ranges[i - 1]![1]);
+  });
+
+  it("an unfiltered page of the usual size is one LRANGE", async () => {
+    const res = await readAudit(backend, AuditQuerySchema.parse({ limit: 50, offset: 20 }));
+    expect(ranges).toEqual([[20, 50]]);
+    expect(res.total).toBe(1300);
+    expect(res.items.map((i) => i.target)).toEqual(Array.from({ length: 50 }, (_, k) => `pool ${1300 - 21 - k}`));
+  });
+
+  it("an unfiltered page of 1,000 is read in chunks and holds the same entries as one LRANGE would", async () => {
+    const whole = (await backend.auditRange(150, 1000)).items.map((b) => decodeAuditEntry(b).target);
+    ranges.length = 0;
+    const res = await readAudit(backend, AuditQuerySchema.parse({ limit: 1000, offset: 150 }));
+    expect(ranges).toEqual([
+      [150, AUDIT_FIRST_CHUNK],
+      [150 + AUDIT_FIRST_CHUNK, AUDIT_READ_CHUNK],
+      [150 + AUDIT_FIRST_CHUNK + AUDIT_READ_CHUNK, 1000 - AUDIT_FIRST_CHUNK - AUDIT_READ_CHUNK],
+    ]);
+    expect(res.total).toBe(1300);
+    expect(res.items.map((i) => i.target)).toEqual(whole);
+    // the end of the trail ends the page early
+    ranges.length = 0;
+    const tail = await readAudit(backend, AuditQuerySchema.parse({ limit: 1000, offset: 1000 }));
+    expect(tail.items).toHaveLength(300);
+    expect(tail.items.at(-1)!.target).toBe("pool 0");
+  });
+
+  it("an unfiltered page of large entries asks for about AUDIT_CHUNK_BYTES per LRANGE after the first", async () => {
+    for (let i = 0; i < 300; i++) {
+      await backend.auditAppend(
+        pyJsonBytes({
+          id: `big${i}`,
+          ts: 1_800_000_000 + i,
+          actor: "ada",
+          role: "admin",
+          via: "token",
+          action: "workers.bulk.config",
+          target: `big ${i}`,
+          details: { pad: "x".repeat(100 * 1024) },
+        }),
+        10_000,
+      );
+    }
+    ranges.length = 0;
+    const res = await readAudit(backend, AuditQuerySchema.parse({ limit: 1000 }));
+    expect(res.items).toHaveLength(1000);
+    expect(res.items[0]!.target).toBe("big 299");
+    const fits = Math.floor(AUDIT_CHUNK_BYTES / (100 * 1024 + 200));
+    expect(ranges[0]).toEqual([0, AUDIT_FIRST_CHUNK]);
+    for (const [, size] of ranges.slice(1, 3)) expect(size).toBeLessThanOrEqual(fits);
+    for (let i = 1; i < ranges.length; i++) expect(ranges[i]![0]).toBe(ranges[i - 1]![0] + ranges[i - 1]![1]);
+  });
+
+  it("an entry pushed between two chunks of an unfiltered page shows no entry twice, and the page stays full", async () => {
+    let pushed = 0;
+    onRange = async () => {
+      if (pushed < 3) await backend.auditAppend(item(5000 + pushed++, "carol"), 10_000);
+    };
+    const res = await readAudit(backend, AuditQuerySchema.parse({ limit: 1000 }));
+    const targets = res.items.map((i) => i.target);
+    expect(new Set(targets).size).toBe(targets.length);
+    expect(targets).toHaveLength(1000);
   });
 
   it("an entry pushed between two chunks shifts the older ones down, and none is listed twice", async () => {

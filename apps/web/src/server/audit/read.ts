@@ -1,6 +1,7 @@
 // GET /api/v1/audit: the trail newest first, paged, filtered by actor, action and target.
-// Without a filter a page is one LRANGE; with one, the whole (capped) list is read in chunks
-// (auditChunkSize) and filtered here, which is bounded by FLEET_AUDIT_MAX_ENTRIES.
+// Without a filter a page is read in LRANGEs of auditChunkSize entries (one for the usual page
+// of small entries); with one, the whole (capped) list is read in such chunks and filtered
+// here, which is bounded by FLEET_AUDIT_MAX_ENTRIES.
 import { decodeUtf8, parseJsonBytes, type Backend } from "@fleet/backend";
 import { AuditOutcomeSchema, type AuditChange, type AuditItem, type AuditList, type AuditQuery } from "@fleet/schema";
 
@@ -110,10 +111,7 @@ export function auditChunkSize(items: readonly Buffer[]): number {
 const AUDIT_READ_LIMIT = 1_000_000;
 
 export async function readAudit(backend: Backend, q: AuditQuery): Promise<AuditList> {
-  if (!q.actor && !q.action && !q.target) {
-    const { total, items } = await backend.auditRange(q.offset, q.limit);
-    return { total, items: items.map(decodeAuditEntry) };
-  }
+  if (!q.actor && !q.action && !q.target) return readAuditPage(backend, q.offset, q.limit);
   // In LRANGEs of auditChunkSize entries, one after the other, never the whole list in one
   // command: an entry can be large (a bulk config change lists workers' before and after), and
   // 10,000 of them in one reply would hold Redis for tens of milliseconds (issue 11). Entries
@@ -135,4 +133,36 @@ export async function readAudit(backend: Backend, q: AuditQuery): Promise<AuditL
   }
   const matching = items.map(decodeAuditEntry).filter((i) => matchesAudit(i, q));
   return { total: matching.length, items: matching.slice(q.offset, q.offset + q.limit) };
+}
+
+/**
+ * The unfiltered page of `limit` entries from `offset`, in LRANGEs of at most AUDIT_FIRST_CHUNK
+ * and then auditChunkSize entries: a page of 1,000 fleet writes of ~150 KiB each would otherwise
+ * be one LRANGE answering ~150 MB, holding Redis (and every worker waiting on it) for the whole
+ * reply. The usual page (the audit view asks for 50 small entries) stays one LRANGE. An entry
+ * pushed between two chunks shifts the older ones down: the one then seen twice is kept once
+ * and the page read one further, so it still holds `limit` entries when the trail has them.
+ */
+async function readAuditPage(backend: Backend, offset: number, limit: number): Promise<AuditList> {
+  const first = await backend.auditRange(offset, Math.min(limit, AUDIT_FIRST_CHUNK));
+  const items = [...first.items];
+  if (first.items.length === Math.min(limit, AUDIT_FIRST_CHUNK) && items.length < limit) {
+    const seen = new Set(items.map((b) => b.toString("latin1")));
+    let start = offset + first.items.length;
+    let last = first.items;
+    while (items.length < limit) {
+      const size = Math.min(auditChunkSize(last), limit - items.length);
+      const chunk = (await backend.auditRange(start, size)).items;
+      for (const b of chunk) {
+        const k = b.toString("latin1");
+        if (seen.has(k)) continue;
+        seen.add(k);
+        if (items.length < limit) items.push(b);
+      }
+      if (chunk.length < size) break;
+      start += size;
+      last = chunk;
+    }
+  }
+  return { total: first.total, items: items.map(decodeAuditEntry) };
 }
