@@ -46,6 +46,14 @@ describe("decodeAuditEntry", () => {
   });
 });
 
+/** `n` entries of ~100 KiB (a fleet write's changes can take that much) by "ada", targets "big 0".. */
+async function appendBig(backend: Backend, n: number): Promise<void> {
+  for (let i = 0; i < n; i++) {
+    const big = { id: `big${i}`, ts: 1_800_000_000 + i, actor: "ada", role: "admin", via: "token", action: "workers.bulk.config", target: `big ${i}` };
+    await backend.auditAppend(pyJsonBytes({ ...big, details: { pad: "x".repeat(100 * 1024) } }), 10_000);
+  }
+}
+
 const item = (i: number, actor: string) => pyJsonBytes({ id: `e${i}`, ts: 1_700_000_000 + i, actor, role: "admin", via: "token", action: "pool.delete", target: `pool ${i}` });
 
 describe("readAudit reads the trail in chunks", () => {
@@ -92,21 +100,7 @@ describe("readAudit reads the trail in chunks", () => {
 
   it("asks for fewer large entries at a time: each LRANGE after the first answers about AUDIT_CHUNK_BYTES", async () => {
     // 300 entries of ~100 KiB (a fleet write's changes can take that much) on top of the small ones
-    for (let i = 0; i < 300; i++) {
-      await backend.auditAppend(
-        pyJsonBytes({
-          id: `big${i}`,
-          ts: 1_800_000_000 + i,
-          actor: "ada",
-          role: "admin",
-          via: "token",
-          action: "workers.bulk.config",
-          target: "workers",
-          details: { pad: "x".repeat(100 * 1024) },
-        }),
-        10_000,
-      );
-    }
+    await appendBig(backend, 300);
     const res = await readAudit(backend, AuditQuerySchema.parse({ actor: "ada", limit: 1000 }));
     expect(res.total).toBe(Math.ceil(1300 / 3) + 300);
     const fits = Math.floor(AUDIT_CHUNK_BYTES / (100 * 1024 + 200));
@@ -143,21 +137,7 @@ describe("readAudit reads the trail in chunks", () => {
   });
 
   it("an unfiltered page of large entries asks for about AUDIT_CHUNK_BYTES per LRANGE after the first", async () => {
-    for (let i = 0; i < 300; i++) {
-      await backend.auditAppend(
-        pyJsonBytes({
-          id: `big${i}`,
-          ts: 1_800_000_000 + i,
-          actor: "ada",
-          role: "admin",
-          via: "token",
-          action: "workers.bulk.config",
-          target: `big ${i}`,
-          details: { pad: "x".repeat(100 * 1024) },
-        }),
-        10_000,
-      );
-    }
+    await appendBig(backend, 300);
     ranges.length = 0;
     const res = await readAudit(backend, AuditQuerySchema.parse({ limit: 1000 }));
     expect(res.items).toHaveLength(1000);
