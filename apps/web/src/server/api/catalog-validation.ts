@@ -2,7 +2,16 @@
 // declares in `fleet:catalog` (Pydantic emits draft 2020-12). Compiled validators are
 // cached by the catalog document's bytes, so an unchanged catalog compiles once per
 // process and a changed one is picked up on the next request.
+//
+// A schema's `pattern` is a regular expression from Redis run on values from the request, by
+// the engine's backtracking matcher: `^(a+)+$` against forty a's and a "!" takes hours, and
+// would hold this process (every request, the live stream, the watch) all that time. So a
+// schema that holds a pattern or a format is run under a time limit (node:vm's timeout stops
+// even a match in progress): a batch of values in one run, PATTERN_BATCH_MS and a little per
+// value; a batch that overruns is checked again value by value, PATTERN_VALUE_MS each, and the
+// first value that overruns is refused (422) with the reason; nothing is written.
 import { createHash } from "node:crypto";
+import vm from "node:vm";
 
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020";
 import addFormats from "ajv-formats";
@@ -14,6 +23,45 @@ import { parseCatalogDoc } from "./serialize";
 export type SchemaRole = "config" | "task_payload";
 
 type Compiled = ValidateFunction | null | { broken: string };
+
+/** Time a batch of values may take against a schema with patterns: this, plus PATTERN_PER_VALUE_MS a value. */
+export const PATTERN_BATCH_MS = 100;
+const PATTERN_PER_VALUE_MS = 0.2;
+/** Time one value may take against it once its batch overran. */
+export const PATTERN_VALUE_MS = 100;
+
+/** Validators whose schema runs a regular expression from the catalog (a pattern, or a format checked by one). */
+const guardedValidators = new WeakSet<ValidateFunction>();
+
+/** True when the schema holds a `pattern`, `patternProperties` or `format` key anywhere. */
+function runsRegexps(schema: unknown, depth = 0): boolean {
+  if (typeof schema !== "object" || schema === null || depth > 200) return false;
+  if (Array.isArray(schema)) return schema.some((s) => runsRegexps(s, depth + 1));
+  for (const [k, v] of Object.entries(schema)) {
+    if (k === "pattern" || k === "patternProperties" || k === "format") return true;
+    if (runsRegexps(v, depth + 1)) return true;
+  }
+  return false;
+}
+
+// One context for every guarded run: the function to run is handed in, called, handed back.
+const guardContext = vm.createContext({ run: null as (() => unknown) | null });
+const guardScript = new vm.Script("run()");
+
+class TookTooLong extends Error {}
+
+/** `fn()` stopped after `ms` milliseconds (TookTooLong), wherever it is, a regular expression's match included. */
+function withinTime<T>(fn: () => T, ms: number): T {
+  guardContext.run = fn;
+  try {
+    return guardScript.runInContext(guardContext, { timeout: Math.max(1, Math.ceil(ms)) }) as T;
+  } catch (err) {
+    if ((err as { code?: unknown } | null)?.code === "ERR_SCRIPT_EXECUTION_TIMEOUT") throw new TookTooLong();
+    throw err;
+  } finally {
+    guardContext.run = null;
+  }
+}
 
 interface CacheEntry {
   config?: Compiled;
@@ -46,7 +94,9 @@ function compile(schema: unknown): Compiled {
   const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: true });
   addFormats(ajv);
   try {
-    return ajv.compile(schema as object | boolean);
+    const validate = ajv.compile(schema as object | boolean);
+    if (runsRegexps(schema)) guardedValidators.add(validate);
+    return validate;
   } catch (err) {
     return { broken: err instanceof Error ? err.message : String(err) };
   }
@@ -110,7 +160,39 @@ export function ajvDetails(errors: ErrorObject[] | null | undefined, prefix = ""
 
 /** Checks one value; the failures as details (empty when it passes). */
 export function checkAgainst(validate: ValidateFunction | null, value: unknown, prefix = ""): ErrorDetail[] {
-  if (validate === null) return [];
-  if (validate(value)) return [];
-  return ajvDetails(validate.errors, prefix);
+  return checkEach(validate, [{ value, prefix }])[0]!;
+}
+
+/**
+ * Checks each value, its failures as details prefixed with its `prefix` (an empty list when it
+ * passes), in one run under a time limit when the schema runs regular expressions (see the
+ * header). A value that takes too long is refused with the reason; the values after it in
+ * that batch are left unchecked (empty lists): the write is refused anyway.
+ */
+export function checkEach(validate: ValidateFunction | null, items: ReadonlyArray<{ value: unknown; prefix?: string }>): ErrorDetail[][] {
+  if (validate === null) return items.map(() => []);
+  const one = (it: { value: unknown; prefix?: string }): ErrorDetail[] => (validate(it.value) ? [] : ajvDetails(validate.errors, it.prefix ?? ""));
+  if (!guardedValidators.has(validate)) return items.map(one);
+  try {
+    return withinTime(() => items.map(one), PATTERN_BATCH_MS + PATTERN_PER_VALUE_MS * items.length);
+  } catch (err) {
+    if (!(err instanceof TookTooLong)) throw err;
+  }
+  const out: ErrorDetail[][] = [];
+  for (const it of items) {
+    try {
+      out.push(withinTime(() => one(it), PATTERN_VALUE_MS));
+    } catch (err) {
+      if (!(err instanceof TookTooLong)) throw err;
+      out.push([
+        {
+          path: it.prefix ?? "",
+          message: `could not be checked against the catalog's schema within ${PATTERN_VALUE_MS} ms (a "pattern" that backtracks without end on this value?); change the value, or the pattern in fleet:catalog`,
+        },
+      ]);
+      break;
+    }
+  }
+  while (out.length < items.length) out.push([]);
+  return out;
 }

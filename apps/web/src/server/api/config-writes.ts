@@ -8,7 +8,7 @@ import { applyMergePatch, type ConfigResult, type ConfigRolloutResult, type Erro
 import { noteAction, noteConfigChange } from "@/server/audit/audit";
 import { revertedWorkerBefore } from "@/server/audit/revert-of";
 
-import { catalogValidator, checkAgainst } from "./catalog-validation";
+import { catalogValidator, checkAgainst, checkEach } from "./catalog-validation";
 import { badRequest, conflict, notFound, preconditionFailed, validationFailed } from "./errors";
 import { announceConfig, byString } from "./resources";
 import { Reply } from "./route";
@@ -151,14 +151,18 @@ export async function rolloutConfig(
   await refuseSharedWorkerKeys(backend, refs);
   const records = await backend.workersGet(refs);
   const validate = catalogValidator(automationType, catalog, "config");
-  const details: ErrorDetail[] = [];
   const writes = records.flatMap((record) => {
     const expectedGen = currentGen(record);
     const config = keepNonFinite(record.config, mergedConfig(record, patch));
     if (skipUnchanged && record.config !== null && sameDocument(config, record.config)) return [];
-    for (const d of checkAgainst(validate, config)) details.push({ path: d.path, message: `worker ${record.workerId}: ${d.message}` });
     return [{ automationType, workerId: record.workerId, config, expectedGen }];
   });
+  // all merged configs in one checked run (a schema's patterns run under one time limit)
+  const checked = checkEach(
+    validate,
+    writes.map((w) => ({ value: w.config })),
+  );
+  const details: ErrorDetail[] = writes.flatMap((w, i) => checked[i]!.map((d) => ({ path: d.path, message: `worker ${w.workerId}: ${d.message}` })));
   if (details.length > 0) throw invalidConfig(automationType, details);
   if (writes.length === 0) return { workers: [] };
   let written: Array<{ workerId: string; gen: number }>;

@@ -7,7 +7,7 @@ import { isJsonObject, pyJsonBytes, queueNameProblem, type Backend } from "@flee
 import { TaskSubmissionSchema, type ErrorDetail, type Priority, type SubmitTasksResult } from "@fleet/schema";
 import { z } from "zod";
 
-import { catalogValidator, checkAgainst } from "./catalog-validation";
+import { catalogValidator, checkEach } from "./catalog-validation";
 import { badRequest, notFound, validationFailed, zodDetails } from "./errors";
 import { announceAdmin, isKnownAutomation } from "./resources";
 import { isEmptyQueue, toQueue } from "./serialize";
@@ -59,8 +59,10 @@ export async function submitTasks(backend: Backend, automationType: string, body
     throw notFound(`There is no automation '${automationType}' (no catalog entry, no worker, no queue) to submit tasks to.`);
   }
   const validate = catalogValidator(automationType, catalog, "task_payload");
-  const details: ErrorDetail[] = [];
-  for (const t of tasks) details.push(...checkAgainst(validate, t.payload, t.at));
+  const details: ErrorDetail[] = checkEach(
+    validate,
+    tasks.map((t) => ({ value: t.payload, prefix: t.at })),
+  ).flat();
   if (details.length > 0) {
     throw validationFailed(
       `${details.length} problem${details.length > 1 ? "s" : ""} with the task payload against the '${automationType}' task_payload schema, listed in details.`,

@@ -9,7 +9,7 @@ import { applyMergePatch, type BulkConfigBody, type BulkConfigResult, type BulkR
 import { noteAction, noteConfigChange } from "@/server/audit/audit";
 import { holdsNonFiniteToken, revertedFleetBefores } from "@/server/audit/revert-of";
 
-import { catalogValidator, checkAgainst } from "./catalog-validation";
+import { catalogValidator, checkEach } from "./catalog-validation";
 import { conflict, notFound, preconditionFailed, validationFailed } from "./errors";
 import { announceAdmin, announceConfig, byString } from "./resources";
 import { keepNonFinite, workerStatus } from "./serialize";
@@ -126,7 +126,6 @@ export async function bulkConfigWorkers(backend: Backend, body: BulkConfigBody):
   const next = (r: { workerId: string; config: JsonObject | null }) =>
     keepNonFinite(r.config, keepNonFinite(reverted?.get(r.workerId) ?? null, own.get(r.workerId) ?? applyMergePatch(r.config ?? {}, body.patch as JsonObject)));
   const validate = catalogValidator(type, catalog, "config");
-  const details: ErrorDetail[] = [];
   let unchanged = 0;
   const writes = records.flatMap((r) => {
     const config = next(r);
@@ -135,9 +134,14 @@ export async function bulkConfigWorkers(backend: Backend, body: BulkConfigBody):
       unchanged += 1;
       return [];
     }
-    for (const d of checkAgainst(validate, config)) details.push({ path: d.path, message: `worker ${r.workerId}: ${d.message}` });
     return [{ automationType: type, workerId: r.workerId, config, expectedGen: r.configGen ?? 0 }];
   });
+  // all new configs in one checked run (a schema's patterns run under one time limit)
+  const checked = checkEach(
+    validate,
+    writes.map((w) => ({ value: w.config })),
+  );
+  const details: ErrorDetail[] = writes.flatMap((w, i) => checked[i]!.map((d) => ({ path: d.path, message: `worker ${w.workerId}: ${d.message}` })));
   if (details.length > 0) {
     throw validationFailed(`The change does not match the '${type}' config schema: ${plural(details.length, "problem")}, listed in details; nothing was written.`, details);
   }

@@ -120,6 +120,19 @@ export function automationsSuite(h: Harness): void {
       });
     });
 
+    it("refuses (422) a payload the catalog's pattern would take hours to check, pushing nothing", async () => {
+      await seed(h);
+      await h.backend.catalogSet(
+        "scraper",
+        JSON.stringify({ config: null, output: null, task_payload: { type: "object", properties: { id: { type: "string", pattern: "^(a+)+$" } } } }),
+      );
+      await h.unchanged(async () => {
+        const res = await h.call(tasks.POST, "POST", "/automations/scraper/tasks", { body: { tasks: [{ payload: { id: "aaa" } }, { payload: { id: `${"a".repeat(32)}!` } }] } });
+        expect(res.status).toBe(422);
+        expect(res.json.error.details).toEqual([{ path: "/tasks/1/payload", message: expect.stringMatching(/could not be checked/) }]);
+      });
+    });
+
     it("answers 400 for more than 1000 tasks or malformed JSON, 413 over 1 MiB, pushing nothing", async () => {
       await seed(h);
       await h.unchanged(async () => {

@@ -142,6 +142,38 @@ export function configSuite(h: Harness): void {
       });
     });
 
+    it("refuses (422) a value the catalog's pattern would take hours to check, in well under a second, writing nothing", async () => {
+      await seed(h);
+      // a pattern that backtracks exponentially: thirty-two a's and a "!" take ~15 s in the engine's matcher, forty hours
+      await h.backend.catalogSet(
+        "scraper",
+        JSON.stringify({
+          config: { ...CONFIG_SCHEMA, properties: { ...CONFIG_SCHEMA.properties, name: { type: "string", pattern: "^(a+)+$" } } },
+          output: null,
+          task_payload: null,
+        }),
+      );
+      const crafted = `${"a".repeat(32)}!`;
+      await h.unchanged(async () => {
+        const t0 = performance.now();
+        const res = await h.call(config.PATCH, "PATCH", "/workers/scraper/w1/config", { body: { name: crafted } });
+        expect(performance.now() - t0).toBeLessThan(5000);
+        expect(res.status).toBe(422);
+        expect(res.json.error.code).toBe("validation_failed");
+        expect(res.json.error.details).toEqual([{ path: "", message: expect.stringMatching(/could not be checked against the catalog's schema within \d+ ms/) }]);
+        // a fleet-wide write: the same answer, naming the worker
+        const fleet = await h.call(rollout.PATCH, "PATCH", "/automations/scraper/config", { body: { name: crafted } });
+        expect(fleet.status).toBe(422);
+        expect(fleet.json.error.details).toEqual([{ path: "", message: expect.stringMatching(/^worker w1: could not be checked/) }]);
+      });
+      // values the pattern matches or refuses quickly go through as before
+      const ok = await h.call(config.PATCH, "PATCH", "/workers/scraper/w1/config", { body: { name: "aaaa" } });
+      expect(ok.status).toBe(200);
+      const refused = await h.call(config.PATCH, "PATCH", "/workers/scraper/w2/config", { body: { name: "ab" } });
+      expect(refused.status).toBe(422);
+      expect(refused.json.error.details).toEqual([{ path: "/name", message: 'must match pattern "^(a+)+$"' }]);
+    });
+
     it("answers 400 for malformed JSON, 413 over 1 MiB and 404 for an unknown worker, writing nothing", async () => {
       await seed(h);
       await h.unchanged(async () => {
