@@ -3,7 +3,7 @@ import addFormats from "ajv-formats";
 import { describe, expect, it } from "vitest";
 
 import { InterpretingValidator, toRjsfError } from "./interpreting-validator";
-import { checkSchema } from "./json-schema-check";
+import { backtracksBadly, checkSchema, LOCAL_PATTERN_MAX_CHARS } from "./json-schema-check";
 import { transformErrors } from "./messages";
 
 const CONFIG = {
@@ -155,5 +155,47 @@ describe("InterpretingValidator (rjsf)", () => {
   it("maps nested pointers and escapes to rjsf property paths", () => {
     expect(toRjsfError({ instancePath: "/a~1b/c", schemaPath: "#", keyword: "type", params: {}, message: "m" }).property).toBe(".a/b.c");
     expect(toRjsfError({ instancePath: "/proxy", schemaPath: "#", keyword: "required", params: { missingProperty: "host" }, message: "m" }).property).toBe(".proxy.host");
+  });
+});
+
+describe("patterns from the catalog that would freeze the page are left to the server", () => {
+  it("tells the forms that backtrack without end from the usual ones", () => {
+    for (const p of ["^(a+)+$", "(a*)*", "^(\\w+\\s?)*$", "(a|ab)*c", "((ab)+|c)+", "^([a-z]+\\.?){2,}$", "(?:x+y?)+", "(a)\\1", "(?<n>a)\\k<n>"]) {
+      expect(backtracksBadly(p), p).toBe(true);
+    }
+    for (const p of [
+      "^[a-z]+$",
+      "^[a-z][a-z0-9_-]*$",
+      "^\\d{4}-\\d{2}-\\d{2}$",
+      "^(foo|bar)$",
+      "^(ab)+$",
+      "^[(+)*]+$",
+      "\\(a+\\)+",
+      "^(?:https?)://[^ ]+$",
+      "(?<year>\\d{4})-(?=x)",
+    ]) {
+      expect(backtracksBadly(p), p).toBe(false);
+    }
+  });
+
+  it("answers at once for a value such a pattern takes minutes on, and still checks the usual patterns", () => {
+    const schema = { type: "object", properties: { id: { type: "string", pattern: "^(a+)+$" }, name: { type: "string", pattern: "^[a-z]+$" } } };
+    const t0 = performance.now();
+    expect(checkSchema(schema, { id: `${"a".repeat(40)}!`, name: "ok" })).toEqual([]);
+    expect(performance.now() - t0).toBeLessThan(1000);
+    expect(checkSchema(schema, { id: "aaa", name: "Not OK" }).map((e) => e.instancePath)).toEqual(["/name"]);
+    // a long value is left to the server too, however plain the pattern
+    expect(checkSchema(schema, { name: "A".repeat(LOCAL_PATTERN_MAX_CHARS + 1) })).toEqual([]);
+    expect(checkSchema(schema, { name: "A".repeat(LOCAL_PATTERN_MAX_CHARS) }).map((e) => e.keyword)).toEqual(["pattern"]);
+  });
+
+  it("counts a property name it leaves to the server as matching its patternProperties (no 'not allowed here' it cannot vouch for)", () => {
+    const schema = { type: "object", patternProperties: { "^(x+)+$": { type: "integer" }, "^y$": { type: "string" } }, additionalProperties: false };
+    expect(checkSchema(schema, { [`${"x".repeat(40)}!`]: 1 })).toEqual([]);
+    expect(checkSchema(schema, { y: 1 }).map((e) => e.keyword)).toEqual(["type"]);
+    // any name might match the pattern left to the server: it decides whether z is allowed
+    expect(checkSchema(schema, { z: 1 })).toEqual([]);
+    const plain = { ...schema, patternProperties: { "^y$": { type: "string" } } };
+    expect(checkSchema(plain, { z: 1 }).map((e) => e.keyword)).toEqual(["additionalProperties"]);
   });
 });

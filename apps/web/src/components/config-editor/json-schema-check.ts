@@ -55,6 +55,90 @@ function compiles(p: string): boolean {
   }
 }
 
+/** Strings up to this long are checked against a pattern here; longer ones are left to the server. */
+export const LOCAL_PATTERN_MAX_CHARS = 1000;
+
+const riskCache = new Map<string, boolean>();
+
+/**
+ * True for a pattern this checker leaves to the server, which runs patterns under a time limit
+ * (catalog-validation.ts): a quantified group that holds a quantifier or an alternation
+ * (`(a+)+`, `(\w+\s?)*`, `(a|ab)*`: the forms the engine's matcher backtracks on without end),
+ * or a back-reference. A pattern comes from the catalog in Redis and runs on what is typed
+ * here: one of those would freeze the page.
+ */
+export function backtracksBadly(p: string): boolean {
+  let risky = riskCache.get(p);
+  if (risky === undefined) {
+    risky = scanRisk(p);
+    if (riskCache.size < 1000) riskCache.set(p, risky);
+  }
+  return risky;
+}
+
+function scanRisk(p: string): boolean {
+  // per open group: whether it holds a quantifier, an alternation
+  const frames: Array<{ quant: boolean; alt: boolean }> = [{ quant: false, alt: false }];
+  const quantifierAt = (i: number): number => {
+    const c = p[i];
+    if (c === "*" || c === "+" || c === "?") return 1;
+    if (c === "{") {
+      const m = /^\{\d+(?:,\d*)?\}/.exec(p.slice(i, i + 24));
+      if (m) return m[0].length;
+    }
+    return 0;
+  };
+  for (let i = 0; i < p.length; i++) {
+    const c = p[i]!;
+    const top = frames[frames.length - 1]!;
+    if (c === "\\") {
+      const n = p[i + 1];
+      if (n !== undefined && (/[1-9]/.test(n) || n === "k")) return true;
+      i++;
+      continue;
+    }
+    if (c === "[") {
+      for (i++; i < p.length && p[i] !== "]"; i++) if (p[i] === "\\") i++;
+      continue;
+    }
+    if (c === "(") {
+      frames.push({ quant: false, alt: false });
+      // (?: (?= (?! (?<= (?<! (?<name>: the "?" is no quantifier
+      if (p[i + 1] === "?") {
+        i++;
+        if (p[i + 1] === "<" && p[i + 2] !== "=" && p[i + 2] !== "!") while (i < p.length && p[i] !== ">") i++;
+        else i++;
+      }
+      continue;
+    }
+    if (c === ")") {
+      if (frames.length === 1) continue;
+      const group = frames.pop()!;
+      const q = quantifierAt(i + 1);
+      if (q > 0 && (group.quant || group.alt)) return true;
+      const parent = frames[frames.length - 1]!;
+      parent.quant ||= group.quant || q > 0;
+      parent.alt ||= group.alt;
+      continue;
+    }
+    if (c === "|") {
+      top.alt = true;
+      continue;
+    }
+    const q = quantifierAt(i);
+    if (q > 0) {
+      top.quant = true;
+      i += q - 1;
+    }
+  }
+  return false;
+}
+
+/** Whether this checker tests `text` against pattern `p` itself (else the server does, on save). */
+function checksHere(p: string, text: string): boolean {
+  return text.length <= LOCAL_PATTERN_MAX_CHARS && !backtracksBadly(p);
+}
+
 const regexCache = new Map<string, RegExp | null>();
 function regex(p: string): RegExp | null {
   let r = regexCache.get(p);
@@ -179,7 +263,7 @@ class Checker {
       const n = charCount(v);
       if (typeof s.maxLength === "number" && n > s.maxLength) err("maxLength", { limit: s.maxLength }, `must NOT have more than ${s.maxLength} characters`);
       if (typeof s.minLength === "number" && n < s.minLength) err("minLength", { limit: s.minLength }, `must NOT have fewer than ${s.minLength} characters`);
-      if (typeof s.pattern === "string") {
+      if (typeof s.pattern === "string" && checksHere(s.pattern, v)) {
         const r = regex(s.pattern);
         if (r && !r.test(v)) err("pattern", { pattern: s.pattern }, `must match pattern "${s.pattern}"`);
       }
@@ -280,6 +364,11 @@ class Checker {
         this.check(props[k] as Schema, v[k], at, `${sp}/properties/${esc(k)}`, out);
       }
       for (const [p, sub] of patterns) {
+        // a pattern left to the server counts as matching: no "not allowed here" it cannot vouch for
+        if (!checksHere(p, k)) {
+          matched = true;
+          continue;
+        }
         const r = regex(p);
         if (r?.test(k)) {
           matched = true;

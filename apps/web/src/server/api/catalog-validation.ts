@@ -4,7 +4,7 @@
 // process and a changed one is picked up on the next request.
 //
 // A schema's `pattern` is a regular expression from Redis run on values from the request, by
-// the engine's backtracking matcher: `^(a+)+$` against forty a's and a "!" takes hours, and
+// the engine's backtracking matcher: `^(a+)+$` against forty a's and a "!" takes minutes, and
 // would hold this process (every request, the live stream, the watch) all that time. So a
 // schema that holds a pattern or a format is run under a time limit (node:vm's timeout stops
 // even a match in progress): a batch of values in one run, PATTERN_BATCH_MS and a little per
@@ -33,9 +33,10 @@ export const PATTERN_VALUE_MS = 100;
 /** Validators whose schema runs a regular expression from the catalog (a pattern, or a format checked by one). */
 const guardedValidators = new WeakSet<ValidateFunction>();
 
-/** True when the schema holds a `pattern`, `patternProperties` or `format` key anywhere. */
+/** True when the schema holds a `pattern`, `patternProperties` or `format` key anywhere (or nests too deep to tell). */
 function runsRegexps(schema: unknown, depth = 0): boolean {
-  if (typeof schema !== "object" || schema === null || depth > 200) return false;
+  if (typeof schema !== "object" || schema === null) return false;
+  if (depth > 200) return true;
   if (Array.isArray(schema)) return schema.some((s) => runsRegexps(s, depth + 1));
   for (const [k, v] of Object.entries(schema)) {
     if (k === "pattern" || k === "patternProperties" || k === "format") return true;

@@ -120,7 +120,7 @@ export function automationsSuite(h: Harness): void {
       });
     });
 
-    it("refuses (422) a payload the catalog's pattern would take hours to check, pushing nothing", async () => {
+    it("refuses (422) a payload the catalog's pattern would take minutes to check, pushing nothing", async () => {
       await seed(h);
       await h.backend.catalogSet(
         "scraper",
