@@ -6,6 +6,7 @@ import {
   decodeUtf8,
   isJsonObject,
   parseJsonBytes,
+  pyFloatRepr,
   sha1Hex,
   taskIdOfBody,
   type PoolItemRecord,
@@ -50,7 +51,8 @@ export function jsonForBrowser<T>(value: T): T {
 }
 
 function convertNonFinite(v: unknown): unknown {
-  if (typeof v === "number") return Number.isFinite(v) ? v : Number.isNaN(v) ? "NaN" : v > 0 ? "Infinity" : "-Infinity";
+  // the token as json.dumps writes it (pyFloatRepr of a non-finite number)
+  if (typeof v === "number") return Number.isFinite(v) ? v : pyFloatRepr(v);
   if (typeof v !== "object" || v === null) return v;
   if (Array.isArray(v)) {
     let out: unknown[] | null = null;
