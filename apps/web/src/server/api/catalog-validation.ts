@@ -197,3 +197,12 @@ export function checkEach(validate: ValidateFunction | null, items: ReadonlyArra
   while (out.length < items.length) out.push([]);
   return out;
 }
+
+/** Each worker's new config checked in one run (checkEach), the failures as details naming the worker. */
+export function workerConfigDetails(validate: ValidateFunction | null, writes: ReadonlyArray<{ workerId: string; config: unknown }>): ErrorDetail[] {
+  const checked = checkEach(
+    validate,
+    writes.map((w) => ({ value: w.config })),
+  );
+  return writes.flatMap((w, i) => checked[i]!.map((d) => ({ path: d.path, message: `worker ${w.workerId}: ${d.message}` })));
+}

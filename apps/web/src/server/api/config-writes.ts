@@ -8,7 +8,7 @@ import { applyMergePatch, type ConfigResult, type ConfigRolloutResult, type Erro
 import { noteAction, noteConfigChange } from "@/server/audit/audit";
 import { revertedWorkerBefore } from "@/server/audit/revert-of";
 
-import { catalogValidator, checkAgainst, checkEach } from "./catalog-validation";
+import { catalogValidator, checkAgainst, workerConfigDetails } from "./catalog-validation";
 import { badRequest, conflict, notFound, preconditionFailed, validationFailed } from "./errors";
 import { announceConfig, byString } from "./resources";
 import { Reply } from "./route";
@@ -157,12 +157,7 @@ export async function rolloutConfig(
     if (skipUnchanged && record.config !== null && sameDocument(config, record.config)) return [];
     return [{ automationType, workerId: record.workerId, config, expectedGen }];
   });
-  // all merged configs in one checked run (a schema's patterns run under one time limit)
-  const checked = checkEach(
-    validate,
-    writes.map((w) => ({ value: w.config })),
-  );
-  const details: ErrorDetail[] = writes.flatMap((w, i) => checked[i]!.map((d) => ({ path: d.path, message: `worker ${w.workerId}: ${d.message}` })));
+  const details = workerConfigDetails(validate, writes);
   if (details.length > 0) throw invalidConfig(automationType, details);
   if (writes.length === 0) return { workers: [] };
   let written: Array<{ workerId: string; gen: number }>;

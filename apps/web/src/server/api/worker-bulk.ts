@@ -4,12 +4,12 @@
 // work is batched (Backend.workersRemoveOffline: one script per 100 workers, all sent at once;
 // workerSetConfigMany: one atomic script). A request that fails its checks writes nothing.
 import { StaleGenerationError, isJsonObject, sameDocument, type Backend, type JsonObject, type WorkerRef } from "@fleet/backend";
-import { applyMergePatch, type BulkConfigBody, type BulkConfigResult, type BulkRemoveWorkersBody, type BulkRemoveWorkersResult, type ErrorDetail } from "@fleet/schema";
+import { applyMergePatch, type BulkConfigBody, type BulkConfigResult, type BulkRemoveWorkersBody, type BulkRemoveWorkersResult } from "@fleet/schema";
 
 import { noteAction, noteConfigChange } from "@/server/audit/audit";
 import { holdsNonFiniteToken, revertedFleetBefores } from "@/server/audit/revert-of";
 
-import { catalogValidator, checkEach } from "./catalog-validation";
+import { catalogValidator, workerConfigDetails } from "./catalog-validation";
 import { conflict, notFound, preconditionFailed, validationFailed } from "./errors";
 import { announceAdmin, announceConfig, byString } from "./resources";
 import { keepNonFinite, workerStatus } from "./serialize";
@@ -136,12 +136,7 @@ export async function bulkConfigWorkers(backend: Backend, body: BulkConfigBody):
     }
     return [{ automationType: type, workerId: r.workerId, config, expectedGen: r.configGen ?? 0 }];
   });
-  // all new configs in one checked run (a schema's patterns run under one time limit)
-  const checked = checkEach(
-    validate,
-    writes.map((w) => ({ value: w.config })),
-  );
-  const details: ErrorDetail[] = writes.flatMap((w, i) => checked[i]!.map((d) => ({ path: d.path, message: `worker ${w.workerId}: ${d.message}` })));
+  const details = workerConfigDetails(validate, writes);
   if (details.length > 0) {
     throw validationFailed(`The change does not match the '${type}' config schema: ${plural(details.length, "problem")}, listed in details; nothing was written.`, details);
   }

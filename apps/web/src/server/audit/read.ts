@@ -111,58 +111,44 @@ export function auditChunkSize(items: readonly Buffer[]): number {
 const AUDIT_READ_LIMIT = 1_000_000;
 
 export async function readAudit(backend: Backend, q: AuditQuery): Promise<AuditList> {
-  if (!q.actor && !q.action && !q.target) return readAuditPage(backend, q.offset, q.limit);
-  // In LRANGEs of auditChunkSize entries, one after the other, never the whole list in one
-  // command: an entry can be large (a bulk config change lists workers' before and after), and
-  // 10,000 of them in one reply would hold Redis for tens of milliseconds (issue 11). Entries
-  // pushed meanwhile shift the older ones down: one seen twice (each is unique, it carries a
-  // random id) is kept once.
-  const seen = new Set<string>();
-  const items: Buffer[] = [];
-  for (let start = 0, size = AUDIT_FIRST_CHUNK; start < AUDIT_READ_LIMIT; ) {
-    const chunk = (await backend.auditRange(start, size)).items;
-    for (const b of chunk) {
-      const k = b.toString("latin1");
-      if (seen.has(k)) continue;
-      seen.add(k);
-      items.push(b);
-    }
-    if (chunk.length < size) break;
-    start += size;
-    size = auditChunkSize(chunk);
+  if (!q.actor && !q.action && !q.target) {
+    // the page itself: the usual page (the audit view asks for 50 small entries) is one LRANGE;
+    // 1,000 fleet writes of ~150 KiB each would otherwise be one LRANGE answering ~150 MB
+    const { total, items } = await readTrail(backend, q.offset, q.limit);
+    return { total, items: items.map(decodeAuditEntry) };
   }
+  // A filter: the whole (capped) trail, then filtered here.
+  const { items } = await readTrail(backend, 0, AUDIT_READ_LIMIT);
   const matching = items.map(decodeAuditEntry).filter((i) => matchesAudit(i, q));
   return { total: matching.length, items: matching.slice(q.offset, q.offset + q.limit) };
 }
 
 /**
- * The unfiltered page of `limit` entries from `offset`, in LRANGEs of at most AUDIT_FIRST_CHUNK
- * and then auditChunkSize entries: a page of 1,000 fleet writes of ~150 KiB each would otherwise
- * be one LRANGE answering ~150 MB, holding Redis (and every worker waiting on it) for the whole
- * reply. The usual page (the audit view asks for 50 small entries) stays one LRANGE. An entry
- * pushed between two chunks shifts the older ones down: the one then seen twice is kept once
- * and the page read one further, so it still holds `limit` entries when the trail has them.
+ * Up to `max` entries of the trail from `start`, newest first, and its length at the first read,
+ * in LRANGEs of AUDIT_FIRST_CHUNK entries and then auditChunkSize, one after the other, never
+ * the whole list in one command: an entry can be large (a bulk config change lists workers'
+ * before and after), and thousands of them in one reply would hold Redis for tens of
+ * milliseconds, or hundreds of MB (issue 11). Entries pushed meanwhile shift the older ones
+ * down: one seen twice (each is unique, it carries a random id) is kept once, and the read
+ * goes one further, so `max` entries come back whenever the trail has them.
  */
-async function readAuditPage(backend: Backend, offset: number, limit: number): Promise<AuditList> {
-  const first = await backend.auditRange(offset, Math.min(limit, AUDIT_FIRST_CHUNK));
-  const items = [...first.items];
-  if (first.items.length === Math.min(limit, AUDIT_FIRST_CHUNK) && items.length < limit) {
-    const seen = new Set(items.map((b) => b.toString("latin1")));
-    let start = offset + first.items.length;
-    let last = first.items;
-    while (items.length < limit) {
-      const size = Math.min(auditChunkSize(last), limit - items.length);
-      const chunk = (await backend.auditRange(start, size)).items;
-      for (const b of chunk) {
-        const k = b.toString("latin1");
-        if (seen.has(k)) continue;
-        seen.add(k);
-        if (items.length < limit) items.push(b);
-      }
-      if (chunk.length < size) break;
-      start += size;
-      last = chunk;
+async function readTrail(backend: Backend, start: number, max: number): Promise<{ total: number; items: Buffer[] }> {
+  if (max <= 0) return { total: (await backend.auditRange(start, 0)).total, items: [] };
+  const seen = new Set<string>();
+  const items: Buffer[] = [];
+  let total: number | null = null;
+  for (let at = start, size = Math.min(AUDIT_FIRST_CHUNK, max); items.length < max; ) {
+    const chunk = await backend.auditRange(at, size);
+    total ??= chunk.total;
+    for (const b of chunk.items) {
+      const k = b.toString("latin1");
+      if (seen.has(k)) continue;
+      seen.add(k);
+      if (items.length < max) items.push(b);
     }
+    if (chunk.items.length < size) break;
+    at += size;
+    size = Math.min(auditChunkSize(chunk.items), max - items.length);
   }
-  return { total: first.total, items: items.map(decodeAuditEntry) };
+  return { total: total ?? 0, items };
 }
