@@ -417,7 +417,7 @@ export function workersContract(state: ContractState): void {
       expect(byId.get("fine")).toMatchObject({ state: "RUNNING", lastSeen: 100, hostname: "host-fine", corrupt: [] });
       expect(byId.get("bad-state")).toMatchObject({ state: null, lastSeen: 100, corrupt: ["state"] });
       expect(byId.get("not-utf8-seen")).toMatchObject({ state: "RUNNING", lastSeen: null, corrupt: ["last_seen"] });
-      expect(byId.get("only-error")!.corrupt.sort()).toEqual(["last_seen", "state"]);
+      expect([...byId.get("only-error")!.corrupt].sort()).toEqual(["last_seen", "state"]);
       expect(byId.get("no-error-field")).toMatchObject({ state: "ERROR", lastSeen: 7, corrupt: [] });
       expect(byId.get("state-string")).toMatchObject({ state: null, lastSeen: null, corrupt: ["state"] });
       expect(byId.get("hardware-hash")).toMatchObject({ hostname: null, corrupt: ["hardware"] });

@@ -1,6 +1,7 @@
 // One ioredis client tuned to fail fast: a down Redis must answer a console request
 // with BackendUnavailableError within a couple of seconds, never hang it, and the
 // client must find Redis again by itself when it returns.
+import type { WorkerCacheOptions } from "./worker-cache";
 import type { ConnectionOptions as TlsOptions } from "node:tls";
 import { Redis, ReplyError, type ChainableCommander, type RedisOptions } from "ioredis";
 import { BackendUnavailableError, ClusterNotSupportedError, CorruptDataError, FleetBackendError, maskUrl } from "../errors";
@@ -13,6 +14,8 @@ export interface RedisConnectionOptions {
   commandTimeoutMs?: number;
   /** TLS settings for `rediss://` (e.g. `{ ca }` for a private CA); ignored for `redis://`. */
   tls?: TlsOptions;
+  /** The copy of worker reads kept true by CLIENT TRACKING (./worker-cache.ts); `{ bytes: 0 }` turns it off. */
+  workerCache?: WorkerCacheOptions;
 }
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 1500;

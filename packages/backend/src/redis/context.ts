@@ -7,6 +7,7 @@ import type { Redis } from "ioredis";
 import type { Subscription } from "../types";
 import type { RedisConnection, RedisConnectionOptions } from "./connection";
 import type { QueueWaker } from "./queue-waker";
+import type { WorkerCache } from "./worker-cache";
 import { asNumber } from "./replies";
 
 export interface RedisContext {
@@ -20,6 +21,8 @@ export interface RedisContext {
   readonly subscriptions: Set<Subscription>;
   /** One waker per queue waited on (queueWait): closed with the backend. */
   readonly wakers: Map<string, QueueWaker>;
+  /** The copy of worker reads kept true by CLIENT TRACKING (./worker-cache.ts). */
+  readonly workerCache: WorkerCache;
 }
 
 const SCAN_COUNT = 1000;

@@ -30,6 +30,7 @@ import { redisSearch } from "./search";
 import { redisSessions } from "./sessions";
 import { redisStreams } from "./streams";
 import { redisWatch } from "./watch";
+import { WorkerCache, type WorkerCacheStats } from "./worker-cache";
 import { redisWorkerBulk } from "./worker-bulk";
 import { redisWorkerErrors } from "./worker-errors";
 import { redisWorkers } from "./workers";
@@ -38,6 +39,7 @@ export type { RedisConnectionOptions } from "./connection";
 export { DLQ_CHUNK } from "./dead-letters";
 export { SWEEP_CHUNK } from "./queues";
 export { WORKERS_PER_CALL } from "./worker-read";
+export type { WorkerCacheOptions, WorkerCacheStats } from "./worker-cache";
 
 /** Every operation of the contract: what the domain modules answer between them. */
 type Operations = Omit<Backend, "kind" | "url" | "close" | "health">;
@@ -80,7 +82,7 @@ export class RedisBackend implements Backend {
 
   constructor(rawUrl: string, opts: RedisConnectionOptions = {}) {
     const conn = new RedisConnection(rawUrl, opts);
-    this.ctx = {
+    const ctx: Omit<RedisContext, "workerCache"> & { workerCache?: WorkerCache } = {
       conn,
       rawUrl,
       opts,
@@ -88,11 +90,18 @@ export class RedisBackend implements Backend {
       subscriptions: new Set<Subscription>(),
       wakers: new Map<string, QueueWaker>(),
     };
+    ctx.workerCache = new WorkerCache(ctx as RedisContext, opts.workerCache);
+    this.ctx = ctx as RedisContext;
     installOperations(RedisBackend.prototype, this, redisOperations(this.ctx));
   }
 
   get url(): string {
     return this.ctx.conn.url;
+  }
+
+  /** What the copy of worker reads holds and has answered (./worker-cache.ts): for tests, benchmarks and health. */
+  workerCacheStats(): WorkerCacheStats {
+    return this.ctx.workerCache.stats();
   }
 
   /** The underlying ioredis client, for tests and benchmarks that need to look beneath the contract. */

@@ -511,8 +511,8 @@ describe("scripts", () => {
 
 describe("batched reads", () => {
   /** Names of the commands the backend's client sends while `fn` runs. */
-  async function commandsSent(fn: () => Promise<unknown>): Promise<string[]> {
-    const client = backend.client;
+  async function commandsSent(fn: () => Promise<unknown>, on: RedisBackend = backend): Promise<string[]> {
+    const client = on.client;
     const send = client.sendCommand;
     const sent: string[] = [];
     client.sendCommand = function (this: Redis, ...a: Parameters<Redis["sendCommand"]>) {
@@ -580,12 +580,19 @@ describe("batched reads", () => {
     await plantWorkers(t, n);
     const refs = Array.from({ length: n }, (_, i) => ({ automationType: t, workerId: `w${i}` }));
     let got: WorkerIndexEntry[] = [];
-    const light = await commandsSent(async () => (got = await backend.workersIndex(refs)));
-    expect(light).toEqual(Array<string[]>(3).fill(["multi", "eval", "exec"]).flat());
-    expect(got[5]).toEqual({ automationType: t, workerId: "w5", registered: true, state: "RUNNING", lastSeen: 1.5, hostname: null, corrupt: [] });
-    const withHost = await commandsSent(async () => (got = await backend.workersIndex(refs, { hostname: true })));
-    expect(withHost).toEqual(Array<string[]>(3).fill(CHUNK).flat());
-    expect(got[n - 1]).toMatchObject({ workerId: `w${n - 1}`, hostname: `h${n - 1}` });
+    // the reads themselves, on the backend's own connection: no copy kept (worker-cache.test.ts)
+    const direct = createRedisBackend(URL_DB, { workerCache: { bytes: 0 } });
+    try {
+      await direct.workerCount(); // connected first: the handshake is not what is counted
+      const light = await commandsSent(async () => (got = await direct.workersIndex(refs)), direct);
+      expect(light).toEqual(Array<string[]>(3).fill(["multi", "eval", "exec"]).flat());
+      expect(got[5]).toEqual({ automationType: t, workerId: "w5", registered: true, state: "RUNNING", lastSeen: 1.5, hostname: null, corrupt: [] });
+      const withHost = await commandsSent(async () => (got = await direct.workersIndex(refs, { hostname: true })), direct);
+      expect(withHost).toEqual(Array<string[]>(3).fill(CHUNK).flat());
+      expect(got[n - 1]).toMatchObject({ workerId: `w${n - 1}`, hostname: `h${n - 1}` });
+    } finally {
+      await direct.close();
+    }
   });
 
   it("workers-read-n.lua names the fields it answers, in both modes, as the decoder reads them", async () => {

@@ -145,8 +145,9 @@ function stateHash(state: Packed, lastSeen: Packed, lastError: Packed): Record<s
  */
 export async function readWorkers(ctx: RedisContext, r: Redis, refs: WorkerRef[]): Promise<WorkerRecord[]>;
 /** Without `history` (workersRows): no stats:history key is sent or read, and `historyLen` reads 0 (the caller drops it). */
-export async function readWorkers(ctx: RedisContext, r: Redis, refs: WorkerRef[], opts: { history: boolean }): Promise<WorkerRecord[]>;
-export async function readWorkers(ctx: RedisContext, r: Redis, refs: WorkerRef[], opts: { history: boolean } = { history: true }): Promise<WorkerRecord[]> {
+export async function readWorkers(ctx: RedisContext, r: Redis, refs: WorkerRef[], opts: { history: boolean; sizes?: number[] }): Promise<WorkerRecord[]>;
+/** `sizes`, when given, gets each worker's bytes read (its values' lengths), in the order of `refs`. */
+export async function readWorkers(ctx: RedisContext, r: Redis, refs: WorkerRef[], opts: { history: boolean; sizes?: number[] } = { history: true }): Promise<WorkerRecord[]> {
   const out = new Array<WorkerRecord>(refs.length);
   const mode = opts.history ? "full" : "row";
   const scriptFields: WorkerField[] = opts.history ? ["state", "stats:history"] : ["state"];
@@ -171,6 +172,7 @@ export async function readWorkers(ctx: RedisContext, r: Redis, refs: WorkerRef[]
       });
       for (let i = 0; i < n; i++) {
         const ref = refs[positions[i]!]!;
+        if (opts.sizes) opts.sizes[positions[i]!] = rowBytes(strings, rows as NamedRows<string>, values, i);
         const rec = workerRecordFromRaw(ref.automationType, ref.workerId, {
           registered: rows.get(values, i, "member") === 1,
           hardware: STRING_VALUES.get(strings, i, "hardware"),
@@ -190,6 +192,17 @@ export async function readWorkers(ctx: RedisContext, r: Redis, refs: WorkerRef[]
     }),
   );
   return out;
+}
+
+/** The bytes of one worker's values in a chunk's replies (what they took in Redis, near enough). */
+function rowBytes(strings: Array<Buffer | null>, rows: NamedRows<string>, values: Packed[], i: number): number {
+  let n = 0;
+  for (const field of STRING_VALUES.fields) n += STRING_VALUES.get(strings, i, field)?.length ?? 0;
+  for (const field of ["state", "last_seen", "last_error"]) {
+    const v = rows.get(values, i, field);
+    if (v instanceof Buffer) n += v.length;
+  }
+  return n;
 }
 
 export async function readWorkersIndex(ctx: RedisContext, r: Redis, refs: WorkerRef[], withHostname: boolean, withLastError = false): Promise<WorkerIndexEntry[]> {

@@ -22,7 +22,14 @@ function wk(type: string, id: string) {
   };
 }
 
+/** What a worker's index entry takes in the cache, near enough (it keeps no value but the hostname and last error). */
+function indexBytes(e: WorkerIndexEntry): number {
+  return 96 + 2 * (e.automationType.length + e.workerId.length + (e.hostname?.length ?? 0) + (e.lastError?.length ?? 0));
+}
+
 export function redisWorkers(ctx: RedisContext): WorkersBackend {
+  // the page reads (workersRows, workersIndex, workerList) answer from it what did not change
+  const cache = ctx.workerCache;
   return {
     async workerRegister(automationType: string, workerId: string, hardware: JsonObject): Promise<void> {
       const k = wk(automationType, workerId);
@@ -147,7 +154,8 @@ export function redisWorkers(ctx: RedisContext): WorkersBackend {
     },
 
     async workerList(automationType?: string): Promise<WorkerRef[]> {
-      return ctx.run(async (r) => {
+      const setKey = automationType === undefined ? WORKER_ALL_INDEX : keys.workerTypeIndex(automationType);
+      const refs = await cache.list(setKey, async (r) => {
         // Sorted by type, then id, in code-unit order: ids grouped per type and sorted by the
         // engine's own string sort, several times faster on 10,000 workers than one sort with
         // a comparator (GET /workers lists the whole fleet on every request).
@@ -167,8 +175,11 @@ export function redisWorkers(ctx: RedisContext): WorkersBackend {
         for (const type of [...byType.keys()].sort()) {
           for (const workerId of byType.get(type)!.sort()) refs.push({ automationType: type, workerId });
         }
-        return refs;
+        let bytes = 0;
+        for (const ref of refs) bytes += 64 + 2 * (ref.automationType.length + ref.workerId.length);
+        return { value: refs, bytes };
       });
+      return refs.slice(); // the kept list is shared (and frozen)
     },
 
     async workersGet(refs: WorkerRef[]): Promise<WorkerRecord[]> {
@@ -178,13 +189,20 @@ export function redisWorkers(ctx: RedisContext): WorkersBackend {
 
     async workersRows(refs: WorkerRef[]): Promise<WorkerRow[]> {
       if (refs.length === 0) return [];
-      const records = await ctx.run((r) => readWorkers(ctx, r, refs, { history: false }));
-      return records.map(({ historyLen: _, ...row }) => row);
+      return cache.values("row", refs, async (r, missing) => {
+        const sizes = new Array<number>(missing.length);
+        const records = await readWorkers(ctx, r, missing, { history: false, sizes });
+        return records.map(({ historyLen: _, ...row }, i) => ({ value: row as WorkerRow, bytes: 128 + sizes[i]! }));
+      });
     },
 
     async workersIndex(refs: WorkerRef[], opts: { hostname?: boolean; lastError?: boolean } = {}): Promise<WorkerIndexEntry[]> {
       if (refs.length === 0) return [];
-      return ctx.run((r) => readWorkersIndex(ctx, r, refs, opts.hostname === true, opts.lastError === true));
+      const hostname = opts.hostname === true;
+      const lastError = opts.lastError === true;
+      return cache.values(`index${hostname ? "+hostname" : ""}${lastError ? "+error" : ""}`, refs, async (r, missing) =>
+        (await readWorkersIndex(ctx, r, missing, hostname, lastError)).map((e) => ({ value: e, bytes: indexBytes(e) })),
+      );
     },
 
     async workerRemove(automationType: string, workerId: string): Promise<boolean> {
