@@ -61,7 +61,7 @@ export async function getDiscovery(): Promise<NameDiscovery> {
 }
 
 async function open(url: string): Promise<OpenBackend> {
-  const raw = backendFromUrl(url);
+  const raw = backendFromUrl(url, { workerCache: { bytes: serverEnv().FLEET_WORKER_CACHE_MB * 1024 * 1024 } });
   // One discovery per backend, so per console: routes, the event hub and /metrics share it.
   const discovery = new NameDiscovery(raw, {
     log: (m, err) => console.warn(`[discovery] ${m}:`, err instanceof Error ? err.message : err),

@@ -11,6 +11,7 @@ describe("parseServerEnv", () => {
       FLEET_EVENTS_REPLAY_SECONDS: 60,
       FLEET_WATCH: true,
       FLEET_WATCH_HOLD_SECONDS: 30,
+      FLEET_WORKER_CACHE_MB: 64,
     });
   });
 
@@ -27,6 +28,8 @@ describe("parseServerEnv", () => {
     expect(() => parseServerEnv({ FLEET_OFFLINE_AFTER_SECONDS: "soon" })).toThrow(/FLEET_OFFLINE_AFTER_SECONDS/);
     expect(() => parseServerEnv({ FLEET_EVENTS_INTERVAL_MS: "-5" })).toThrow(/FLEET_EVENTS_INTERVAL_MS/);
     expect(() => parseServerEnv({ FLEET_BACKEND_URL: "postgres://x" })).toThrow(/FLEET_BACKEND_URL/);
+    expect(() => parseServerEnv({ FLEET_WORKER_CACHE_MB: "-1" })).toThrow(/FLEET_WORKER_CACHE_MB/);
+    expect(parseServerEnv({ FLEET_WORKER_CACHE_MB: "0" }).FLEET_WORKER_CACHE_MB).toBe(0);
   });
 
   it("never echoes the backend URL, which may hold a password", () => {

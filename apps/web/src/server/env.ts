@@ -24,6 +24,8 @@ export const ServerEnvSchema = z.object({
     .transform((v) => v === "1" || v === "true"),
   /** How long the watch's lead outlives a silent leader. */
   FLEET_WATCH_HOLD_SECONDS: z.coerce.number().int().min(3).max(600).default(30),
+  /** MiB of worker values kept between reads, true by CLIENT TRACKING (packages/backend, worker-cache.ts); 0: none. */
+  FLEET_WORKER_CACHE_MB: z.coerce.number().int().min(0).max(65_536).default(64),
 });
 
 export type ServerEnv = z.infer<typeof ServerEnvSchema>;
