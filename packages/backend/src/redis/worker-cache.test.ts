@@ -154,7 +154,7 @@ describe("worker cache", () => {
     await readAll(b, 20);
     expect(b.workerCacheStats().linked).toBe(true);
     // the listening connection killed: invalidations can no longer arrive
-    await raw.client("KILL", "TYPE", "pubsub");
+    await raw.call("CLIENT", "KILL", "TYPE", "pubsub");
     await until(() => !b.workerCacheStats().linked);
     expect(b.workerCacheStats().entries).toBe(0);
     await raw.hset(`wkr:${T}:w002:state`, "state", "IDLE");
