@@ -3,6 +3,7 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startPrivateRedis, type PrivateRedis } from "../../test/support/private-redis";
+import { BackendUnavailableError } from "../errors";
 import type { WorkerRef } from "../types";
 import { createRedisBackend, type RedisBackend } from "./index";
 
@@ -204,5 +205,28 @@ describe("worker cache", () => {
     await off.workersRows(refs(10));
     await off.workersRows(refs(10));
     expect(off.workerCacheStats()).toMatchObject({ linked: false, entries: 0, hits: 0 });
+  });
+
+  it("fails as fast as a direct read while Redis is down, and serves nothing of before a restart", async () => {
+    const nowhere = createRedisBackend("redis://127.0.0.1:1/0", { connectTimeoutMs: 300 });
+    opened.push(nowhere);
+    const t0 = Date.now();
+    await expect(nowhere.workersRows(refs(3))).rejects.toBeInstanceOf(BackendUnavailableError);
+    // one wait for the connection, not two (the copy's own connections are not tried)
+    expect(Date.now() - t0).toBeLessThan(900);
+    await plant(10);
+    const b = backend();
+    expect((await b.workersRows(refs(10)))[1]).toMatchObject({ registered: true, state: "RUNNING" });
+    expect(b.workerCacheStats().linked).toBe(true);
+    await server.pause();
+    await expect(b.workersRows(refs(10))).rejects.toBeInstanceOf(BackendUnavailableError);
+    await server.resume(); // empty: nothing of the workers read before may be answered
+    let rows: Awaited<ReturnType<RedisBackend["workersRows"]>> = [];
+    await until(async () => {
+      rows = await b.workersRows(refs(10)).catch(() => []);
+      return rows.length === 10;
+    });
+    expect(rows[1]).toMatchObject({ registered: false, state: null });
+    expect(await b.workerList()).toEqual([]);
   });
 });

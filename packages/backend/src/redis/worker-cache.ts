@@ -26,6 +26,7 @@
 import type { Redis } from "ioredis";
 import { WORKER_FIELDS, workerKeyTwins } from "../keys";
 import type { WorkerRef } from "../types";
+import { BackendUnavailableError } from "../errors";
 import { RedisConnection } from "./connection";
 import type { RedisContext } from "./context";
 
@@ -315,6 +316,9 @@ export class WorkerCache {
     let link = this.link;
     if (link === null) {
       if (Date.now() < this.relinkAt) return null;
+      // the backend's own connection first: when Redis is down, its error is this read's
+      // answer, as fast as a direct read would give it
+      await this.ctx.conn.ready();
       this.linking ??= this.connect().finally(() => {
         this.linking = null;
       });
@@ -354,10 +358,10 @@ export class WorkerCache {
       const id = await listener.run((r) => r.client("ID"));
       await listener.run((r) => r.subscribe("__redis__:invalidate"));
       await data.run((r) => r.call("CLIENT", "TRACKING", "ON", "REDIRECT", String(id)));
-    } catch {
-      // Redis < 6, CLIENT or SUBSCRIBE refused (an ACL), or down: read directly for a while
+    } catch (err) {
+      // Redis < 6 or CLIENT / SUBSCRIBE refused (an ACL): read directly for a minute; down: a second
       await Promise.all([listener.close(), data.close()]);
-      this.relinkAt = Date.now() + RELINK_AFTER_REFUSAL_MS;
+      this.relinkAt = Date.now() + (err instanceof BackendUnavailableError ? RELINK_AFTER_DROP_MS : RELINK_AFTER_REFUSAL_MS);
       return null;
     }
     link.ok = true;
