@@ -6,7 +6,7 @@ import { NameDiscovery, noteWrites, type Backend } from "@fleet/backend";
 import { backendFromUrl } from "@fleet/backend/url";
 import { startDemoFleet } from "@fleet/worker/demo";
 
-import { serverEnv } from "./env";
+import { serverEnv, workerCacheBytes } from "./env";
 
 interface OpenBackend {
   /** The backend the app uses: its writes tell `discovery` the names they touch. */
@@ -61,7 +61,7 @@ export async function getDiscovery(): Promise<NameDiscovery> {
 }
 
 async function open(url: string): Promise<OpenBackend> {
-  const raw = backendFromUrl(url, { workerCache: { bytes: serverEnv().FLEET_WORKER_CACHE_MB * 1024 * 1024 } });
+  const raw = backendFromUrl(url, { workerCache: { bytes: workerCacheBytes(serverEnv()) } });
   // One discovery per backend, so per console: routes, the event hub and /metrics share it.
   const discovery = new NameDiscovery(raw, {
     log: (m, err) => console.warn(`[discovery] ${m}:`, err instanceof Error ? err.message : err),

@@ -30,6 +30,11 @@ export const ServerEnvSchema = z.object({
 
 export type ServerEnv = z.infer<typeof ServerEnvSchema>;
 
+/** FLEET_WORKER_CACHE_MB in bytes: the worker cache of every backend the console opens (the request thread's, the live-events thread's). */
+export function workerCacheBytes(env: Pick<ServerEnv, "FLEET_WORKER_CACHE_MB">): number {
+  return env.FLEET_WORKER_CACHE_MB * 1024 * 1024;
+}
+
 /**
  * Authentication and audit settings (README, "Authentication"), parsed apart from the rest
  * so that one bad entry names its own variable. The user and token lists are checked

@@ -2,7 +2,7 @@
 import "server-only";
 
 import { getBackend, getDiscovery } from "../backend";
-import { serverEnv } from "../env";
+import { serverEnv, workerCacheBytes } from "../env";
 import { EventHub } from "./hub";
 import { DEFAULT_REPLAY } from "./replay";
 import { InlineSnapshotSource } from "./snapshot-source";
@@ -52,7 +52,7 @@ export function getEventHub(): EventHub {
       graceMs: Math.max(2000, env.FLEET_EVENTS_REPLAY_SECONDS * 1000),
       snapshotSource: threaded
         ? () =>
-            new ThreadSnapshotSource({ backendUrl: env.FLEET_BACKEND_URL, offlineAfterSeconds }, inline, (m, e) =>
+            new ThreadSnapshotSource({ backendUrl: env.FLEET_BACKEND_URL, offlineAfterSeconds, workerCacheBytes: workerCacheBytes(env) }, inline, (m, e) =>
               console.error(`[events] ${m}:`, e instanceof Error ? e.message : e),
             )
         : inline,

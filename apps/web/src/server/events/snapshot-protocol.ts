@@ -4,6 +4,8 @@ import type { DetectedChange, KnownNames } from "./change-detector";
 export interface SnapshotWorkerData {
   backendUrl: string;
   offlineAfterSeconds: number;
+  /** The thread's own backend's worker cache (FLEET_WORKER_CACHE_MB); absent: the backend's default. */
+  workerCacheBytes?: number;
 }
 
 export type ToSnapshotWorker = { kind: "poll"; seq: number; now: number; names: KnownNames };

@@ -10,7 +10,7 @@ const data = workerData as SnapshotWorkerData;
 const port = parentPort;
 if (!port) throw new Error("snapshot-worker runs as a worker thread only");
 
-const backend = backendFromUrl(data.backendUrl);
+const backend = backendFromUrl(data.backendUrl, data.workerCacheBytes === undefined ? {} : { workerCache: { bytes: data.workerCacheBytes } });
 const detector = new ChangeDetector();
 const workers = new WorkerReads();
 
