@@ -35,6 +35,8 @@ import { ThreadSnapshotSource } from "../src/server/events/snapshot-thread";
 const WORKERS = Number(process.env.BENCH_SNAPSHOT_WORKERS ?? 10_000);
 const STATS_KB = Number(process.env.BENCH_SNAPSHOT_STATS_KB ?? 8);
 const TICKS = Number(process.env.BENCH_SNAPSHOT_TICKS ?? 15);
+/** The backends' worker cache (FLEET_WORKER_CACHE_MB); unset: their default (64 MiB). */
+const CACHE_BYTES = process.env.BENCH_SNAPSHOT_WORKER_CACHE_MB === undefined ? undefined : Number(process.env.BENCH_SNAPSHOT_WORKER_CACHE_MB) * 1024 * 1024;
 const INTERVAL_MS = 1000;
 const TYPES = 10;
 const REWRITTEN_PER_TICK = 1000;
@@ -164,11 +166,15 @@ async function main(): Promise<void> {
     await seed(admin);
     const mem = (await admin.info("memory")).match(/used_memory_human:(\S+)/)?.[1] ?? "?";
     console.log(`seeded ${WORKERS} workers, stats about ${STATS_KB} KiB each (Redis ${mem}) in ${f1((performance.now() - t0) / 1000)} s; ${TICKS} ticks ${INTERVAL_MS} ms apart`);
-    const backend = backendFromUrl(redis.url(0));
+    const backend = backendFromUrl(redis.url(0), CACHE_BYTES === undefined ? {} : { workerCache: { bytes: CACHE_BYTES } });
+    console.log(`worker cache: ${CACHE_BYTES === undefined ? "the default" : `${CACHE_BYTES / 1024 / 1024} MiB`}`);
     try {
       for (const kind of (process.env.BENCH_SNAPSHOT_KINDS ?? "thread,inline,thread,inline").split(",")) {
         const inline = () => new InlineSnapshotSource(async () => backend, OFFLINE_AFTER);
-        const source = kind === "thread" ? new ThreadSnapshotSource({ backendUrl: redis.url(0), offlineAfterSeconds: OFFLINE_AFTER }, inline, (m) => console.log(m)) : inline();
+        const source =
+          kind === "thread"
+            ? new ThreadSnapshotSource({ backendUrl: redis.url(0), offlineAfterSeconds: OFFLINE_AFTER, workerCacheBytes: CACHE_BYTES }, inline, (m) => console.log(m))
+            : inline();
         await measure(kind, source, admin);
         await source.close();
       }

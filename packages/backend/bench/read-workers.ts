@@ -171,8 +171,9 @@ async function naiveReader(url: string, refs: WorkerRef[], probe: Redis): Promis
 }
 
 /** The light index read behind GET /workers, for information: best of RUNS, without and with hostnames. */
-async function measureIndex(url: string, refs: WorkerRef[], probe: Redis): Promise<{ plain: number; hostname: number }> {
-  const backend = createRedisBackend(url, { commandTimeoutMs: 10_000 });
+async function measureIndex(url: string, refs: WorkerRef[], probe: Redis, cached: boolean): Promise<{ plain: number; hostname: number }> {
+  // without the worker cache every read goes to Redis; with it a repeat asks Redis only for a PING
+  const backend = createRedisBackend(url, { commandTimeoutMs: 10_000, ...(cached ? {} : { workerCache: { bytes: 0 } }) });
   await backend.workersIndex(refs.slice(0, 100));
   const best = { plain: Infinity, hostname: Infinity };
   for (let run = 0; run < RUNS; run++) {
@@ -211,10 +212,14 @@ async function main() {
   ];
   let last = 0;
   let index = { plain: 0, hostname: 0 };
+  let repeat = { plain: 0, hostname: 0 };
   for (const n of SIZES) {
     const refs = await seed(probe, n);
     const { batched, naive } = await measure(url, refs, probe);
-    if (n === SIZES.at(-1)) index = await measureIndex(url, refs, probe);
+    if (n === SIZES.at(-1)) {
+      index = await measureIndex(url, refs, probe, false);
+      repeat = await measureIndex(url, refs, probe, true);
+    }
     last = naive.ms / batched.ms;
     rows.push([
       n.toLocaleString("en-US"),
@@ -243,7 +248,7 @@ async function main() {
   );
   console.log("cpu ms: this process plus redis-server, during the best run of each side");
   console.log(
-    `workersIndex (state and last_seen only, as GET /workers reads every worker) of ${SIZES.at(-1)!.toLocaleString("en-US")} workers: ${index.plain.toFixed(1)} ms, with hostnames ${index.hostname.toFixed(1)} ms`,
+    `workersIndex (state and last_seen only, as GET /workers reads every worker) of ${SIZES.at(-1)!.toLocaleString("en-US")} workers: ${index.plain.toFixed(1)} ms, with hostnames ${index.hostname.toFixed(1)} ms from Redis; a repeat from the worker cache ${repeat.plain.toFixed(1)} ms, with hostnames ${repeat.hostname.toFixed(1)} ms`,
   );
   console.log(`target: >= 15x at ${SIZES.at(-1)!.toLocaleString("en-US")} workers: ${last >= 15 ? "met" : "NOT met"}`);
   if (last < 15) process.exitCode = 1;
