@@ -25,7 +25,7 @@
 //   first. Values handed out are frozen: callers share them.
 import type { Redis } from "ioredis";
 import { WORKER_FIELDS, workerKeyTwins } from "../keys";
-import type { WorkerRef } from "../types";
+import type { Subscription, WorkerRef } from "../types";
 import { BackendUnavailableError } from "../errors";
 import { RedisConnection } from "./connection";
 import type { RedisContext } from "./context";
@@ -63,7 +63,6 @@ interface Entry {
 interface Flight {
   /** Entry keys (or list keys) read. */
   readonly keys: Set<string>;
-  readonly types: Set<string>;
   readonly touched: Set<string>;
   readonly touchedTypes: Set<string>;
   all: boolean;
@@ -73,6 +72,8 @@ interface Link {
   readonly data: RedisConnection;
   readonly listener: RedisConnection;
   ok: boolean;
+  /** Its entry in the backend's subscriptions (closed with the backend), once linked. */
+  sub?: Subscription;
 }
 
 export interface WorkerCacheStats {
@@ -93,6 +94,10 @@ function freeze(value: unknown): void {
   for (const v of Array.isArray(value) ? value : Object.values(value)) {
     if (Array.isArray(v) || (Array.isArray(value) && v !== null && typeof v === "object")) freeze(v);
   }
+}
+
+function newFlight(keys: string[]): Flight {
+  return { keys: new Set(keys), touched: new Set(), touchedTypes: new Set(), all: false };
 }
 
 const entryKey = (type: string, id: string) => `${type}\u0000${id}`;
@@ -157,13 +162,8 @@ export class WorkerCache {
     this.hits += refs.length - missing.length;
     if (missing.length === 0) return out;
     this.misses += missing.length;
-    const flight: Flight = {
-      keys: new Set(missing.map((r) => entryKey(r.automationType, r.workerId))),
-      types: new Set(missing.map((r) => r.automationType)),
-      touched: new Set(),
-      touchedTypes: new Set(),
-      all: false,
-    };
+    const missingKeys = missing.map((r) => entryKey(r.automationType, r.workerId));
+    const flight = newFlight(missingKeys);
     const got = await this.fly(
       link,
       flight,
@@ -175,9 +175,8 @@ export class WorkerCache {
       const ref = missing[j]!;
       const { value, bytes } = got[j]!;
       out[at[j]!] = value;
-      const k = entryKey(ref.automationType, ref.workerId);
+      const k = missingKeys[j]!;
       if (flight.all || flight.touched.has(k) || flight.touchedTypes.has(ref.automationType) || !link.ok) continue;
-      freeze(value);
       let e = this.entries.get(k);
       if (!e) {
         e = { type: ref.automationType, id: ref.workerId, slots: new Map() };
@@ -186,10 +185,7 @@ export class WorkerCache {
         if (!ids) this.byType.set(e.type, (ids = new Map()));
         ids.set(e.id, e);
       }
-      const old = e.slots.get(slot);
-      if (old) this.bytes -= old.bytes;
-      e.slots.set(slot, { value, at: readAt, bytes });
-      this.bytes += bytes;
+      this.keep(e.slots, slot, value, bytes, readAt);
     }
     this.trim();
     return out;
@@ -205,17 +201,22 @@ export class WorkerCache {
       return s.value as T;
     }
     this.misses++;
-    const flight: Flight = { keys: new Set([setKey]), types: new Set(), touched: new Set(), touchedTypes: new Set(), all: false };
+    const flight = newFlight([setKey]);
     const { value, bytes } = await this.fly(link, flight, read, () => this.ctx.run(read));
     if (!flight.all && !flight.touched.has(setKey) && link.ok) {
-      freeze(value);
-      const old = this.lists.get(setKey);
-      if (old) this.bytes -= old.bytes;
-      this.lists.set(setKey, { value, at: Date.now(), bytes });
-      this.bytes += bytes;
+      this.keep(this.lists, setKey, value, bytes, Date.now());
       this.trim();
     }
     return value;
+  }
+
+  /** Keeps `value` (frozen: it is shared from now on) as `slots`' `name`, in place of what was there. */
+  private keep(slots: Map<string, Slot>, name: string, value: unknown, bytes: number, at: number): void {
+    freeze(value);
+    const old = slots.get(name);
+    if (old) this.bytes -= old.bytes;
+    slots.set(name, { value, at, bytes });
+    this.bytes += bytes;
   }
 
   /**
@@ -288,7 +289,7 @@ export class WorkerCache {
         // wkrs:all is no type's ("all" cannot be one): no entry has that type
         const type = name.slice("wkrs:".length);
         for (const e of [...(this.byType.get(type)?.values() ?? [])]) this.drop(entryKey(e.type, e.id), e);
-        for (const f of this.flights) if (f.types.has(type)) f.touchedTypes.add(type);
+        for (const f of this.flights) f.touchedTypes.add(type);
         continue;
       }
       if (!name.startsWith("wkr:")) continue;
@@ -369,13 +370,10 @@ export class WorkerCache {
     const lost = () => void this.fail(link, RELINK_AFTER_DROP_MS);
     listener.client.once("close", lost);
     data.client.once("close", lost);
-    const sub = { close: () => this.fail(link, Number.POSITIVE_INFINITY) };
-    this.ctx.subscriptions.add(sub);
-    this.unsubscribe = () => this.ctx.subscriptions.delete(sub);
+    link.sub = { close: () => this.fail(link, Number.POSITIVE_INFINITY) };
+    this.ctx.subscriptions.add(link.sub);
     return link;
   }
-
-  private unsubscribe: () => void = () => undefined;
 
   /** Ends `link` (if it is the current one): the copy is thrown away, reads go direct until relinkAfter ms from now. */
   private async fail(link: Link, relinkAfterMs: number): Promise<void> {
@@ -384,7 +382,7 @@ export class WorkerCache {
     if (this.link === link) this.link = null;
     this.flush();
     this.relinkAt = Date.now() + relinkAfterMs;
-    this.unsubscribe();
+    if (link.sub) this.ctx.subscriptions.delete(link.sub);
     await Promise.all([link.listener.close(), link.data.close()]);
   }
 }
